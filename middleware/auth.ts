@@ -1,0 +1,84 @@
+// Bearer tokens and the three roles of HTTP.md: admin (everything), scheduler (scheduled runs),
+// client (email, documents, tasks, chat). Tokens are compared in constant time.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { ForbiddenError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
+
+export type Role = 'admin' | 'scheduler' | 'client';
+
+export interface AuthOptions {
+  adminToken?: string;
+  schedulerToken?: string;
+  clientTokens?: readonly string[];
+}
+
+export interface AuthState {
+  /** The caller's role, or null for no token (or an open client route). */
+  role: Role | null;
+  /** True when the client routes are open because no client token is configured. */
+  anonymousClient: boolean;
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      auth?: AuthState;
+    }
+  }
+}
+
+const MIN_TOKEN_LENGTH = 16;
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export function authenticate(options: AuthOptions): RequestHandler {
+  const entries: { role: Role; digest: Buffer }[] = [];
+  const add = (role: Role, token: string | undefined) => {
+    if (token === undefined) return;
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new ToolgateConfigError('ERR_TOOLGATE_WEAK_TOKEN', `The ${role} token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random value (openssl rand -hex 32).`);
+    }
+    if (entries.some((e) => timingSafeEqual(e.digest, digest(token)))) {
+      throw new ToolgateConfigError('ERR_TOOLGATE_SHARED_TOKEN', `The ${role} token is also another role's token: give each role its own.`);
+    }
+    entries.push({ role, digest: digest(token) });
+  };
+  add('admin', options.adminToken);
+  add('scheduler', options.schedulerToken);
+  for (const token of options.clientTokens ?? []) add('client', token);
+  const clientRoutesOpen = (options.clientTokens ?? []).length === 0;
+
+  return function authenticateBearer(req, _res, next) {
+    const header = req.get('authorization');
+    if (header === undefined) {
+      req.auth = { role: null, anonymousClient: clientRoutesOpen };
+      return next();
+    }
+    const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
+    if (!match) return next(new UnauthenticatedError('The Authorization header must be "Bearer <token>".'));
+    const presented = digest(match[1]);
+    // Compare against every token, always, so timing says nothing about which one matched.
+    let role: Role | null = null;
+    for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
+    if (role === null) return next(new UnauthenticatedError('The bearer token is not one this service knows: check the token.'));
+    req.auth = { role, anonymousClient: false };
+    next();
+  };
+}
+
+/** Admits the listed roles; a client route also admits anyone while no client token is set. */
+export function requireRole(...roles: Role[]): RequestHandler {
+  const allowed = new Set<Role>(roles);
+  return function checkRole(req, _res, next) {
+    const auth = req.auth;
+    if (!auth) return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
+    if (auth.role === null) {
+      if (allowed.has('client') && auth.anonymousClient) return next();
+      return next(new UnauthenticatedError());
+    }
+    if (auth.role === 'admin' || allowed.has(auth.role)) return next();
+    next(new ForbiddenError(`The ${auth.role} token may not call this route: it needs the ${[...allowed].join(' or ')} token.`));
+  };
+}

@@ -1,0 +1,23 @@
+// A request id on every request: taken from a sane X-Request-Id header or made, echoed back, and
+// carried into logs and error bodies.
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+declare global {
+  namespace Express {
+    interface Request {
+      id: string;
+    }
+  }
+}
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function requestId(): RequestHandler {
+  return function assignRequestId(req, res, next) {
+    const given = req.get('x-request-id');
+    req.id = given && SANE_ID.test(given) ? given : randomUUID();
+    res.set('X-Request-Id', req.id);
+    next();
+  };
+}

@@ -1,0 +1,29 @@
+// requireTool(id): a gate tool not offered to the run refuses the request (403 tool_forbidden,
+// recorded as denied); an enhancement tool never refuses: the route asks the run and degrades.
+import type { RequestHandler } from 'express';
+import { closestToolId } from '../src/core/closest-tool';
+import type { ToolManifest } from '../src/core/tool-manifest';
+import { ToolgateConfigError } from '../src/errors';
+import { currentRun } from './tool-run';
+
+export function requireTool(manifest: ToolManifest, toolId: string): RequestHandler {
+  const tool = manifest.get(toolId);
+  if (!tool) {
+    const guess = closestToolId(toolId, manifest.ids);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_UNKNOWN_TOOL',
+      `requireTool(${JSON.stringify(toolId)}) names no registered tool${guess ? `: did you mean ${JSON.stringify(guess)}?` : '.'}`,
+    );
+  }
+  if (tool.kind === 'enhancement') {
+    return function enhancementTool(req, _res, next) {
+      currentRun(req);
+      next();
+    };
+  }
+  return async function gateTool(req, _res, next) {
+    const run = currentRun(req);
+    if (run.offers(toolId)) return next();
+    next(await run.refuse(toolId));
+  };
+}

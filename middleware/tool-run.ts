@@ -1,0 +1,76 @@
+// toolRun(): resolves the request's run once (agent from the route, sender from the message, or
+// a scheduled run for the scheduler) and puts it on `req.toolRun`, with the one dispatch path.
+import type { Request, RequestHandler } from 'express';
+import { routingKeyOf } from '../src/core/routing-key';
+import { ForbiddenError, ToolgateConfigError } from '../src/errors';
+import { idParam } from '../src/http/schemas';
+import { parse } from '../src/http/parse';
+import type { RunService } from '../src/run/run-service';
+import type { DispatchRun, ToolRun } from '../src/run/tool-run';
+
+declare global {
+  namespace Express {
+    interface Request {
+      toolRun?: ToolRun;
+    }
+  }
+}
+
+/** What the request asks for: a sender run with this sender (maybe missing), or a scheduled run. */
+export type RunRequest = { kind: 'sender'; sender: unknown } | { kind: 'scheduled' };
+
+/** Decides whether a sender counts (SEMANTICS §7); null means the run has no routing key. */
+export type SenderCheck = (req: Request, sender: unknown) => string | null;
+
+export interface ToolRunOptions {
+  /** The route parameter holding the agent id. Default `id`. */
+  agentParam?: string;
+  /** Reads the run from the request. Default: `scheduled: true` in the body, else `from`, else `sender`. */
+  runOf?: (req: Request) => RunRequest;
+  /** Default: the sender is taken as given (no authserv-id configured). */
+  senderCheck?: SenderCheck;
+}
+
+export function defaultRunOf(req: Request): RunRequest {
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null) return { kind: 'sender', sender: undefined };
+  const fields = body as Record<string, unknown>;
+  if (fields.scheduled === true) return { kind: 'scheduled' };
+  return { kind: 'sender', sender: fields.from ?? fields.sender };
+}
+
+export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);
+
+export function toolRun(runs: RunService, options: ToolRunOptions = {}): RequestHandler {
+  const agentParam = options.agentParam ?? 'id';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(agentParam)) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_PARAM', `toolRun({ agentParam: ${JSON.stringify(agentParam)} }) is not a route parameter name: use a name like "id".`);
+  }
+  const runOf = options.runOf ?? defaultRunOf;
+  const senderCheck = options.senderCheck ?? senderAsGiven;
+
+  return async function resolveToolRun(req, _res, next) {
+    const agentId = parse(idParam, req.params[agentParam], 'path');
+    const asked = runOf(req);
+    let run: DispatchRun;
+    if (asked.kind === 'scheduled') {
+      const role = req.auth?.role;
+      if (role !== 'scheduler' && role !== 'admin') {
+        throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
+      }
+      run = { kind: 'scheduled' };
+    } else {
+      run = { kind: 'sender', routing_key: senderCheck(req, asked.sender) };
+    }
+    req.toolRun = await runs.start(agentId, run);
+    next();
+  };
+}
+
+/** The run a route mounted behind toolRun() works under; a mounting mistake is loud, not a grant. */
+export function currentRun(req: Request): ToolRun {
+  if (!req.toolRun) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads req.toolRun but toolRun() is not mounted before it.');
+  }
+  return req.toolRun;
+}

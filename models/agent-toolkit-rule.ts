@@ -1,0 +1,25 @@
+// A gate rule: one allow/deny address pattern on an attachment's sender gate.
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { RuleKind } from '../src/core/types';
+
+export class AgentToolkitRule extends Model<InferAttributes<AgentToolkitRule>, InferCreationAttributes<AgentToolkitRule>> {
+  declare id: CreationOptional<number>;
+  declare agent_toolkit_id: ForeignKey<number>;
+  declare kind: RuleKind;
+  declare pattern: string;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+
+  static initialize(sequelize: Sequelize): typeof AgentToolkitRule {
+    return AgentToolkitRule.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        kind: { type: DataTypes.STRING(8), allowNull: false },
+        pattern: { type: DataTypes.STRING(320), allowNull: false },
+        created_at: DataTypes.DATE,
+        updated_at: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'agent_toolkit_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    );
+  }
+}

@@ -1,0 +1,31 @@
+// The attachment: one toolkit granted to one agent, on its own terms (gate rules, scheduled runs).
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+import type { AgentToolkitRule } from './agent-toolkit-rule';
+import type { Toolkit } from './toolkit';
+
+export type AttachmentOrigin = 'operator' | 'default' | 'legacy';
+
+export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCreationAttributes<AgentToolkit>> {
+  declare id: CreationOptional<number>;
+  declare agent_id: ForeignKey<number>;
+  declare toolkit_id: ForeignKey<number>;
+  declare allow_proactive: CreationOptional<boolean>;
+  declare origin: CreationOptional<AttachmentOrigin>;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+  declare toolkit?: NonAttribute<Toolkit>;
+  declare rules?: NonAttribute<AgentToolkitRule[]>;
+
+  static initialize(sequelize: Sequelize): typeof AgentToolkit {
+    return AgentToolkit.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        allow_proactive: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+        origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
+        created_at: DataTypes.DATE,
+        updated_at: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'agent_toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    );
+  }
+}

@@ -1,0 +1,27 @@
+// The agent record: what toolkits attach to. `enabled_tools` is the legacy string, kept untouched.
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export class Agent extends Model<InferAttributes<Agent>, InferCreationAttributes<Agent>> {
+  declare id: CreationOptional<number>;
+  declare name: string;
+  declare description: string | null;
+  declare system_prompt: string | null;
+  declare enabled_tools: string | null;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+
+  static initialize(sequelize: Sequelize): typeof Agent {
+    return Agent.init(
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        name: { type: DataTypes.STRING(200), allowNull: false },
+        description: { type: DataTypes.TEXT, allowNull: true },
+        system_prompt: { type: DataTypes.TEXT, allowNull: true },
+        enabled_tools: { type: DataTypes.TEXT, allowNull: true },
+        created_at: DataTypes.DATE,
+        updated_at: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'agents', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    );
+  }
+}

@@ -1,0 +1,35 @@
+// The tool-call record: every execution, refusal and skip, with the canonical id and legacy name.
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+export type ToolCallStatus = 'success' | 'failure' | 'denied' | 'skipped';
+
+export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {
+  declare id: CreationOptional<number>;
+  declare agent_id: ForeignKey<number>;
+  declare tool_id: string;
+  declare tool_name: string;
+  declare status: ToolCallStatus;
+  declare run: 'sender' | 'scheduled';
+  declare routing_key: string | null;
+  declare duration_ms: number;
+  declare error: string | null;
+  declare created_at: CreationOptional<Date>;
+
+  static initialize(sequelize: Sequelize): typeof ToolCall {
+    return ToolCall.init(
+      {
+        // BIGINT comes back from pg as a string; ids are integers in the API, and far below 2^53.
+        id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true, get(this: ToolCall) { return Number(this.getDataValue('id')); } },
+        tool_id: { type: DataTypes.STRING(64), allowNull: false },
+        tool_name: { type: DataTypes.STRING(100), allowNull: false },
+        status: { type: DataTypes.STRING(16), allowNull: false },
+        run: { type: DataTypes.STRING(16), allowNull: false },
+        routing_key: { type: DataTypes.STRING(320), allowNull: true },
+        duration_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+        error: { type: DataTypes.TEXT, allowNull: true },
+        created_at: DataTypes.DATE,
+      },
+      { sequelize, tableName: 'tool_calls', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
+    );
+  }
+}

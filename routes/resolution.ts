@@ -1,0 +1,47 @@
+// GET /agents/:id/tools (admin): what a run would be offered, and why: the resolution explained.
+import { Router } from 'express';
+import { z } from 'zod';
+import { routingKeyOf } from '../src/core/routing-key';
+import type { Run } from '../src/core/types';
+import { parse } from '../src/http/parse';
+import { idParam, text } from '../src/http/schemas';
+import type { Toolgate } from '../src/toolgate';
+
+const resolutionQuery = z
+  .strictObject({
+    sender: text(1000).optional(),
+    scheduled: z.enum(['true', 'false']).optional(),
+  })
+  .refine((q) => !(q.sender !== undefined && q.scheduled === 'true'), {
+    message: 'a run is a sender run or a scheduled run, not both: drop sender or scheduled',
+  });
+
+export function resolutionRouter(tg: Toolgate): Router {
+  const router = Router();
+  router.get('/agents/:id/tools', tg.requireRole('admin'), async (req, res) => {
+    const agentId = parse(idParam, req.params.id, 'path');
+    const query = parse(resolutionQuery, req.query, 'query');
+    // The explain view takes the address as given: it answers "what would this sender get".
+    const run: Run =
+      query.scheduled === 'true'
+        ? { kind: 'scheduled' }
+        : query.sender !== undefined
+          ? { kind: 'sender', routing_key: routingKeyOf(query.sender) }
+          : { kind: 'catalogue' };
+    const resolution = await tg.runs.explain(agentId, run);
+    res.json({
+      ...resolution,
+      attachments: resolution.attachments.map((a) => ({
+        attachment_id: a.attachment_id,
+        toolkit_id: a.toolkit_id,
+        toolkit_name: a.toolkit_name,
+        admitted: a.admitted,
+        reason: a.reason,
+        matched_rule: a.matched_rule,
+        tools: a.tools,
+        stale_tool_ids: a.stale_tool_ids,
+      })),
+    });
+  });
+  return router;
+}

@@ -1,0 +1,48 @@
+// Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
+import { Router } from 'express';
+import { z } from 'zod';
+import { toolIdSchema } from '../src/core/types';
+import { parse } from '../src/http/parse';
+import { idParam, name, text } from '../src/http/schemas';
+import type { Toolgate } from '../src/toolgate';
+
+const toolkitBody = z.strictObject({
+  name: name(200),
+  description: text(2000).optional(),
+  member_tool_ids: z.array(toolIdSchema).max(500, 'at most 500 members'),
+});
+
+export function toolkitsRouter(tg: Toolgate): Router {
+  const router = Router();
+  router.use('/toolkits', tg.requireRole('admin'));
+
+  router.get('/toolkits', async (_req, res) => {
+    res.json(await tg.toolkits.list());
+  });
+
+  router.post('/toolkits/sync', async (_req, res) => {
+    const report = await tg.syncSystemToolkits();
+    res.json(report);
+  });
+
+  router.post('/toolkits', async (req, res) => {
+    const body = parse(toolkitBody, req.body, 'body');
+    res.status(201).json(await tg.toolkits.create(body));
+  });
+
+  router.get('/toolkits/:toolkitId', async (req, res) => {
+    res.json(await tg.toolkits.get(parse(idParam, req.params.toolkitId, 'path')));
+  });
+
+  router.patch('/toolkits/:toolkitId', async (req, res) => {
+    const id = parse(idParam, req.params.toolkitId, 'path');
+    const body = parse(toolkitBody.partial(), req.body, 'body');
+    res.json(await tg.toolkits.update(id, body));
+  });
+
+  router.delete('/toolkits/:toolkitId', async (req, res) => {
+    await tg.toolkits.delete(parse(idParam, req.params.toolkitId, 'path'));
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,11 @@
+// GET /tools: the manifest, as the dashboard's checklist shows it.
+import { Router } from 'express';
+import type { Toolgate } from '../src/toolgate';
+
+export function toolsRouter(tg: Toolgate): Router {
+  const router = Router();
+  router.get('/tools', tg.requireRole('admin'), (_req, res) => {
+    res.json(tg.registry.manifest.list());
+  });
+  return router;
+}

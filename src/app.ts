@@ -1,0 +1,29 @@
+// The Express app around a toolgate: helmet, request ids, health checks, /api, and the one error
+// handler. The service entry and the tests build it the same way.
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { errorHandler, notFoundHandler } from '../middleware/error-handler';
+import { requestId } from '../middleware/request-id';
+import { healthRouter } from '../routes/health';
+import type { Logger } from './logger';
+import type { Toolgate } from './toolgate';
+
+export interface AppOptions {
+  logger: Logger;
+  /** Extra routes a host mounts under /api before the 404 handler (e.g. the legacy email routes). */
+  extraApiRoutes?: express.Router[];
+}
+
+export function createApp(tg: Toolgate, options: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(helmet());
+  app.use(requestId());
+  app.use(healthRouter(tg));
+  app.use('/api', tg.router);
+  for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
+  app.use(notFoundHandler());
+  app.use(errorHandler(options.logger));
+  return app;
+}

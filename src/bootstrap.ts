@@ -1,0 +1,55 @@
+// Opens what the service and the CLIs share: the database (DATABASE_URL, or the embedded
+// PostgreSQL under the data folder), the schema brought up to date, and a configured toolgate.
+import path from 'node:path';
+import type { Sequelize } from 'sequelize';
+import { ensureAdminToken } from './admin-token';
+import type { ServiceConfig } from './config';
+import { createSequelize } from './db/connect';
+import { resolveDatabase } from './db/database-url';
+import { SCOOP_TOOLS } from './demo/scoop-tools';
+import type { Logger } from './logger';
+import { createToolgate, type Toolgate } from './toolgate';
+
+export interface Opened {
+  sequelize: Sequelize;
+  toolgate: Toolgate;
+  embedded: boolean;
+  adminTokenFile: string | null;
+  close(): Promise<void>;
+}
+
+export async function openService(config: ServiceConfig, logger: Logger): Promise<Opened> {
+  const db = await resolveDatabase({
+    dataDir: path.join(config.dataDir, 'pgdata'),
+    databaseName: 'toolgate',
+    env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
+  });
+  const sequelize = createSequelize(db.url);
+  const close = async () => {
+    await sequelize.close().catch(() => undefined);
+    await db.stop();
+  };
+  try {
+    let adminToken = config.adminToken;
+    let adminTokenFile: string | null = null;
+    if (!adminToken) {
+      const made = await ensureAdminToken(config.dataDir);
+      adminToken = made.token;
+      adminTokenFile = made.file;
+    }
+    const toolgate = createToolgate({
+      sequelize,
+      tools: config.demo ? SCOOP_TOOLS : [],
+      adminToken,
+      schedulerToken: config.schedulerToken,
+      clientTokens: config.clientTokens,
+      bodyLimit: config.bodyLimit,
+    });
+    const applied = await toolgate.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    return { sequelize, toolgate, embedded: db.embedded, adminTokenFile, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,60 @@
+// The service's configuration, read from the environment once at start and checked with zod, so a
+// bad value stops the service with a sentence naming the variable instead of failing later.
+import { z } from 'zod';
+import { ToolgateConfigError } from './errors';
+
+const optionalText = z
+  .string()
+  .transform((s) => s.trim())
+  .optional()
+  .transform((s) => (s ? s : undefined));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: optionalText,
+  TOOLGATE_DATA_DIR: z.string().default('.toolgate'),
+  TOOLGATE_ADMIN_TOKEN: optionalText,
+  TOOLGATE_SCHEDULER_TOKEN: optionalText,
+  TOOLGATE_CLIENT_TOKENS: optionalText,
+  TOOLGATE_AUTHSERV_ID: optionalText,
+  TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
+  TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
+  TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
+});
+
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  schedulerToken: string | undefined;
+  clientTokens: string[];
+  authservId: string | undefined;
+  bodyLimit: string;
+  demo: boolean;
+  log: boolean;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ToolgateConfigError('ERR_TOOLGATE_ENV', `The environment is not a valid toolgate configuration: ${problems}.`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.TOOLGATE_DATA_DIR,
+    adminToken: e.TOOLGATE_ADMIN_TOKEN,
+    schedulerToken: e.TOOLGATE_SCHEDULER_TOKEN,
+    clientTokens: (e.TOOLGATE_CLIENT_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+    authservId: e.TOOLGATE_AUTHSERV_ID,
+    bodyLimit: e.TOOLGATE_BODY_LIMIT,
+    demo: e.TOOLGATE_DEMO === 'on',
+    log: e.TOOLGATE_LOG === 'info',
+  };
+}

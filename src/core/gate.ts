@@ -1,0 +1,75 @@
+// One attachment's decision for one run (SEMANTICS §5), in the contract's fixed order. This is the
+// plain reading of the rules; compiled-policy.ts answers the same questions faster.
+//
+// A rule that cannot be checked is a refusal, never an admission. A broken rule is one whose
+// pattern is not in the form parsePattern writes, or whose kind is neither allow nor deny:
+// - a broken deny rule (or one of unknown kind) matches every routing key, since we cannot tell
+//   whom it was written to keep out, so the attachment refuses every sender;
+// - a broken allow rule matches no key but still counts as an allow rule, so the gate stays in
+//   allow-list mode and only the attachment's other, valid allow rules can admit.
+// When several rules match, the one reported is the first in the attachment's rule order.
+import { tryCompilePattern, type KeyMatcher } from './pattern';
+import type { AttachmentPolicy, GateDecision, GateRule, Run } from './types';
+
+/** What a rule does once compiled; `exact` is its pattern when only that one key can match. */
+export interface RuleCheck {
+  deny: boolean;
+  matches: KeyMatcher;
+  exact: string | null;
+}
+
+export function checkRule(rule: GateRule): RuleCheck {
+  const matcher = tryCompilePattern(rule.pattern);
+  const exact = matcher !== null && !rule.pattern.includes('*') ? rule.pattern : null;
+  if (rule.kind === 'allow') return matcher === null ? { deny: false, matches: matchesNoKey, exact: null } : { deny: false, matches: matcher, exact };
+  if (rule.kind === 'deny' && matcher !== null) return { deny: true, matches: matcher, exact };
+  return { deny: true, matches: matchesAnyKey, exact: null };
+}
+
+/** The empty string is never a routing key: it gets what a missing key gets. */
+export function hasRoutingKey(routingKey: string | null): routingKey is string {
+  return typeof routingKey === 'string' && routingKey !== '';
+}
+
+export function decideGate(rules: readonly GateRule[], routingKey: string | null): GateDecision {
+  if (rules.length === 0) return decision(true, 'no_rules');
+  if (!hasRoutingKey(routingKey)) return decision(false, 'no_routing_key');
+  const checks = rules.map((rule) => ({ rule, ...checkRule(rule) }));
+  const deny = checks.find((c) => c.deny && c.matches(routingKey));
+  if (deny) return decision(false, 'deny_rule', deny.rule);
+  const allow = checks.find((c) => !c.deny && c.matches(routingKey));
+  if (allow) return decision(true, 'allow_rule', allow.rule);
+  if (rules.some((rule) => rule.kind === 'allow')) return decision(false, 'allow_list_default');
+  return decision(true, 'block_list_default');
+}
+
+export function decideAttachment(attachment: AttachmentPolicy, run: Run): GateDecision {
+  switch (run.kind) {
+    case 'scheduled':
+      // A scheduled run has no sender: the gate rules play no part, only the opt-in flag does.
+      return attachment.allow_proactive === true ? decision(true, 'proactive_allowed') : decision(false, 'proactive_off');
+    case 'catalogue':
+      return decision(true, 'catalogue');
+    case 'sender':
+      return decideGate(attachment.rules, run.routing_key);
+    default:
+      return unknownRun(run);
+  }
+}
+
+/** A run kind the types rule out; it throws rather than guess, and a caller treats that as a refusal. */
+export function unknownRun(run: never): never {
+  throw new TypeError(`Unknown run kind ${JSON.stringify((run as { kind?: unknown }).kind)}: expected sender, scheduled or catalogue.`);
+}
+
+function decision(admitted: boolean, reason: GateDecision['reason'], matchedRule: GateRule | null = null): GateDecision {
+  return { admitted, reason, matched_rule: matchedRule };
+}
+
+function matchesAnyKey(): boolean {
+  return true;
+}
+
+function matchesNoKey(): boolean {
+  return false;
+}

@@ -1,0 +1,8 @@
+// The framework-free gating core: tools, routing keys, patterns, gates and per-run resolution.
+export * from './types';
+export { BUILTIN_TOOLS, ToolManifest, createManifest } from './tool-manifest';
+export { MAX_ADDRESS_LENGTH, routingKeyOf, splitAddress } from './routing-key';
+export { parsePattern, matchesPattern, compilePattern, type PatternResult, type KeyMatcher } from './pattern';
+export { decideGate, decideAttachment } from './gate';
+export { resolveRun } from './resolution';
+export { compilePolicy, type CompiledPolicy } from './compiled-policy';

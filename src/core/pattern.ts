@@ -1,0 +1,137 @@
+// Gate-rule patterns (SEMANTICS §4): parsed and normalized once when written, so that matching a
+// routing key is a plain string comparison, and refused with a sentence that says how to fix them.
+//
+// `*` alone matches every routing key, so "allow *" admits any sender that has a key and "deny *"
+// refuses every one. It never admits a run with no routing key: only an attachment with no rules
+// does that (§5). Elsewhere `*` stands for one or more characters other than "@", so it can span
+// dots: `mara@*.thescoop.com` matches `mara@eu.mail.thescoop.com`.
+import { domainToASCII } from 'node:url';
+import { MAX_ADDRESS_LENGTH, normalizeLocal, toAsciiDomain } from './routing-key';
+
+export type PatternResult = { ok: true; pattern: string } | { ok: false; reason: string };
+
+export type KeyMatcher = (key: string) => boolean;
+
+const EXAMPLES = 'e.g. mara@thescoop.com, *@thescoop.com, or * alone for every sender';
+const CONTROL = /\p{Cc}/u;
+const WHITESPACE = /\s/u;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+export function parsePattern(input: unknown): PatternResult {
+  if (typeof input !== 'string') return refuse(`a pattern is a string (${EXAMPLES})`);
+  if (input === '') return refuse(`the pattern is empty: write an address or a wildcard, ${EXAMPLES}`);
+  if (input.length > MAX_ADDRESS_LENGTH) {
+    return refuse(`the pattern is over ${MAX_ADDRESS_LENGTH} characters (${input.length}); no address is that long, so shorten it`);
+  }
+  if (CONTROL.test(input)) return refuse('the pattern contains a control character (such as a line break or NUL); retype it without one');
+  if (WHITESPACE.test(input)) return refuse(`the pattern "${input}" contains whitespace; addresses have none, so remove the spaces`);
+  const stars = count(input, '*');
+  if (stars > 1) {
+    return refuse(`the pattern "${input}" has more than one *; a pattern holds at most one wildcard, e.g. *@thescoop.com or mara@*.thescoop.com, so add one rule per pattern instead`);
+  }
+  if (input === '*') return { ok: true, pattern: '*' };
+  const ats = count(input, '@');
+  if (ats === 0) return refuse(`the pattern "${input}" has no @; write local@domain, ${suggestionWithoutAt(input)}`);
+  if (ats > 1) return refuse(`the pattern "${input}" has more than one @; write one address, local@domain, ${EXAMPLES}`);
+
+  const at = input.indexOf('@');
+  const rawLocal = input.slice(0, at);
+  const rawDomain = input.slice(at + 1);
+  if (rawLocal === '') return refuse(`the pattern "${input}" has nothing before the @; write a local part, or * for any, e.g. *@${rawDomain}`);
+  if (rawDomain === '' || rawDomain === '.') return refuse(`the pattern "${input}" has nothing after the @; write a domain, e.g. ${rawLocal}@thescoop.com`);
+
+  const local = normalizeLocal(rawLocal);
+  if (local.includes('+')) return refuse(plusTagReason(input, local, rawDomain));
+
+  const domain = normalizeDomain(rawDomain);
+  if (!domain.ok) return domain;
+  const pattern = `${local}@${domain.pattern}`;
+  if (pattern.length > MAX_ADDRESS_LENGTH) {
+    return refuse(`the pattern "${input}" is over ${MAX_ADDRESS_LENGTH} characters once its domain is converted to ASCII; shorten it`);
+  }
+  return { ok: true, pattern };
+}
+
+/**
+ * A matcher for a pattern as stored, or null when the pattern is not exactly what parsePattern
+ * writes: a stored pattern that was never normalized is not guessed at, its rule is broken (the
+ * gate decides what a broken rule means, always by refusing).
+ */
+export function tryCompilePattern(pattern: string): KeyMatcher | null {
+  const parsed = parsePattern(pattern);
+  if (!parsed.ok || parsed.pattern !== pattern) return null;
+  if (pattern === '*') return matchesEveryKey;
+  const star = pattern.indexOf('*');
+  if (star === -1) return (key) => key === pattern;
+  const prefix = pattern.slice(0, star);
+  const suffix = pattern.slice(star + 1);
+  const shortest = prefix.length + suffix.length + 1;
+  return (key) =>
+    key.length >= shortest &&
+    key.startsWith(prefix) &&
+    key.endsWith(suffix) &&
+    !key.slice(prefix.length, key.length - suffix.length).includes('@');
+}
+
+/** As tryCompilePattern, but a pattern that is not in normalized form throws. */
+export function compilePattern(pattern: string): KeyMatcher {
+  const matcher = tryCompilePattern(pattern);
+  if (matcher === null) {
+    const parsed = parsePattern(pattern);
+    const why = parsed.ok ? `it is not normalized; store "${parsed.pattern}" instead` : parsed.reason;
+    throw new TypeError(`Cannot compile the pattern ${JSON.stringify(pattern)}: ${why}.`);
+  }
+  return matcher;
+}
+
+export function matchesPattern(pattern: string, routingKey: string): boolean {
+  return compilePattern(pattern)(routingKey);
+}
+
+function matchesEveryKey(key: string): boolean {
+  return key !== '';
+}
+
+function normalizeDomain(rawDomain: string): PatternResult {
+  const labels = rawDomain.replace(/\.$/, '').split('.');
+  if (labels.some((label) => label === '')) {
+    return refuse(`the domain "${rawDomain}" has an empty label (two dots in a row, or a leading dot); remove the extra dot`);
+  }
+  if (!rawDomain.includes('*')) {
+    const ascii = toAsciiDomain(rawDomain);
+    return ascii === null ? refuse(unconvertible(rawDomain)) : { ok: true, pattern: ascii };
+  }
+  const starLabel = labels.find((label) => label.includes('*')) ?? '';
+  if (!PRINTABLE_ASCII.test(starLabel)) {
+    return refuse(`the domain label "${starLabel}" holds the * and other characters that are not ASCII; a label with * must be plain ASCII, so write the * in a label of its own, e.g. *.bücher.de`);
+  }
+  // The conversion leaves an ASCII label as it is and lets a * through, but the host check refuses
+  // the *: so the domain is checked with a plain letter in its place, and must convert alike.
+  const checked = toAsciiDomain(rawDomain.replace('*', 'a'));
+  const converted = domainToASCII(rawDomain).replace(/\.$/, '');
+  if (checked === null || converted.replace('*', 'a') !== checked) return refuse(unconvertible(rawDomain));
+  return { ok: true, pattern: converted };
+}
+
+function unconvertible(rawDomain: string): string {
+  return `the domain "${rawDomain}" cannot be converted to ASCII (an IDN A-label); check its spelling. IP addresses and [bracketed] literals are not supported`;
+}
+
+function plusTagReason(input: string, local: string, rawDomain: string): string {
+  const untagged = local.slice(0, local.indexOf('+'));
+  const instead = untagged === '' ? 'remove the +tag' : `write ${untagged}@${rawDomain} instead`;
+  return `the pattern "${input}" has a +tag in its local part; senders are matched with their tag removed, so it could never match: ${instead}`;
+}
+
+function suggestionWithoutAt(input: string): string {
+  if (input.startsWith('*') && input.length > 1) return `e.g. *@${input.slice(1).replace(/^\./, '')}`;
+  return EXAMPLES;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}
+
+function refuse(reason: string): PatternResult {
+  return { ok: false, reason: `${reason[0]?.toUpperCase() ?? ''}${reason.slice(1)}.` };
+}

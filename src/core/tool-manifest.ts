@@ -1,0 +1,104 @@
+// The one catalogue of tools: the four builtins and whatever a host application registers.
+// Toolkits store only ids, so a bad or duplicate entry here is refused before anything is served.
+import { ToolgateConfigError } from '../errors';
+import { toolDefinitionSchema, type ToolDefinition } from './types';
+
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze([
+  Object.freeze({
+    id: 'email_analyzer',
+    display_name: 'Email analyzer',
+    summary: 'Analyzes an email: summary, category, priority, sentiment, action items and a suggested reply.',
+    kind: 'gate',
+    builtin: true,
+  }),
+  Object.freeze({
+    id: 'document_search',
+    display_name: 'Document search',
+    summary: "Searches the agent's documents and answers questions from them (RAG).",
+    kind: 'gate',
+    builtin: true,
+  }),
+  Object.freeze({
+    id: 'task_creator',
+    display_name: 'Task creator',
+    summary: "Creates tasks from an email's action items; without it no task is created.",
+    kind: 'enhancement',
+    builtin: true,
+  }),
+  Object.freeze({
+    id: 'reply_generator',
+    display_name: 'Reply generator',
+    summary: "Drafts the reply with the dedicated reply agent; without it the analysis's suggested reply is used.",
+    kind: 'enhancement',
+    builtin: true,
+  }),
+] satisfies ToolDefinition[]);
+
+export class ToolManifest {
+  readonly ids: ReadonlySet<string>;
+  readonly #tools: readonly ToolDefinition[];
+  readonly #byId: ReadonlyMap<string, ToolDefinition>;
+
+  constructor(tools: readonly ToolDefinition[]) {
+    const byId = new Map<string, ToolDefinition>();
+    const positions = new Map<string, number>();
+    tools.forEach((entry, index) => {
+      const tool = validTool(entry, index);
+      const first = positions.get(tool.id);
+      if (first !== undefined) {
+        throw new ToolgateConfigError(
+          'ERR_TOOLGATE_DUPLICATE_TOOL',
+          `The tool id "${tool.id}" is registered twice (entries #${first} and #${index}): ids are what toolkits store, so each must be unique. Rename one tool or register it once.`,
+        );
+      }
+      positions.set(tool.id, index);
+      byId.set(tool.id, tool);
+    });
+    // Builtins lead so that a host's registration order can never reshuffle the dashboard's checklist.
+    const all = [...byId.values()];
+    this.#tools = Object.freeze([...all.filter((t) => t.builtin), ...all.filter((t) => !t.builtin)]);
+    this.#byId = byId;
+    this.ids = new Set(this.#tools.map((t) => t.id));
+  }
+
+  list(): ToolDefinition[] {
+    return [...this.#tools];
+  }
+
+  get(id: string): ToolDefinition | undefined {
+    return this.#byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  builtinIds(): string[] {
+    return this.#tools.filter((t) => t.builtin).map((t) => t.id);
+  }
+}
+
+/** The manifest a service runs with: the builtins, then the host application's own tools. */
+export function createManifest(hostTools: readonly ToolDefinition[] = []): ToolManifest {
+  hostTools.forEach((tool, index) => {
+    // A host tool flagged builtin would be seeded into every new agent's Default Tools.
+    if (typeof tool === 'object' && tool !== null && tool.builtin === true) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_HOST_TOOL_BUILTIN',
+        `The host tool "${String(tool.id)}" (entry #${index}) says builtin: true: only the project's own tools are builtin. Set builtin: false.`,
+      );
+    }
+  });
+  return new ToolManifest([...BUILTIN_TOOLS, ...hostTools]);
+}
+
+function validTool(entry: unknown, index: number): ToolDefinition {
+  const parsed = toolDefinitionSchema.safeParse(entry);
+  if (parsed.success) return Object.freeze(parsed.data);
+  const id = typeof entry === 'object' && entry !== null && 'id' in entry ? JSON.stringify(entry.id) : 'with no id';
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'entry'}: ${i.message}`).join('; ');
+  throw new ToolgateConfigError(
+    'ERR_TOOLGATE_TOOL_DEFINITION',
+    `The tool definition #${index} (${id}) is invalid: ${problems}. Fix the entry: each tool needs a snake_case id, a display_name, a summary, a kind of "gate" or "enhancement" and a builtin flag.`,
+  );
+}

@@ -1,0 +1,91 @@
+// The plain data the gating core works on: no Express, no Sequelize. One zod schema per shape,
+// and every TypeScript type derived from it, so the shapes have a single source of truth.
+import { z } from 'zod';
+
+export const toolIdSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'a tool id is snake_case: lowercase letters, digits and single underscores, starting with a letter')
+  .max(64);
+
+export const toolKindSchema = z.enum(['gate', 'enhancement']);
+export type ToolKind = z.infer<typeof toolKindSchema>;
+
+export const toolDefinitionSchema = z.object({
+  id: toolIdSchema,
+  display_name: z.string().min(1).max(80),
+  summary: z.string().min(1).max(200),
+  kind: toolKindSchema,
+  builtin: z.boolean(),
+});
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+export const ruleKindSchema = z.enum(['allow', 'deny']);
+export type RuleKind = z.infer<typeof ruleKindSchema>;
+
+/** One gate rule as stored: the pattern is already normalized (see pattern.ts). */
+export interface GateRule {
+  id: number | null;
+  kind: RuleKind;
+  pattern: string;
+}
+
+/** One attachment with what resolution needs: its terms, its rules and its toolkit's members. */
+export interface AttachmentPolicy {
+  attachment_id: number;
+  toolkit_id: number;
+  toolkit_name: string;
+  allow_proactive: boolean;
+  member_tool_ids: readonly string[];
+  rules: readonly GateRule[];
+}
+
+/** Everything one agent's resolution reads, loaded in one query. */
+export interface AgentPolicyData {
+  agent_id: number;
+  attachments: readonly AttachmentPolicy[];
+}
+
+/**
+ * A run: a sender run carries the routing key of the message being handled (null when the
+ * sender has none, see routing-key.ts); a scheduled run has no sender at all; the catalogue is
+ * the admin's view of everything attached, gates ignored. It never dispatches.
+ */
+export type Run =
+  | { kind: 'sender'; routing_key: string | null }
+  | { kind: 'scheduled' }
+  | { kind: 'catalogue' };
+export type RunKind = Run['kind'];
+
+export type GateReason =
+  | 'deny_rule'
+  | 'allow_rule'
+  | 'allow_list_default'
+  | 'block_list_default'
+  | 'no_rules'
+  | 'no_routing_key'
+  | 'proactive_allowed'
+  | 'proactive_off'
+  | 'catalogue';
+
+export interface GateDecision {
+  admitted: boolean;
+  reason: GateReason;
+  matched_rule: GateRule | null;
+}
+
+export interface AttachmentExplanation extends GateDecision {
+  attachment_id: number;
+  toolkit_id: number;
+  toolkit_name: string;
+  /** The toolkit's live members (registered tools), whether or not this attachment admitted. */
+  tools: string[];
+  stale_tool_ids: string[];
+}
+
+export interface Resolution {
+  run: RunKind;
+  routing_key: string | null;
+  /** The union of live members over admitting attachments, sorted. */
+  tools: string[];
+  attachments: AttachmentExplanation[];
+}

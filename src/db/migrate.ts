@@ -1,0 +1,162 @@
+// Schema migrations with umzug 3, in sequelize-cli's format and bookkeeping, so that the service
+// and `npx sequelize-cli db:migrate` can take turns on the same database.
+//
+// - Files: migrations/*.ts (migrations/*.js when this module runs compiled from dist/), each
+//   exporting up(queryInterface, Sequelize) and down(queryInterface, Sequelize), where Sequelize is
+//   the `sequelize` module's exports (DataTypes, Op, …) as sequelize-cli passes it.
+// - Bookkeeping: table "SequelizeMeta", one row per applied migration, column `name` = the file
+//   name with its extension, e.g. `20261130000001-create-agents.ts` (umzug's SequelizeStorage, the
+//   same table and rows sequelize-cli writes). Rows always name the source file (`.ts`), also when
+//   the compiled `x.js` ran from dist, and a row spelt `x.js` (or .cjs, …) counts as `x.ts` too: the
+//   build, this migrator under tsx and sequelize-cli (which reads migrations/*.ts through tsx) all
+//   agree on what is applied.
+// - Several instances starting at once: every command runs under a PostgreSQL advisory lock held by
+//   a dedicated connection (not one from Sequelize's pool, which could hand lock and unlock to
+//   different sessions, or run out while migrations need it).
+import path from 'node:path';
+import type { QueryInterface, Sequelize } from 'sequelize';
+import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
+import SequelizeModule = require('sequelize');
+import { pg, type PgClient } from './connect';
+
+/** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
+export const MIGRATION_LOCK_KEY = '7415926535897';
+
+export const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
+
+export interface MigratorOptions {
+  /** Default: <repo>/migrations (from src/db or dist/src/db). */
+  folder?: string;
+  /** umzug's logger; default: silent. */
+  logger?: ConstructorParameters<typeof Umzug<QueryInterface>>[0]['logger'];
+}
+
+type MigrationFn = (queryInterface: QueryInterface, sequelize: typeof SequelizeModule) => Promise<unknown>;
+interface MigrationModule {
+  up?: MigrationFn;
+  down?: MigrationFn;
+  default?: { up?: MigrationFn; down?: MigrationFn };
+}
+
+export function migrator(sequelize: Sequelize, opts: MigratorOptions = {}): Umzug<QueryInterface> {
+  const folder = opts.folder ?? DEFAULT_MIGRATIONS_FOLDER;
+  // .ts under tsx / ts-jest, .js when compiled.
+  const ext = path.extname(__filename) === '.ts' ? '.ts' : '.js';
+  return new Umzug<QueryInterface>({
+    migrations: {
+      glob: [`*${ext}`, { cwd: folder, ignore: ['*.d.ts'] }],
+      resolve: ({ name, path: file, context }) => ({
+        name,
+        path: file,
+        up: async () => method(file!, 'up')(context, SequelizeModule),
+        down: async () => method(file!, 'down')(context, SequelizeModule),
+      }),
+    },
+    context: sequelize.getQueryInterface(),
+    storage: new ExtensionAgnosticStorage(new SequelizeStorage({ sequelize, modelName: 'SequelizeMeta' }), ext),
+    logger: opts.logger,
+  });
+}
+
+/** Applies every pending migration; returns the names applied, in order. */
+export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
+  const umzug = migrator(sequelize, opts);
+  const applied = await withMigrationLock(sequelize, () => umzug.up());
+  return applied.map((m) => m.name);
+}
+
+/** Reverts the last migration (default), `step` of them, or all down `to` a name (0: all). */
+export async function migrateDown(
+  sequelize: Sequelize,
+  opts: MigrateDownOptions & MigratorOptions = { step: 1 },
+): Promise<string[]> {
+  const { folder, logger, ...down } = opts;
+  const umzug = migrator(sequelize, { folder, logger });
+  const reverted = await withMigrationLock(sequelize, () =>
+    umzug.down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 }),
+  );
+  return reverted.map((m) => m.name);
+}
+
+/** Names of the migration files not applied yet, in order. */
+export async function pendingMigrations(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
+  const umzug = migrator(sequelize, opts);
+  // Under the lock too: SequelizeStorage creates SequelizeMeta on first use, and two concurrent
+  // CREATE TABLE IF NOT EXISTS can collide.
+  const pending = await withMigrationLock(sequelize, () => umzug.pending());
+  return pending.map((m) => m.name);
+}
+
+/** Runs fn while holding the migration advisory lock on sequelize's database. */
+export async function withMigrationLock<T>(sequelize: Sequelize, fn: () => Promise<T>): Promise<T> {
+  const client = dedicatedClient(sequelize);
+  client.on('error', () => undefined); // losing the connection releases the lock; fn's own queries report it
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await fn();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function dedicatedClient(sequelize: Sequelize): PgClient {
+  const c = sequelize.config as typeof sequelize.config & { dialectOptions?: Record<string, unknown> };
+  const d = c.dialectOptions ?? {};
+  const passthrough = ['ssl', 'connectionTimeoutMillis', 'keepAlive', 'options', 'application_name', 'client_encoding'];
+  return new pg.Client({
+    host: c.host,
+    port: c.port ? Number(c.port) : undefined,
+    database: c.database,
+    user: c.username,
+    password: c.password ?? undefined,
+    ...Object.fromEntries(passthrough.filter((k) => d[k] !== undefined).map((k) => [k, d[k]])),
+  });
+}
+
+function method(file: string, which: 'up' | 'down'): MigrationFn {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(file) as MigrationModule;
+  const fn = mod[which] ?? mod.default?.[which];
+  if (typeof fn !== 'function') throw new Error(`${path.basename(file)} exports no ${which}() function`);
+  return fn;
+}
+
+const SCRIPT_EXT = /\.(ts|js|cts|cjs|mts|mjs)$/;
+
+/**
+ * SequelizeStorage with one spelling per migration: rows are written as `<stem>.ts` (the source
+ * file's name, as sequelize-cli writes it) and any stored `<stem>.js|.cjs|…` is reported under the
+ * running file's name `<stem><ext>`. Unlogging removes every spelling stored for that migration.
+ */
+class ExtensionAgnosticStorage implements UmzugStorage<QueryInterface> {
+  private readonly spellings = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly inner: SequelizeStorage,
+    private readonly ext: string,
+  ) {}
+
+  async executed(): Promise<string[]> {
+    this.spellings.clear();
+    for (const stored of await this.inner.executed()) {
+      const name = stored.replace(SCRIPT_EXT, this.ext);
+      if (!this.spellings.has(name)) this.spellings.set(name, new Set());
+      this.spellings.get(name)!.add(stored);
+    }
+    return [...this.spellings.keys()];
+  }
+
+  async logMigration({ name }: { name: string }): Promise<void> {
+    await this.inner.logMigration({ name: name.replace(SCRIPT_EXT, '.ts') });
+  }
+
+  async unlogMigration({ name }: { name: string }): Promise<void> {
+    await this.executed();
+    for (const stored of this.spellings.get(name) ?? [name]) await this.inner.unlogMigration({ name: stored });
+  }
+}

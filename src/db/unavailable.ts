@@ -1,0 +1,17 @@
+// Tells a database that cannot be reached apart from a query that is wrong: the first is a 503
+// (retry later, nothing granted), the second a bug.
+import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
+
+// SQLSTATE classes and codes that mean "the server is not there or is going away".
+const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[1-4]|3D000)$/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  const cause = err instanceof DatabaseError ? err.parent : err;
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return true;
+  // node-postgres reports a dropped socket by message only.
+  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(cause.message);
+}

@@ -1,0 +1,119 @@
+// Every error a caller can cause is one of these classes: a status, a stable code, and a sentence
+// that says what to change. Middleware pass them to next(); one handler renders them.
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Extra fields rendered beside `detail` and `code` (e.g. `tool` on tool_forbidden). */
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
+    this.headers = headers;
+  }
+
+  /** What the response's `detail` carries: the sentence, or a list for validation errors. */
+  get detail(): unknown {
+    return this.message;
+  }
+}
+
+export class InvalidJsonError extends HttpError {
+  constructor() {
+    super(400, 'invalid_json', 'The request body is not valid JSON: send a JSON object with Content-Type: application/json.');
+  }
+}
+
+export class UnauthenticatedError extends HttpError {
+  constructor(message = 'This route needs a bearer token: send Authorization: Bearer <token>.') {
+    super(401, 'unauthenticated', message, {}, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+  }
+}
+
+/** A tool not offered to this run: the legacy sentence, so legacy clients keep matching on it. */
+export class ToolForbiddenError extends HttpError {
+  readonly tool: string;
+  constructor(tool: string) {
+    super(403, 'tool_forbidden', `This agent does not have ${tool} tool enabled`, { tool });
+    this.tool = tool;
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(what: string) {
+    super(404, 'not_found', `${what} was not found: check the id in the path.`);
+  }
+}
+
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, 'conflict', message);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(limit: string) {
+    super(413, 'payload_too_large', `The request body is over the limit of ${limit}: send a smaller body.`);
+  }
+}
+
+export class ValidationError extends HttpError {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
+    super(422, 'validation_error', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.issues = issues;
+  }
+  override get detail(): unknown {
+    return this.issues;
+  }
+}
+
+/** A tool that is offered but has no implementation the generic dispatch route can run. */
+export class NotDispatchableError extends HttpError {
+  constructor(tool: string) {
+    super(422, 'not_dispatchable', `The tool ${tool} has no host implementation to dispatch: call the route that uses it instead.`, { tool });
+  }
+}
+
+export class UpstreamError extends HttpError {
+  constructor(message: string) {
+    super(502, 'upstream_error', message);
+  }
+}
+
+/** The database cannot be reached: the request is refused, never answered by granting anything. */
+export class UnavailableError extends HttpError {
+  constructor() {
+    super(503, 'unavailable', 'The service cannot reach its database right now; nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+  }
+}
+
+/**
+ * A misconfiguration found while constructing a middleware or the plugin: thrown at
+ * construction (app.use time), never reported as a request error.
+ */
+export class ToolgateConfigError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'ToolgateConfigError';
+    this.code = code;
+  }
+}

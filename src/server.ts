@@ -1,0 +1,51 @@
+// The service entry (`npm start`): database, migrations, system-toolkit sync, the demo scenario,
+// then listen. Everything it needs comes from the environment (see src/config.ts).
+import type { Server } from 'node:http';
+import { createApp } from './app';
+import { openService } from './bootstrap';
+import { readConfig } from './config';
+import { createLogger } from './logger';
+import { up as seedTheScoop } from '../seeders/20261130000001-the-scoop';
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.log);
+  const opened = await openService(config, logger);
+  const { toolgate } = opened;
+
+  const sync = await toolgate.syncSystemToolkits();
+  logger.info({ created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped }, 'system toolkits synced');
+  if (config.demo) {
+    await seedTheScoop(opened.sequelize.getQueryInterface());
+    logger.info('demo data ready: The Scoop (agents Sundae and Scout; toolkits Support, Finance, Operations)');
+  }
+  if (opened.adminTokenFile) logger.info({ file: opened.adminTokenFile }, 'no TOOLGATE_ADMIN_TOKEN set: the admin token is in this file');
+  if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');
+  if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
+
+  const app = createApp(toolgate, { logger });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ url: `http://${config.host}:${port}`, database: opened.embedded ? 'embedded' : 'DATABASE_URL' }, `toolgate listening on http://${config.host}:${port}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await opened.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`toolgate could not start: ${message}`);
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+// Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
+// read, update and delete. Each change is one transaction.
+import type { Sequelize } from 'sequelize';
+import { Agent } from '../../models/agent';
+import { AgentToolkit } from '../../models/agent-toolkit';
+import { Toolkit } from '../../models/toolkit';
+import type { ToolManifest } from '../core/tool-manifest';
+import { NotFoundError, ValidationError } from '../errors';
+import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
+import { defaultToolsId } from './system-toolkits';
+
+export interface AgentView {
+  id: number;
+  name: string;
+  description: string | null;
+  system_prompt: string | null;
+  enabled_tools: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentInput {
+  name: string;
+  description?: string | null;
+  system_prompt?: string | null;
+  enabled_tools?: string | null;
+  toolkit_ids?: number[];
+}
+
+export type AgentCreated = AgentView & { enabled_tools_report?: LegacyAttachResult };
+
+export function agentView(agent: Agent): AgentView {
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    system_prompt: agent.system_prompt,
+    enabled_tools: agent.enabled_tools,
+    created_at: agent.created_at.toISOString(),
+    updated_at: agent.updated_at.toISOString(),
+  };
+}
+
+export class AgentService {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly manifest: ToolManifest,
+  ) {}
+
+  async list(): Promise<AgentView[]> {
+    return (await Agent.findAll({ order: [['id', 'ASC']] })).map(agentView);
+  }
+
+  async get(id: number): Promise<AgentView> {
+    return agentView(await this.find(id));
+  }
+
+  /**
+   * A new agent gets Default Tools with an open gate (SEMANTICS §2), unless the request names its
+   * toolkits or carries a legacy `enabled_tools` string (even an empty one, which grants nothing).
+   * Before the first sync there is no Default Tools, and so no tools.
+   */
+  async create(input: AgentInput): Promise<AgentCreated> {
+    return this.sequelize.transaction(async (transaction) => {
+      const agent = await Agent.create(
+        {
+          name: input.name,
+          description: input.description ?? null,
+          system_prompt: input.system_prompt ?? null,
+          enabled_tools: input.enabled_tools ?? null,
+        },
+        { transaction },
+      );
+      let report: LegacyAttachResult | undefined;
+      if (input.toolkit_ids !== undefined) {
+        await this.checkToolkitsExist(input.toolkit_ids, transaction);
+        await AgentToolkit.bulkCreate(
+          [...new Set(input.toolkit_ids)].map((toolkit_id) => ({ agent_id: agent.id, toolkit_id, origin: 'operator' as const })),
+          { transaction },
+        );
+      }
+      if (input.enabled_tools !== undefined) {
+        report = await attachLegacyToolkit(this.sequelize, this.manifest, agent.id, input.enabled_tools, transaction);
+      }
+      if (input.toolkit_ids === undefined && input.enabled_tools === undefined) {
+        const defaults = await defaultToolsId(transaction);
+        if (defaults !== null) await AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
+      }
+      return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
+    });
+  }
+
+  async update(id: number, patch: Omit<Partial<AgentInput>, 'toolkit_ids'>): Promise<AgentCreated> {
+    return this.sequelize.transaction(async (transaction) => {
+      const agent = await this.find(id, transaction);
+      if (patch.name !== undefined) agent.name = patch.name;
+      if (patch.description !== undefined) agent.description = patch.description;
+      if (patch.system_prompt !== undefined) agent.system_prompt = patch.system_prompt;
+      let report: LegacyAttachResult | undefined;
+      if (patch.enabled_tools !== undefined) {
+        agent.enabled_tools = patch.enabled_tools;
+        report = await attachLegacyToolkit(this.sequelize, this.manifest, agent.id, patch.enabled_tools, transaction);
+      }
+      agent.changed('updated_at', true);
+      await agent.save({ transaction });
+      return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
+    });
+  }
+
+  async delete(id: number): Promise<void> {
+    const deleted = await Agent.destroy({ where: { id } });
+    if (deleted === 0) throw new NotFoundError(`Agent ${id}`);
+  }
+
+  private async find(id: number, transaction?: import('sequelize').Transaction): Promise<Agent> {
+    const agent = await Agent.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    if (!agent) throw new NotFoundError(`Agent ${id}`);
+    return agent;
+  }
+
+  private async checkToolkitsExist(ids: number[], transaction: import('sequelize').Transaction): Promise<void> {
+    const found = new Set((await Toolkit.findAll({ where: { id: ids }, attributes: ['id'], transaction })).map((t) => t.id));
+    const issues = ids
+      .map((id, index) => ({ id, index }))
+      .filter(({ id }) => !found.has(id))
+      .map(({ id, index }) => ({ loc: ['body', 'toolkit_ids', index], msg: `no toolkit has id ${id}: GET /api/toolkits lists them`, type: 'unknown_toolkit' }));
+    if (issues.length > 0) throw new ValidationError(issues);
+  }
+}

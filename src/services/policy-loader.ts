@@ -1,0 +1,57 @@
+// Reads one agent's attachments, rules and toolkits in a single query and returns the plain data
+// the core resolves over. No cache: a grant revoked by a returned request is never read again.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { AgentPolicyData, AttachmentPolicy, RuleKind } from '../core/types';
+
+interface PolicyRow {
+  agent_id: number;
+  attachment_id: number | null;
+  allow_proactive: boolean | null;
+  toolkit_id: number | null;
+  toolkit_name: string | null;
+  member_tool_ids: string[] | null;
+  rule_id: number | null;
+  rule_kind: RuleKind | null;
+  rule_pattern: string | null;
+}
+
+const POLICY_SQL = `
+  SELECT a.id AS agent_id, at.id AS attachment_id, at.allow_proactive,
+         t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
+         r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
+    FROM agents a
+    LEFT JOIN agent_toolkits at ON at.agent_id = a.id
+    LEFT JOIN toolkits t ON t.id = at.toolkit_id
+    LEFT JOIN agent_toolkit_rules r ON r.agent_toolkit_id = at.id
+   WHERE a.id = :agentId
+   ORDER BY at.id, r.id`;
+
+/** The agent's policy, or null when there is no such agent. */
+export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Promise<AgentPolicyData | null> {
+  const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
+  if (rows.length === 0) return null;
+  return policyFromRows(agentId, rows);
+}
+
+function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
+  const byId = new Map<number, AttachmentPolicy & { rules: AttachmentPolicy['rules'][number][] }>();
+  for (const row of rows) {
+    if (row.attachment_id === null || row.toolkit_id === null) continue;
+    let attachment = byId.get(row.attachment_id);
+    if (!attachment) {
+      attachment = {
+        attachment_id: row.attachment_id,
+        toolkit_id: row.toolkit_id,
+        toolkit_name: row.toolkit_name ?? '',
+        allow_proactive: row.allow_proactive === true,
+        member_tool_ids: row.member_tool_ids ?? [],
+        rules: [],
+      };
+      byId.set(row.attachment_id, attachment);
+    }
+    if (row.rule_id !== null && row.rule_kind !== null && row.rule_pattern !== null) {
+      attachment.rules.push({ id: row.rule_id, kind: row.rule_kind, pattern: row.rule_pattern });
+    }
+  }
+  return { agent_id: agentId, attachments: [...byId.values()] };
+}

@@ -1,0 +1,120 @@
+// Toolkits as operators manage them: create, read, update, delete, with members checked against
+// the manifest on the way in and stale members reported on the way out.
+import { UniqueConstraintError, type Sequelize } from 'sequelize';
+import { Toolkit, type SystemKey } from '../../models/toolkit';
+import { closestToolId } from '../core/closest-tool';
+import type { ToolManifest } from '../core/tool-manifest';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
+
+export interface ToolkitView {
+  id: number;
+  name: string;
+  description: string;
+  member_tool_ids: string[];
+  stale_tool_ids: string[];
+  system_key: SystemKey | null;
+}
+
+export interface ToolkitInput {
+  name: string;
+  description?: string;
+  member_tool_ids: string[];
+}
+
+export function toolkitView(toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>, manifest: ToolManifest): ToolkitView {
+  return {
+    id: toolkit.id,
+    name: toolkit.name,
+    description: toolkit.description,
+    member_tool_ids: [...toolkit.member_tool_ids],
+    stale_tool_ids: toolkit.member_tool_ids.filter((id) => !manifest.has(id)),
+    system_key: toolkit.system_key ?? null,
+  };
+}
+
+export class ToolkitService {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly manifest: ToolManifest,
+  ) {}
+
+  async list(): Promise<ToolkitView[]> {
+    const rows = await Toolkit.findAll({ order: [['id', 'ASC']] });
+    return rows.map((t) => toolkitView(t, this.manifest));
+  }
+
+  async get(id: number): Promise<ToolkitView> {
+    return toolkitView(await this.find(id), this.manifest);
+  }
+
+  async create(input: ToolkitInput): Promise<ToolkitView> {
+    const members = this.checkMembers(input.member_tool_ids, []);
+    try {
+      const toolkit = await Toolkit.create({ name: input.name, description: input.description ?? '', member_tool_ids: members });
+      return toolkitView(toolkit, this.manifest);
+    } catch (err) {
+      throw nameConflict(err, input.name);
+    }
+  }
+
+  async update(id: number, patch: Partial<ToolkitInput>): Promise<ToolkitView> {
+    return this.sequelize.transaction(async (transaction) => {
+      const toolkit = await this.find(id, true, transaction);
+      if (patch.member_tool_ids !== undefined) {
+        if (toolkit.system_key === 'all_tools') {
+          throw new ConflictError('All Tools mirrors the tool manifest and is rewritten on every sync: change the manifest, or build your own toolkit.');
+        }
+        toolkit.member_tool_ids = this.checkMembers(patch.member_tool_ids, toolkit.member_tool_ids);
+      }
+      if (patch.name !== undefined) toolkit.name = patch.name;
+      if (patch.description !== undefined) toolkit.description = patch.description;
+      try {
+        await toolkit.save({ transaction });
+      } catch (err) {
+        throw nameConflict(err, patch.name ?? toolkit.name);
+      }
+      return toolkitView(toolkit, this.manifest);
+    });
+  }
+
+  async delete(id: number): Promise<void> {
+    const toolkit = await this.find(id);
+    if (toolkit.system_key) {
+      throw new ConflictError(`${toolkit.name} is a system toolkit (${toolkit.system_key}) and cannot be deleted: detach it from agents instead.`);
+    }
+    await toolkit.destroy();
+  }
+
+  private async find(id: number, lock = false, transaction?: import('sequelize').Transaction): Promise<Toolkit> {
+    const toolkit = await Toolkit.findByPk(id, { transaction, lock: lock && transaction ? transaction.LOCK.UPDATE : undefined });
+    if (!toolkit) throw new NotFoundError(`Toolkit ${id}`);
+    return toolkit;
+  }
+
+  /**
+   * New members must be registered tools, so a typo is caught now rather than found later as a
+   * missing grant. Members the toolkit already holds may stay even when stale (SEMANTICS §2).
+   */
+  private checkMembers(requested: string[], current: readonly string[]): string[] {
+    const kept = new Set(current);
+    const issues: ValidationIssue[] = [];
+    requested.forEach((id, index) => {
+      if (this.manifest.has(id) || kept.has(id)) return;
+      const guess = closestToolId(id, this.manifest.ids);
+      issues.push({
+        loc: ['body', 'member_tool_ids', index],
+        msg: `${JSON.stringify(id)} is not a registered tool${guess ? `: did you mean ${JSON.stringify(guess)}?` : '; GET /api/tools lists the registered ids'}`,
+        type: 'unknown_tool',
+      });
+    });
+    if (issues.length > 0) throw new ValidationError(issues);
+    return [...new Set(requested)];
+  }
+}
+
+function nameConflict(err: unknown, name: string): unknown {
+  if (err instanceof UniqueConstraintError) {
+    return new ConflictError(`A toolkit named ${JSON.stringify(name)} already exists (names are unique regardless of case): choose another name.`);
+  }
+  return err;
+}

@@ -1,0 +1,103 @@
+// The plugin: one object holding a toolgate's registry, services and middleware factories, and a
+// router with the HTTP.md routes that a host Express app mounts under /api.
+import { Router, type RequestHandler } from 'express';
+import type { Sequelize } from 'sequelize';
+import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
+import { jsonBody } from '../middleware/json-body';
+import { requireTool } from '../middleware/require-tool';
+import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
+import { initModels } from '../models';
+import { agentsRouter } from '../routes/agents';
+import { attachmentsRouter } from '../routes/attachments';
+import { resolutionRouter } from '../routes/resolution';
+import { toolCallsRouter } from '../routes/tool-calls';
+import { toolkitsRouter } from '../routes/toolkits';
+import { toolsRouter } from '../routes/tools';
+import { migrateUp } from './db/migrate';
+import { ToolgateConfigError } from './errors';
+import { RunService } from './run/run-service';
+import { AgentService } from './services/agents';
+import { AttachmentService } from './services/attachments';
+import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
+import { ToolkitService } from './services/toolkits';
+import { ToolRegistry, type HostTool } from './tools/tool-registry';
+
+export interface ToolgateOptions extends AuthOptions {
+  /** A Sequelize instance on PostgreSQL; toolgate binds its models to it. */
+  sequelize: Sequelize;
+  /** The host's own tools, beside the four builtins. */
+  tools?: readonly HostTool[];
+  /** How a message's sender counts (SEMANTICS §7). Default: taken as given. */
+  senderCheck?: SenderCheck;
+  /** The JSON body cap. Default `1mb`. */
+  bodyLimit?: string;
+}
+
+export interface Toolgate {
+  readonly sequelize: Sequelize;
+  readonly registry: ToolRegistry;
+  readonly toolkits: ToolkitService;
+  readonly agents: AgentService;
+  readonly attachments: AttachmentService;
+  readonly runs: RunService;
+  /** The /api routes: JSON parsing, tokens and roles included. Mount with `app.use('/api', tg.router)`. */
+  readonly router: Router;
+  /** Resolves the request's run once and sets `req.toolRun`. */
+  toolRun(options?: ToolRunOptions): RequestHandler;
+  /** Refuses a gate tool not offered to the run; lets an enhancement tool through. */
+  requireTool(toolId: string): RequestHandler;
+  /** Admits the listed roles (HTTP.md, "Who may call"). */
+  requireRole(...roles: Role[]): RequestHandler;
+  /** Applies pending schema migrations. */
+  migrate(): Promise<string[]>;
+  /** Creates or refreshes the system toolkits (All Tools, Default Tools). */
+  syncSystemToolkits(): Promise<SyncReport>;
+}
+
+/**
+ * Builds a toolgate. Options are checked here, once: a bad one throws a ToolgateConfigError now,
+ * not on the first request.
+ *
+ * @example
+ * const tg = createToolgate({ sequelize, adminToken: process.env.TOOLGATE_ADMIN_TOKEN });
+ * await tg.migrate(); await tg.syncSystemToolkits();
+ * app.use('/api', tg.router);
+ * app.post('/my/:id/triage', tg.toolRun(), tg.requireTool('email_analyzer'), handler);
+ */
+export function createToolgate(options: ToolgateOptions): Toolgate {
+  if (!options.sequelize || options.sequelize.getDialect() !== 'postgres') {
+    throw new ToolgateConfigError('ERR_TOOLGATE_DATABASE', 'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").');
+  }
+  const sequelize = options.sequelize;
+  initModels(sequelize);
+  const registry = new ToolRegistry(options.tools ?? []);
+  const manifest = registry.manifest;
+  const runs = new RunService(sequelize, registry);
+  const senderCheck = options.senderCheck ?? senderAsGiven;
+
+  const base = {
+    sequelize,
+    registry,
+    toolkits: new ToolkitService(sequelize, manifest),
+    agents: new AgentService(sequelize, manifest),
+    attachments: new AttachmentService(sequelize, manifest),
+    runs,
+    toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
+    requireTool: (toolId: string) => requireTool(manifest, toolId),
+    requireRole,
+    migrate: () => migrateUp(sequelize),
+    syncSystemToolkits: () => syncSystemToolkits(sequelize, manifest),
+  };
+
+  const router = Router();
+  router.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
+  router.use(authenticate(options));
+  const toolgate: Toolgate = { ...base, router };
+  router.use(toolsRouter(toolgate));
+  router.use(toolkitsRouter(toolgate));
+  router.use(agentsRouter(toolgate));
+  router.use(attachmentsRouter(toolgate));
+  router.use(resolutionRouter(toolgate));
+  router.use(toolCallsRouter(toolgate));
+  return toolgate;
+}

@@ -1,0 +1,210 @@
+import fc from 'fast-check';
+import { compilePolicy } from '../../src/core/compiled-policy';
+import { parsePattern } from '../../src/core/pattern';
+import { resolveRun } from '../../src/core/resolution';
+import { routingKeyOf } from '../../src/core/routing-key';
+import type { AgentPolicyData, AttachmentPolicy, GateDecision, GateRule, Resolution, Run } from '../../src/core/types';
+
+const LIVE: ReadonlySet<string> = new Set(['a_tool', 'b_tool', 'c_tool']);
+const TOOL_IDS = ['a_tool', 'b_tool', 'c_tool', 'stale_one', 'stale_two'];
+
+function normalized(raw: string): string {
+  const parsed = parsePattern(raw);
+  if (!parsed.ok) throw new Error(`test alphabet: ${raw} is not a pattern: ${parsed.reason}`);
+  return parsed.pattern;
+}
+
+const VALID_PATTERNS = [
+  '*',
+  'Mara@TheScoop.com',
+  '*@thescoop.com',
+  'mara@*.thescoop.com',
+  'ma*@thescoop.com',
+  'jane@acme.com',
+  '*@acme.com',
+  'jane@Bücher.de',
+  '*@xn--bcher-kva.de',
+  'mara@*',
+].map(normalized);
+// Stored patterns that bypassed validation: the gate must treat them as broken, never as a grant.
+const BROKEN_PATTERNS = ['Mara@TheScoop.com', 'not a pattern', '*@*.thescoop.com'];
+
+const KEYS = [
+  'Mara+billing@TheScoop.com',
+  'jane@acme.com',
+  'x@sub.thescoop.com',
+  'mara@eu.thescoop.com',
+  'x@evilthescoop.com',
+  'jane@bücher.de',
+  'ma@thescoop.com',
+  'mara@acme.com',
+  'not an address',
+].map(routingKeyOf);
+
+// The reference: a regex per pattern and the three steps of the contract, nothing precomputed.
+function naiveMatches(pattern: string, key: string): boolean {
+  if (pattern === '*') return true;
+  const escaped = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('[^@]+')}$`).test(key);
+}
+
+function isBroken(pattern: string): boolean {
+  const parsed = parsePattern(pattern);
+  return !parsed.ok || parsed.pattern !== pattern;
+}
+
+function referenceDecision(a: AttachmentPolicy, run: Run): GateDecision {
+  if (run.kind === 'scheduled') return { admitted: a.allow_proactive, reason: a.allow_proactive ? 'proactive_allowed' : 'proactive_off', matched_rule: null };
+  if (run.kind === 'catalogue') return { admitted: true, reason: 'catalogue', matched_rule: null };
+  const key = run.routing_key;
+  if (a.rules.length === 0) return { admitted: true, reason: 'no_rules', matched_rule: null };
+  if (!key) return { admitted: false, reason: 'no_routing_key', matched_rule: null };
+  const deny = a.rules.find((r) => r.kind === 'deny' && (isBroken(r.pattern) || naiveMatches(r.pattern, key)));
+  if (deny) return { admitted: false, reason: 'deny_rule', matched_rule: deny };
+  const allow = a.rules.find((r) => r.kind === 'allow' && !isBroken(r.pattern) && naiveMatches(r.pattern, key));
+  if (allow) return { admitted: true, reason: 'allow_rule', matched_rule: allow };
+  if (a.rules.some((r) => r.kind === 'allow')) return { admitted: false, reason: 'allow_list_default', matched_rule: null };
+  return { admitted: true, reason: 'block_list_default', matched_rule: null };
+}
+
+function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
+  const attachments = data.attachments.map((a) => {
+    const members = [...new Set(a.member_tool_ids)];
+    return {
+      attachment_id: a.attachment_id,
+      toolkit_id: a.toolkit_id,
+      toolkit_name: a.toolkit_name,
+      ...referenceDecision(a, run),
+      tools: members.filter((id) => LIVE.has(id)),
+      stale_tool_ids: members.filter((id) => !LIVE.has(id)),
+    };
+  });
+  const tools = [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))].sort();
+  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, tools, attachments };
+}
+
+const ruleArb = fc.record({
+  kind: fc.constantFrom<GateRule['kind']>('allow', 'deny'),
+  pattern: fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }),
+});
+
+const attachmentArb = fc.record({
+  allow_proactive: fc.boolean(),
+  member_tool_ids: fc.array(fc.constantFrom(...TOOL_IDS), { maxLength: 4 }),
+  rules: fc.array(ruleArb, { maxLength: 4 }),
+});
+
+const policyArb: fc.Arbitrary<AgentPolicyData> = fc.array(attachmentArb, { maxLength: 5 }).map((attachments) => ({
+  agent_id: 1,
+  // Unique rule ids, so that reporting the wrong one of two identical rules cannot pass unseen.
+  attachments: attachments.map((a, i) => ({
+    attachment_id: i + 1,
+    toolkit_id: i + 10,
+    toolkit_name: `Kit ${i}`,
+    allow_proactive: a.allow_proactive,
+    member_tool_ids: a.member_tool_ids,
+    rules: a.rules.map((r, j) => ({ id: i * 100 + j, ...r })),
+  })),
+}));
+
+const runArb: fc.Arbitrary<Run> = fc.oneof(
+  { arbitrary: fc.constantFrom(...KEYS).map((routing_key): Run => ({ kind: 'sender', routing_key })), weight: 6 },
+  { arbitrary: fc.constant<Run>({ kind: 'sender', routing_key: null }), weight: 1 },
+  { arbitrary: fc.constant<Run>({ kind: 'scheduled' }), weight: 1 },
+  { arbitrary: fc.constant<Run>({ kind: 'catalogue' }), weight: 1 },
+);
+
+describe('compilePolicy', () => {
+  test('when any small policy resolves any run, then resolve equals the reference and resolveRun', () => {
+    fc.assert(
+      fc.property(policyArb, runArb, (data, run) => {
+        const expected = referenceResolve(data, run);
+        expect(compilePolicy(data, LIVE).resolve(run)).toEqual(expected);
+        expect(resolveRun(data, run, LIVE)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('when any small policy is asked for a run, then toolsFor and offers agree with the resolution', () => {
+    fc.assert(
+      fc.property(policyArb, runArb, (data, run) => {
+        const policy = compilePolicy(data, LIVE);
+        const tools = policy.resolve(run).tools;
+        expect([...policy.toolsFor(run)].sort()).toEqual(tools);
+        expect(TOOL_IDS.filter((id) => policy.offers(run, id))).toEqual(TOOL_IDS.filter((id) => tools.includes(id)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('when a caller changes the set it was given, then the next run is unaffected', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: [{ attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] }],
+    };
+    const policy = compilePolicy(data, LIVE);
+    (policy.toolsFor({ kind: 'scheduled' }) as Set<string>).add('c_tool');
+    expect([...policy.toolsFor({ kind: 'scheduled' })]).toEqual(['a_tool']);
+  });
+
+  test('when several rules match, then the first in rule order is reported by both resolutions', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: [
+        {
+          attachment_id: 1,
+          toolkit_id: 1,
+          toolkit_name: 'Finance',
+          allow_proactive: false,
+          member_tool_ids: ['a_tool'],
+          rules: [
+            { id: 1, kind: 'deny', pattern: '*@thescoop.com' },
+            { id: 2, kind: 'deny', pattern: 'mara@thescoop.com' },
+          ],
+        },
+      ],
+    };
+    const run: Run = { kind: 'sender', routing_key: 'mara@thescoop.com' };
+    expect(compilePolicy(data, LIVE).resolve(run).attachments[0]?.matched_rule?.id).toBe(1);
+    expect(resolveRun(data, run, LIVE).attachments[0]?.matched_rule?.id).toBe(1);
+  });
+});
+
+describe('parsePattern idempotence', () => {
+  const char = fc.constantFrom('a', 'M', 'x', 'n', '-', '.', '@', '*', '+', 'ü', 'é', 'Ж', '\u0301', '1', '_');
+
+  test('when a free string is accepted, then parsing its pattern again gives the same pattern', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.string({ unit: char, maxLength: 20 }), (raw) => {
+        const first = parsePattern(raw);
+        if (first.ok) {
+          accepted += 1;
+          expect(parsePattern(first.pattern)).toEqual(first);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(accepted).toBeGreaterThan(0);
+  });
+
+  test('when an address-shaped string is accepted, then parsing its pattern again gives the same pattern', () => {
+    const part = fc.string({ unit: char.filter((c) => c !== '@' && c !== '.'), minLength: 1, maxLength: 6 });
+    const shaped = fc
+      .tuple(part, fc.array(part, { minLength: 1, maxLength: 3 }), fc.boolean())
+      .map(([local, labels, dot]) => `${local}@${labels.join('.')}${dot ? '.' : ''}`);
+    let accepted = 0;
+    fc.assert(
+      fc.property(shaped, (raw) => {
+        const first = parsePattern(raw);
+        if (first.ok) {
+          accepted += 1;
+          expect(parsePattern(first.pattern)).toEqual(first);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+});

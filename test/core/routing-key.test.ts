@@ -1,0 +1,132 @@
+import { routingKeyOf, splitAddress } from '../../src/core/routing-key';
+
+describe('routingKeyOf', () => {
+  test('when the sender is a bare address, then it is its own key', () => {
+    expect(routingKeyOf('jane@acme.com')).toBe('jane@acme.com');
+  });
+
+  test('when the sender has a display name, then only the address is kept', () => {
+    expect(routingKeyOf('Jane Doe <jane@acme.com>')).toBe('jane@acme.com');
+  });
+
+  test('when the sender is an address in angle brackets only, then the address is kept', () => {
+    expect(routingKeyOf('<jane@acme.com>')).toBe('jane@acme.com');
+  });
+
+  test('when the display name contains another address, then the real address is the key', () => {
+    expect(routingKeyOf('"a@evil.com" <jane@acme.com>')).toBe('jane@acme.com');
+  });
+
+  test('when the sender has a +tag, then the tag is stripped', () => {
+    expect(routingKeyOf('Mara <Mara+billing@TheScoop.com>')).toBe('mara@thescoop.com');
+  });
+
+  test('when the local part has several +, then it is cut at the first', () => {
+    expect(routingKeyOf('mara+a+b@thescoop.com')).toBe('mara@thescoop.com');
+  });
+
+  test('when the local part is empty after the tag is cut, then there is no key', () => {
+    expect(routingKeyOf('+tag@b.com')).toBeNull();
+  });
+
+  test('when the address is in mixed case, then the key is lowercase', () => {
+    expect(routingKeyOf('JANE@ACME.COM')).toBe('jane@acme.com');
+  });
+
+  test('when the domain is internationalized, then it is converted to punycode', () => {
+    expect(routingKeyOf('jane@bücher.de')).toBe('jane@xn--bcher-kva.de');
+  });
+
+  test('when the domain is already punycode, then it is unchanged', () => {
+    expect(routingKeyOf('jane@xn--bcher-kva.de')).toBe('jane@xn--bcher-kva.de');
+  });
+
+  test('when the domain is a Cyrillic look-alike, then its key differs from the ASCII one', () => {
+    const lookAlike = routingKeyOf('billing@\u0440\u0430ypal.com');
+    expect(lookAlike).toBe('billing@xn--ypal-43d9g.com');
+    expect(lookAlike).not.toBe(routingKeyOf('billing@paypal.com'));
+  });
+
+  test('when the domain has a trailing dot, then the dot is dropped', () => {
+    expect(routingKeyOf('b@b.com.')).toBe('b@b.com');
+  });
+
+  test('when a bracketed address has a trailing dot, then the dot is dropped', () => {
+    expect(routingKeyOf('Mara <m@b.com.>')).toBe('m@b.com');
+  });
+
+  test('when the domain has two trailing dots, then there is no key', () => {
+    expect(routingKeyOf('b@b.com..')).toBeNull();
+  });
+
+  test.each([
+    ['CR', 'jane@acme.com\r'],
+    ['LF', 'jane@acme.com\nBcc: x@y.com'],
+    ['NUL', 'jane@acme.com\u0000'],
+    ['DEL', 'jane@acme.com\u007f'],
+  ])('when the sender contains %s, then there is no key', (_name, sender) => {
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when a TAB separates the display name, then it is folding whitespace and the key stands', () => {
+    expect(routingKeyOf('Mara\t<mara@thescoop.com>')).toBe('mara@thescoop.com');
+  });
+
+  test('when the sender lists several mailboxes, then there is no key', () => {
+    expect(routingKeyOf('jane@acme.com, mara@thescoop.com')).toBeNull();
+  });
+
+  test('when the sender is a group, then there is no key', () => {
+    expect(routingKeyOf('Team: jane@acme.com;')).toBeNull();
+  });
+
+  test('when the sender is over 320 characters, then there is no key', () => {
+    const sender = `${'a'.repeat(312)}@acme.com`;
+    expect(sender).toHaveLength(321);
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when the sender is exactly 320 characters, then it has a key', () => {
+    const sender = `${'a'.repeat(311)}@acme.com`;
+    expect(routingKeyOf(sender)).toBe(sender);
+  });
+
+  test.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['empty', ''],
+    ['blank', '   '],
+  ])('when the sender is %s, then there is no key', (_name, sender) => {
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when the sender is not a string at runtime, then there is no key', () => {
+    expect(routingKeyOf(42 as unknown as string)).toBeNull();
+  });
+
+  test('when the sender has no address, then there is no key', () => {
+    expect(routingKeyOf('Jane Doe')).toBeNull();
+  });
+
+  test('when the quoted local part holds an @, then there is no key', () => {
+    expect(routingKeyOf('"a@evil.com"@acme.com')).toBeNull();
+  });
+
+  test('when the domain is an IP literal, then there is no key', () => {
+    expect(routingKeyOf('jane@[192.0.2.1]')).toBeNull();
+  });
+
+  test('when the domain cannot be converted to ASCII, then there is no key', () => {
+    expect(routingKeyOf('jane@xn--zz.com')).toBeNull();
+  });
+});
+
+describe('splitAddress', () => {
+  test('when given a key, then it splits at the @', () => {
+    expect(splitAddress('mara@thescoop.com')).toEqual({ local: 'mara', domain: 'thescoop.com' });
+  });
+
+  test('when given a value with no single @, then it gives null', () => {
+    expect(splitAddress('a@b@c')).toBeNull();
+  });
+});
