@@ -1,7 +1,11 @@
 // An agent's policy built once into lookup structures, like CASL's RuleIndex, so that asking which
-// tools a run gets costs a few map lookups and string comparisons. resolve() answers exactly what
-// resolveRun does (same decisions, same first-in-order matched rule); toolsFor() skips the why.
-import { checkRule, hasRoutingKey, unknownRun } from './gate';
+// tools a run gets costs a few map lookups. resolve() answers exactly what resolveRun does (same
+// decisions, same first-in-order matched rule); toolsFor() and offers() skip the why.
+//
+// For toolsFor, every rule of every attachment is indexed together: exact patterns by the whole
+// key, `*@domain` patterns by the key's domain, the rest tried in turn; each entry carries a bitmask
+// of the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
+import { checkRule, hasRoutingKey, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
 import { splitMembers } from './resolution';
 import type { AgentPolicyData, AttachmentExplanation, GateDecision, GateRule, Resolution, Run } from './types';
@@ -17,12 +21,15 @@ export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<st
   return new PolicyIndex(data, liveToolIds);
 }
 
+// Masks are 32-bit integers; an agent with more attachments than this is served by resolve().
+const MAX_MASKED_ATTACHMENTS = 30;
+
 interface IndexedMatcher {
   index: number;
   matches: KeyMatcher;
 }
 
-/** One attachment's rules by kind: exact patterns in a map, the rest as matchers in rule order. */
+/** One attachment's rules for explaining a decision: exact patterns in maps, the rest in rule order. */
 class GateIndex {
   readonly hasRules: boolean;
   readonly #allowList: boolean;
@@ -40,16 +47,12 @@ class GateIndex {
       const check = checkRule(rule);
       const exact = check.deny ? this.#denyExact : this.#allowExact;
       const other = check.deny ? this.#denyOther : this.#allowOther;
-      if (check.exact === null) other.push({ index, matches: check.matches });
-      else if (!exact.has(check.exact)) exact.set(check.exact, index);
+      if (check.lookup?.by === 'key') {
+        if (!exact.has(check.lookup.value)) exact.set(check.lookup.value, index);
+      } else {
+        other.push({ index, matches: check.matches });
+      }
     });
-  }
-
-  /** Whether a key is admitted, for a gate that has rules. */
-  admits(key: string): boolean {
-    if (this.#denyExact.has(key) || anyMatch(this.#denyOther, key)) return false;
-    if (this.#allowExact.has(key) || anyMatch(this.#allowOther, key)) return true;
-    return !this.#allowList;
   }
 
   decide(key: string | null): GateDecision {
@@ -63,13 +66,42 @@ class GateIndex {
   }
 }
 
+interface MaskedMatcher {
+  mask: number;
+  matches: KeyMatcher;
+}
+
+/** One kind of rule (deny or allow) across all attachments: which attachments have one matching a key. */
+class RuleMasks {
+  readonly #byKey = new Map<string, number>();
+  readonly #byDomain = new Map<string, number>();
+  readonly #other: MaskedMatcher[] = [];
+
+  add(bit: number, check: RuleCheck): void {
+    if (check.lookup === null) {
+      this.#other.push({ mask: bit, matches: check.matches });
+      return;
+    }
+    const map = check.lookup.by === 'key' ? this.#byKey : this.#byDomain;
+    map.set(check.lookup.value, (map.get(check.lookup.value) ?? 0) | bit);
+  }
+
+  matching(key: string, domain: string | null): number {
+    let mask = this.#byKey.get(key) ?? 0;
+    if (domain !== null) mask |= this.#byDomain.get(domain) ?? 0;
+    for (const m of this.#other) {
+      if ((mask & m.mask) === 0 && m.matches(key)) mask |= m.mask;
+    }
+    return mask;
+  }
+}
+
 interface AttachmentIndex {
   attachment_id: number;
   toolkit_id: number;
   toolkit_name: string;
   allow_proactive: boolean;
   tools: readonly string[];
-  toolSet: ReadonlySet<string>;
   stale_tool_ids: readonly string[];
   gate: GateIndex;
 }
@@ -77,48 +109,74 @@ interface AttachmentIndex {
 class PolicyIndex implements CompiledPolicy {
   readonly agent_id: number;
   readonly #attachments: readonly AttachmentIndex[];
-  readonly #scheduled: readonly string[];
-  readonly #catalogue: readonly string[];
-  readonly #noKey: readonly string[];
+  readonly #masked: boolean;
+  readonly #scheduled: ReadonlySet<string>;
+  readonly #catalogue: ReadonlySet<string>;
+  readonly #noKey: ReadonlySet<string>;
+  readonly #deny = new RuleMasks();
+  readonly #allow = new RuleMasks();
+  readonly #openMask: number;
+  readonly #gatedMask: number;
+  readonly #allowListMask: number;
+  /** For each live tool, the attachments that carry it. */
+  readonly #carriers = new Map<string, number>();
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
-    this.#attachments = data.attachments.map((a) => {
-      const members = splitMembers(a.member_tool_ids, liveToolIds);
-      return {
-        attachment_id: a.attachment_id,
-        toolkit_id: a.toolkit_id,
-        toolkit_name: a.toolkit_name,
-        allow_proactive: a.allow_proactive === true,
-        tools: members.tools,
-        toolSet: new Set(members.tools),
-        stale_tool_ids: members.stale_tool_ids,
-        gate: new GateIndex(a.rules),
-      };
-    });
+    this.#attachments = data.attachments.map((a) => ({
+      attachment_id: a.attachment_id,
+      toolkit_id: a.toolkit_id,
+      toolkit_name: a.toolkit_name,
+      allow_proactive: a.allow_proactive === true,
+      ...splitMembers(a.member_tool_ids, liveToolIds),
+      gate: new GateIndex(a.rules),
+    }));
     this.#scheduled = unionOf(this.#attachments.filter((a) => a.allow_proactive));
     this.#catalogue = unionOf(this.#attachments);
     this.#noKey = unionOf(this.#attachments.filter((a) => !a.gate.hasRules));
+
+    this.#masked = data.attachments.length <= MAX_MASKED_ATTACHMENTS;
+    let open = 0;
+    let gated = 0;
+    let allowList = 0;
+    if (this.#masked) {
+      data.attachments.forEach((a, i) => {
+        const bit = 1 << i;
+        if (a.rules.length === 0) open |= bit;
+        else gated |= bit;
+        if (a.rules.some((rule) => rule.kind === 'allow')) allowList |= bit;
+        for (const rule of a.rules) {
+          const check = checkRule(rule);
+          (check.deny ? this.#deny : this.#allow).add(bit, check);
+        }
+        for (const id of this.#attachments[i]?.tools ?? []) this.#carriers.set(id, (this.#carriers.get(id) ?? 0) | bit);
+      });
+    }
+    this.#openMask = open;
+    this.#gatedMask = gated;
+    this.#allowListMask = allowList;
   }
 
-  // Each call gets a Set of its own: a shared one could be changed by one caller and leak that
-  // sender's grants to the next run.
+  // Every call gets a Set of its own: a shared one could be changed by one caller and so leak
+  // that sender's grants into the next run.
   toolsFor(run: Run): ReadonlySet<string> {
-    const key = this.#keyOf(run);
+    const key = keyOf(run);
     if (key === null) return new Set(this.#fixedOffer(run));
+    if (!this.#masked) return new Set(this.resolve(run).tools);
+    const admitted = this.#admittedMask(key);
     const tools = new Set<string>();
-    for (const a of this.#attachments) {
-      if (a.tools.length > 0 && this.#admits(a, key)) {
-        for (const id of a.tools) tools.add(id);
-      }
-    }
+    this.#attachments.forEach((a, i) => {
+      if ((admitted & (1 << i)) !== 0) for (const id of a.tools) tools.add(id);
+    });
     return tools;
   }
 
   offers(run: Run, toolId: string): boolean {
-    const key = this.#keyOf(run);
-    if (key === null) return this.#fixedOffer(run).includes(toolId);
-    return this.#attachments.some((a) => a.toolSet.has(toolId) && this.#admits(a, key));
+    const key = keyOf(run);
+    if (key === null) return this.#fixedOffer(run).has(toolId);
+    if (!this.#masked) return this.resolve(run).tools.includes(toolId);
+    const carriers = this.#carriers.get(toolId) ?? 0;
+    return carriers !== 0 && (this.#admittedMask(key) & carriers) !== 0;
   }
 
   resolve(run: Run): Resolution {
@@ -140,16 +198,16 @@ class PolicyIndex implements CompiledPolicy {
     };
   }
 
-  #admits(a: AttachmentIndex, key: string): boolean {
-    return !a.gate.hasRules || a.gate.admits(key);
+  /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */
+  #admittedMask(key: string): number {
+    const at = key.indexOf('@');
+    const domain = at > 0 ? key.slice(at + 1) : null;
+    const denied = this.#deny.matching(key, domain);
+    const allowed = this.#allow.matching(key, domain);
+    return this.#openMask | (this.#gatedMask & ~denied & (allowed | ~this.#allowListMask));
   }
 
-  /** The routing key when the run's offer depends on it; null when it was settled at compile time. */
-  #keyOf(run: Run): string | null {
-    return run.kind === 'sender' && hasRoutingKey(run.routing_key) ? run.routing_key : null;
-  }
-
-  #fixedOffer(run: Run): readonly string[] {
+  #fixedOffer(run: Run): ReadonlySet<string> {
     switch (run.kind) {
       case 'scheduled':
         return this.#scheduled;
@@ -176,15 +234,13 @@ class PolicyIndex implements CompiledPolicy {
   }
 }
 
-function unionOf(admitted: readonly AttachmentIndex[]): readonly string[] {
-  return Object.freeze([...new Set(admitted.flatMap((a) => a.tools))].sort());
+/** The routing key when the run's offer depends on it; null when it was settled at compile time. */
+function keyOf(run: Run): string | null {
+  return run.kind === 'sender' && hasRoutingKey(run.routing_key) ? run.routing_key : null;
 }
 
-function anyMatch(matchers: readonly IndexedMatcher[], key: string): boolean {
-  for (const m of matchers) {
-    if (m.matches(key)) return true;
-  }
-  return false;
+function unionOf(admitted: readonly AttachmentIndex[]): ReadonlySet<string> {
+  return new Set(admitted.flatMap((a) => a.tools));
 }
 
 /** The index of the first rule, in rule order, that matches the key; -1 when none does. */

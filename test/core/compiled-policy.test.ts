@@ -148,6 +148,25 @@ describe('compilePolicy', () => {
     expect([...policy.toolsFor({ kind: 'scheduled' })]).toEqual(['a_tool']);
   });
 
+  test('when an agent has more attachments than a bitmask holds, then toolsFor still equals the resolution', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: Array.from({ length: 40 }, (_, i) => ({
+        attachment_id: i,
+        toolkit_id: i,
+        toolkit_name: `Kit ${i}`,
+        allow_proactive: false,
+        member_tool_ids: [TOOL_IDS[i % TOOL_IDS.length] ?? 'a_tool'],
+        rules: i === 35 ? [{ id: i, kind: 'allow' as const, pattern: '*@thescoop.com' }] : [{ id: i, kind: 'deny' as const, pattern: '*' }],
+      })),
+    };
+    const policy = compilePolicy(data, LIVE);
+    const run: Run = { kind: 'sender', routing_key: 'mara@thescoop.com' };
+    expect([...policy.toolsFor(run)]).toEqual(['a_tool']);
+    expect(policy.offers(run, 'a_tool')).toBe(true);
+    expect(policy.offers(run, 'b_tool')).toBe(false);
+  });
+
   test('when several rules match, then the first in rule order is reported by both resolutions', () => {
     const data: AgentPolicyData = {
       agent_id: 1,

@@ -16,7 +16,11 @@ import { createSequelize } from '../../src/db/connect';
 import { ensureDatabase, withDatabase } from '../../src/db/database-url';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { migrateUp } from '../../src/db/migrate';
-import { dropRunDatabases, type TestRun, setTestRun } from './run-state';
+import { dropRunDatabases, type TestRun } from './database';
+
+/** What globalTeardown needs; it runs in this same process. */
+export const TEST_RUN = Symbol.for('toolgate.testRun');
+type WithRun = typeof globalThis & { [TEST_RUN]?: TestRun };
 
 export default async function globalSetup(): Promise<void> {
   const runId = `${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -25,7 +29,7 @@ export default async function globalSetup(): Promise<void> {
     templateDb: `toolgate_tpl_${runId}`,
     dbPrefix: `toolgate_t_${runId}_`,
   };
-  setTestRun(run);
+  (globalThis as WithRun)[TEST_RUN] = run;
   try {
     if (!run.adminUrl) {
       const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-pg-'));

@@ -1,0 +1,87 @@
+// requireTool() and toolRun() on a host's own routes: a gate tool refuses with the legacy sentence
+// and a denied record; an enhancement tool never refuses and the route reads whether it is
+// offered; misconfiguration fails at construction, not on the first request.
+import express from 'express';
+import request from 'supertest';
+import { QueryTypes } from 'sequelize';
+import { errorHandler } from '../../middleware/error-handler';
+import { currentRun } from '../../middleware/tool-run';
+import { createLogger } from '../../src/logger';
+import { ToolgateConfigError } from '../../src/errors';
+import { createTestApp, type TestApp } from '../support/app';
+
+let t: TestApp;
+let host: express.Express;
+let open: number;
+let gated: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const analysis = (await t.admin().post('/api/toolkits').send({ name: 'Analysis', member_tool_ids: ['email_analyzer'] }).expect(201)).body.id;
+  const tasks = (await t.admin().post('/api/toolkits').send({ name: 'Tasks', member_tool_ids: ['task_creator'] }).expect(201)).body.id;
+  open = (await t.admin().post('/api/agents').send({ name: 'Open', toolkit_ids: [analysis, tasks] }).expect(201)).body.id;
+  gated = (await t.admin().post('/api/agents').send({ name: 'Gated', toolkit_ids: [] }).expect(201)).body.id;
+  await t.admin().post(`/api/agents/${gated}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+
+  host = express();
+  host.use(express.json());
+  host.post('/triage/:id', t.tg.toolRun(), t.tg.requireTool('email_analyzer'), t.tg.requireTool('task_creator'), (req, res) => {
+    const run = currentRun(req);
+    res.json({ analyzed: true, tasks: run.offers('task_creator') ? 'created' : 'skipped', tools: run.tools, routing_key: run.routingKey });
+  });
+  host.use(errorHandler(createLogger(false)));
+});
+
+afterAll(() => t.close());
+
+describe('when the gate tool is offered to the run', () => {
+  test('then the route runs, and an offered enhancement is reported as used', async () => {
+    const res = await request(host).post(`/triage/${open}`).send({ from: 'jane@acme.com' }).expect(200);
+    expect(res.body).toEqual({ analyzed: true, tasks: 'created', tools: ['email_analyzer', 'task_creator'], routing_key: 'jane@acme.com' });
+  });
+});
+
+describe('when the gate tool is not offered to the run', () => {
+  test('then the request is refused 403 tool_forbidden with the legacy sentence', async () => {
+    const res = await request(host).post(`/triage/${gated}`).send({ from: 'jane@acme.com' }).expect(403);
+    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'email_analyzer', detail: 'This agent does not have email_analyzer tool enabled' });
+  });
+
+  test('then the refusal is recorded as denied, with the routing key', async () => {
+    const rows = await t.sequelize.query<{ tool_id: string; status: string; routing_key: string }>(
+      'SELECT tool_id, status, routing_key FROM tool_calls WHERE agent_id = :gated ORDER BY id DESC LIMIT 1',
+      { replacements: { gated }, type: QueryTypes.SELECT },
+    );
+    expect(rows).toEqual([{ tool_id: 'email_analyzer', status: 'denied', routing_key: 'jane@acme.com' }]);
+  });
+
+  test('then a message with no parseable sender is refused by a gated attachment', async () => {
+    await request(host).post(`/triage/${gated}`).send({ from: 'not an address' }).expect(403);
+    await request(host).post(`/triage/${gated}`).send({}).expect(403);
+  });
+});
+
+describe('when an enhancement tool is not offered', () => {
+  test('then requireTool never refuses and the route degrades', async () => {
+    const res = await request(host).post(`/triage/${gated}`).send({ from: 'mara@thescoop.com' }).expect(200);
+    expect(res.body).toMatchObject({ analyzed: true, tasks: 'skipped', tools: ['email_analyzer'] });
+  });
+});
+
+describe('when the agent in the path does not exist', () => {
+  test('then the answer is 404 not_found, never a grant', async () => {
+    const res = await request(host).post('/triage/999999').send({ from: 'mara@thescoop.com' }).expect(404);
+    expect(res.body.code).toBe('not_found');
+  });
+});
+
+describe('when requireTool is misconfigured', () => {
+  test('then an unknown tool id throws at construction, with a suggestion', () => {
+    expect(() => t.tg.requireTool('email_analyser')).toThrow(ToolgateConfigError);
+    expect(() => t.tg.requireTool('email_analyser')).toThrow(/did you mean "email_analyzer"/);
+  });
+
+  test('then a bad agent parameter name throws at construction', () => {
+    expect(() => t.tg.toolRun({ agentParam: 'not a name' })).toThrow(ToolgateConfigError);
+  });
+});

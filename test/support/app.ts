@@ -1,0 +1,69 @@
+// A toolgate app over a fresh, migrated test database, with The Scoop's host tools, tokens for
+// every role, and small request helpers. Each test file builds one in beforeAll.
+import type { Express } from 'express';
+import request from 'supertest';
+import type { Sequelize } from 'sequelize';
+import { createApp } from '../../src/app';
+import { ensureScoopData } from '../../src/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
+import { createLogger } from '../../src/logger';
+import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
+import { createTestDatabase } from './database';
+
+export const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
+export const SCHEDULER_TOKEN = 'scheduler-token-0123456789abcdef';
+export const CLIENT_TOKEN = 'client-token-0123456789abcdef';
+
+export interface TestApp {
+  app: Express;
+  tg: Toolgate;
+  sequelize: Sequelize;
+  /** Admin-authenticated request builder. */
+  admin: () => AuthedAgent;
+  /** Client-authenticated (or anonymous when the app has no client tokens). */
+  client: () => AuthedAgent;
+  scheduler: () => AuthedAgent;
+  close(): Promise<void>;
+}
+
+type AuthedAgent = {
+  get(url: string): request.Test;
+  post(url: string): request.Test;
+  patch(url: string): request.Test;
+  delete(url: string): request.Test;
+};
+
+function as(app: Express, token: string | null): AuthedAgent {
+  const wrap = (t: request.Test) => (token ? t.set('Authorization', `Bearer ${token}`) : t);
+  return {
+    get: (url) => wrap(request(app).get(url)),
+    post: (url) => wrap(request(app).post(url)),
+    patch: (url) => wrap(request(app).patch(url)),
+    delete: (url) => wrap(request(app).delete(url)),
+  };
+}
+
+export async function createTestApp(options: Partial<ToolgateOptions> & { sync?: boolean } = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const { sync = true, ...overrides } = options;
+  const tg = createToolgate({
+    sequelize: db.sequelize,
+    tools: SCOOP_TOOLS,
+    adminToken: ADMIN_TOKEN,
+    schedulerToken: SCHEDULER_TOKEN,
+    clientTokens: [CLIENT_TOKEN],
+    ...overrides,
+  });
+  await ensureScoopData(db.sequelize);
+  if (sync) await tg.syncSystemToolkits();
+  const app = createApp(tg, { logger: createLogger(false) });
+  return {
+    app,
+    tg,
+    sequelize: db.sequelize,
+    admin: () => as(app, ADMIN_TOKEN),
+    client: () => as(app, (overrides.clientTokens ?? [CLIENT_TOKEN])[0] ?? null),
+    scheduler: () => as(app, SCHEDULER_TOKEN),
+    close: () => db.drop(),
+  };
+}
