@@ -80,9 +80,17 @@ export class ToolManifest {
 
 /** The manifest a service runs with: the builtins, then the host application's own tools. */
 export function createManifest(hostTools: readonly ToolDefinition[] = []): ToolManifest {
+  const builtinIds = new Set(BUILTIN_TOOLS.map((t) => t.id));
   hostTools.forEach((tool, index) => {
+    if (typeof tool !== 'object' || tool === null) return;
+    if (builtinIds.has(tool.id)) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_DUPLICATE_TOOL',
+        `The host tool "${tool.id}" (entry #${index}) reuses the id of a builtin tool: toolkits would not tell them apart. Give the host tool another id.`,
+      );
+    }
     // A host tool flagged builtin would be seeded into every new agent's Default Tools.
-    if (typeof tool === 'object' && tool !== null && tool.builtin === true) {
+    if (tool.builtin === true) {
       throw new ToolgateConfigError(
         'ERR_TOOLGATE_HOST_TOOL_BUILTIN',
         `The host tool "${String(tool.id)}" (entry #${index}) says builtin: true: only the project's own tools are builtin. Set builtin: false.`,
