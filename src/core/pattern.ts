@@ -25,6 +25,10 @@ const compiledPatterns = new Map<string, KeyMatcher | null>();
 const EXAMPLES = 'e.g. mara@thescoop.com, *@thescoop.com, or * alone for every sender';
 const CONTROL = /\p{Cc}/u;
 const WHITESPACE = /\s/u;
+// RFC 5322 specials other than "@" and ".": they only appear in a quoted local part or around an
+// address, so in a pattern they are almost always a pasted `<address>` or display name, which
+// would never match.
+const SPECIALS = /["<>(),;:\\[\]]/;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 export function parsePattern(input: unknown): PatternResult {
@@ -35,6 +39,10 @@ export function parsePattern(input: unknown): PatternResult {
   }
   if (CONTROL.test(input)) return refuse('the pattern contains a control character (such as a line break or NUL); retype it without one');
   if (WHITESPACE.test(input)) return refuse(`the pattern "${input}" contains whitespace; addresses have none, so remove the spaces`);
+  const special = SPECIALS.exec(input);
+  if (special !== null) {
+    return refuse(`the pattern "${input}" contains ${special[0]}, which a pattern cannot hold; write the bare address, without quotes, brackets or a display name (IP address literals are not supported), ${EXAMPLES}`);
+  }
   const stars = count(input, '*');
   if (stars > 1) {
     return refuse(`the pattern "${input}" has more than one *; a pattern holds at most one wildcard, e.g. *@thescoop.com or mara@*.thescoop.com, so add one rule per pattern instead`);

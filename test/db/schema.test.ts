@@ -74,9 +74,10 @@ describe('when the policy loader reads an agent', () => {
     await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive) VALUES (:a, :k, true)', { replacements: { a: agent.id, k: k2.id } });
     await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'deny', 'x@y.com'), (:id, 'allow', '*@y.com')", { replacements: { id: a1.id } });
 
-    const statements: string[] = [];
-    const original = sql.options.logging;
-    sql.options.logging = (s: string) => statements.push(s);
+    const statements: unknown[] = [];
+    sql.addHook('beforeQuery', 'count', (_options, query) => {
+      statements.push(query);
+    });
     try {
       const policy = await loadAgentPolicy(sql, agent.id);
       expect(statements).toHaveLength(1);
@@ -91,7 +92,7 @@ describe('when the policy loader reads an agent', () => {
         ],
       });
     } finally {
-      sql.options.logging = original;
+      sql.removeHook('beforeQuery', 'count');
     }
   });
 

@@ -1,0 +1,137 @@
+// What toolRun() + requireTool() add to a request: the same app answers a bare route and a gated
+// one (policy load in one query, compile, resolve, check) over real HTTP against real PostgreSQL;
+// the difference of the medians is the gate's cost. Also the in-process cost of starting a run.
+// Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL.
+import { promises as fs } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { createSequelize } from '../src/db/connect';
+import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
+import { createToolgate } from '../src/toolgate';
+import { errorHandler } from '../middleware/error-handler';
+import { createLogger } from '../src/logger';
+
+const WARMUP = 300;
+const REQUESTS = 3000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(samples: number[]): { median: number; p95: number; p99: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+}
+
+const us = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+
+export async function benchRequireTool(): Promise<void> {
+  let stopServer: () => Promise<void> = async () => undefined;
+  let adminUrl = process.env.DATABASE_URL?.trim() ?? '';
+  let tmp: string | undefined;
+  if (!adminUrl) {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
+    await fs.chmod(tmp, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
+    adminUrl = server.url;
+    stopServer = server.stop;
+  }
+  const dbName = `toolgate_bench_${process.pid}`;
+  await ensureDatabase(adminUrl, dbName);
+  const sequelize = createSequelize(withDatabase(adminUrl, dbName));
+  try {
+    const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: 'bench-admin-token-0123456789' });
+    await tg.migrate();
+    await tg.syncSystemToolkits();
+
+    // An agent with 10 attachments and 50 rules, as in the policy benchmark.
+    const agent = await tg.agents.create({ name: 'Bench', toolkit_ids: [] });
+    const ids = tg.registry.manifest.list().map((t) => t.id);
+    for (let a = 0; a < 10; a++) {
+      const kit = await tg.toolkits.create({ name: `Bench kit ${a}`, member_tool_ids: [ids[a % ids.length], ids[(a + 3) % ids.length]] });
+      await tg.attachments.attach(agent.id, {
+        toolkit_id: kit.id,
+        rules: [
+          { kind: a % 2 ? 'deny' : 'allow', pattern: `user${a}@acme.com` },
+          { kind: 'allow', pattern: `*@partner${a}.com` },
+          { kind: 'allow', pattern: `ops@*.dept${a}.thescoop.com` },
+          { kind: 'deny', pattern: `blocked${a}@thescoop.com` },
+          { kind: 'deny', pattern: `*@spam${a}.example` },
+        ],
+      });
+    }
+    const first = (await tg.attachments.list(agent.id))[0];
+    await tg.toolkits.update(first.toolkit.id, { member_tool_ids: ['email_analyzer'] });
+
+    const app = express();
+    app.use(express.json());
+    app.post('/bare/:id', (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.post('/gated/:id', tg.toolRun(), tg.requireTool('email_analyzer'), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use(errorHandler(createLogger(false)));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const senders = ['user0@acme.com', 'x@partner2.com', 'ops@eu.dept4.thescoop.com', 'someone@else.org', 'blocked0@thescoop.com'];
+    const call = async (route: string, i: number) => {
+      const started = performance.now();
+      const res = await fetch(`${base}/${route}/${agent.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: senders[i % senders.length] }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200 && res.status !== 403) throw new Error(`unexpected ${res.status}`);
+      return performance.now() - started;
+    };
+
+    for (let i = 0; i < WARMUP; i++) {
+      await call('bare', i);
+      await call('gated', i);
+    }
+    const bare: number[] = [];
+    const gated: number[] = [];
+    // Interleaved, so both routes see the same machine conditions.
+    for (let i = 0; i < REQUESTS; i++) {
+      bare.push(await call('bare', i));
+      gated.push(await call('gated', i));
+    }
+    server.close();
+
+    const start: number[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const t0 = performance.now();
+      await tg.runs.start(agent.id, { kind: 'sender', routing_key: senders[i % senders.length] });
+      start.push(performance.now() - t0);
+    }
+
+    const b = summary(bare);
+    const g = summary(gated);
+    const s = summary(start);
+    console.log(`requireTool latency over HTTP (${REQUESTS} sequential requests each, keep-alive, agent with 10 attachments / 50 rules, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}):`);
+    console.log(`  bare route            median ${us(b.median)}  p95 ${us(b.p95)}  p99 ${us(b.p99)}`);
+    console.log(`  toolRun+requireTool   median ${us(g.median)}  p95 ${us(g.p95)}  p99 ${us(g.p99)}`);
+    console.log(`  added by the gate     median ${us(g.median - b.median)}  p95 ${us(g.p95 - b.p95)}`);
+    console.log(`  runs.start() in-process (load in one query + compile + resolve): median ${us(s.median)}  p95 ${us(s.p95)}`);
+  } finally {
+    await sequelize.close();
+    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
+    await stopServer();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+if (require.main === module) {
+  benchRequireTool().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
