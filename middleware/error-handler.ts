@@ -7,7 +7,7 @@ import type { Logger } from '../src/logger';
 
 export function notFoundHandler(): RequestHandler {
   return function routeNotFound(req, _res, next) {
-    next(new HttpError(404, 'not_found', `No route ${req.method} ${req.path}: see docs/HTTP.md for the routes.`));
+    next(new HttpError(404, 'not_found', `No route ${req.method} ${req.path}: the README lists the routes.`));
   };
 }
 
