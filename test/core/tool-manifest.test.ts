@@ -2,7 +2,7 @@
 // construction with a code and a sentence that names the fix.
 import { BUILTIN_TOOLS, createManifest } from '../../src/core/tool-manifest';
 import { ToolgateConfigError } from '../../src/errors';
-import { ToolRegistry } from '../../src/tools/tool-registry';
+import { ToolRegistry, type HostTool } from '../../src/tools/tool-registry';
 import { z } from 'zod';
 
 const host = { id: 'lookup_order', display_name: 'Look up order', summary: 'Finds an order.', kind: 'gate' as const, builtin: false };
@@ -51,7 +51,7 @@ describe('when the manifest is built', () => {
 
 describe('when a host registers tools with the registry', () => {
   test('then a tool without an execute function is refused at construction', () => {
-    const broken = { id: 'x_tool', display_name: 'X', summary: 'x', input: z.object({}) } as unknown as ConstructorParameters<typeof ToolRegistry>[0][number];
+    const broken = { id: 'x_tool', display_name: 'X', summary: 'x', input: z.object({}) } as unknown as HostTool;
     expect(codeOf(() => new ToolRegistry([broken]))).toBe('ERR_TOOLGATE_TOOL_EXECUTE');
   });
 
