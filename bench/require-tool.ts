@@ -80,8 +80,10 @@ export async function benchRequireTool(): Promise<void> {
     await new Promise((resolve) => server.once('listening', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const senders = ['user0@acme.com', 'x@partner2.com', 'ops@eu.dept4.thescoop.com', 'someone@else.org', 'blocked0@thescoop.com'];
-    const call = async (route: string, i: number) => {
+    // Admitted runs pass the gate; refused ones also write their `denied` tool-call record.
+    const admitted = ['user0@acme.com', 'x@partner0.com', 'ops@eu.dept0.thescoop.com'];
+    const refused = ['x@partner2.com', 'someone@else.org', 'blocked0@thescoop.com'];
+    const call = async (route: string, senders: string[], i: number) => {
       const started = performance.now();
       const res = await fetch(`${base}/${route}/${agent.id}`, {
         method: 'POST',
@@ -89,37 +91,43 @@ export async function benchRequireTool(): Promise<void> {
         body: JSON.stringify({ from: senders[i % senders.length] }),
       });
       await res.arrayBuffer();
-      if (res.status !== 200 && res.status !== 403) throw new Error(`unexpected ${res.status}`);
+      const expected = route === 'bare' || senders === admitted ? 200 : 403;
+      if (res.status !== expected) throw new Error(`${route} answered ${res.status}, expected ${expected}`);
       return performance.now() - started;
     };
 
     for (let i = 0; i < WARMUP; i++) {
-      await call('bare', i);
-      await call('gated', i);
+      await call('bare', admitted, i);
+      await call('gated', admitted, i);
+      await call('gated', refused, i);
     }
     const bare: number[] = [];
-    const gated: number[] = [];
-    // Interleaved, so both routes see the same machine conditions.
+    const gatedAdmitted: number[] = [];
+    const gatedRefused: number[] = [];
+    // Interleaved, so every route sees the same machine conditions.
     for (let i = 0; i < REQUESTS; i++) {
-      bare.push(await call('bare', i));
-      gated.push(await call('gated', i));
+      bare.push(await call('bare', admitted, i));
+      gatedAdmitted.push(await call('gated', admitted, i));
+      gatedRefused.push(await call('gated', refused, i));
     }
     server.close();
 
     const start: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const t0 = performance.now();
-      await tg.runs.start(agent.id, { kind: 'sender', routing_key: senders[i % senders.length] });
+      await tg.runs.start(agent.id, { kind: 'sender', routing_key: admitted[i % admitted.length] });
       start.push(performance.now() - t0);
     }
 
     const b = summary(bare);
-    const g = summary(gated);
+    const g = summary(gatedAdmitted);
+    const r = summary(gatedRefused);
     const s = summary(start);
-    console.log(`requireTool latency over HTTP (${REQUESTS} sequential requests each, keep-alive, agent with 10 attachments / 50 rules, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}):`);
-    console.log(`  bare route            median ${us(b.median)}  p95 ${us(b.p95)}  p99 ${us(b.p99)}`);
-    console.log(`  toolRun+requireTool   median ${us(g.median)}  p95 ${us(g.p95)}  p99 ${us(g.p99)}`);
-    console.log(`  added by the gate     median ${us(g.median - b.median)}  p95 ${us(g.p95 - b.p95)}`);
+    console.log(`requireTool latency over HTTP (${REQUESTS} sequential requests per route, keep-alive, agent with 10 attachments / 50 rules, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}):`);
+    console.log(`  bare route                        median ${us(b.median)}  p95 ${us(b.p95)}  p99 ${us(b.p99)}`);
+    console.log(`  toolRun+requireTool, admitted     median ${us(g.median)}  p95 ${us(g.p95)}  p99 ${us(g.p99)}`);
+    console.log(`  toolRun+requireTool, refused 403  median ${us(r.median)}  p95 ${us(r.p95)}  p99 ${us(r.p99)}`);
+    console.log(`  added by the gate: admitted median ${us(g.median - b.median)} (p95 ${us(g.p95 - b.p95)}); refused, with its denied record, median ${us(r.median - b.median)}`);
     console.log(`  runs.start() in-process (load in one query + compile + resolve): median ${us(s.median)}  p95 ${us(s.p95)}`);
   } finally {
     await sequelize.close();
