@@ -7,7 +7,7 @@
 // of the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
 import { checkRule, hasRoutingKey, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
-import { splitMembers } from './resolution';
+import { resolutionOf, splitMembers } from './resolution';
 import type { AgentPolicyData, AttachmentExplanation, GateDecision, GateRule, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
@@ -189,13 +189,7 @@ class PolicyIndex implements CompiledPolicy {
       tools: [...a.tools],
       stale_tool_ids: [...a.stale_tool_ids],
     }));
-    const offered = new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools));
-    return {
-      run: run.kind,
-      routing_key: run.kind === 'sender' ? run.routing_key : null,
-      tools: [...offered].sort(),
-      attachments,
-    };
+    return resolutionOf(run, attachments);
   }
 
   /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */

@@ -4,7 +4,11 @@ import { decideAttachment } from './gate';
 import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, Resolution, Run } from './types';
 
 export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: ReadonlySet<string>): Resolution {
-  const attachments = data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds));
+  return resolutionOf(run, data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds)));
+}
+
+/** The run's resolution from its explained attachments: the union of what the admitting ones carry. */
+export function resolutionOf(run: Run, attachments: AttachmentExplanation[]): Resolution {
   // Grants only add: the offer is a union, and nothing an attachment refuses is subtracted from it.
   const offered = new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools));
   return {
