@@ -1,0 +1,209 @@
+// Generated hostile requests against every route: whatever the method, path, token, content type
+// or body, the answer is never a 500, always the HTTP.md error shape, and never a grant to a run
+// that should have none. The counts printed by this file are the ones docs/SECURITY.md quotes.
+import fc from 'fast-check';
+import request from 'supertest';
+import { QueryTypes } from 'sequelize';
+import { ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, createTestApp, type TestApp } from '../support/app';
+
+let t: TestApp;
+let agent: number;
+let attachment: number | undefined;
+let toolkit: number;
+let sent = 0;
+
+/** Requests per property; the total is asserted at the end so the docs' figure stays true. */
+const RUNS = Number(process.env.TOOLGATE_FUZZ_RUNS ?? 150);
+
+/** The agent, toolkit and gated attachment the requests aim at; remade when a request deleted them. */
+async function ensureFixtures(): Promise<void> {
+  const [row] = await t.sequelize.query<{ n: string }>(
+    "SELECT count(*) AS n FROM agent_toolkits at JOIN agent_toolkit_rules r ON r.agent_toolkit_id = at.id WHERE at.id = :attachment AND r.pattern = '*@thescoop.com' AND r.kind = 'allow'",
+    { replacements: { attachment: attachment ?? 0 }, type: QueryTypes.SELECT },
+  );
+  if (row.n === '1') return;
+  const name = `Finance ${sent}`;
+  toolkit = (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: ['process_refund', 'lookup_order'] }).expect(201)).body.id;
+  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: toolkit, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201)).body.id;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ bodyLimit: '64kb' });
+  await ensureFixtures();
+});
+
+afterAll(() => t.close());
+
+// Route templates: :a an agent id, :k a toolkit id, :t an attachment id, :r a rule id, :d a document id.
+const ROUTES: [string, string][] = [
+  ['GET', '/api/tools'],
+  ['GET', '/api/toolkits'],
+  ['POST', '/api/toolkits'],
+  ['POST', '/api/toolkits/sync'],
+  ['GET', '/api/toolkits/:k'],
+  ['PATCH', '/api/toolkits/:k'],
+  ['DELETE', '/api/toolkits/:k'],
+  ['GET', '/api/agents'],
+  ['POST', '/api/agents'],
+  ['GET', '/api/agents/:a'],
+  ['PATCH', '/api/agents/:a'],
+  ['DELETE', '/api/agents/:a'],
+  ['GET', '/api/agents/:a/toolkits'],
+  ['POST', '/api/agents/:a/toolkits'],
+  ['GET', '/api/agents/:a/toolkits/:t'],
+  ['PATCH', '/api/agents/:a/toolkits/:t'],
+  ['DELETE', '/api/agents/:a/toolkits/:t'],
+  ['POST', '/api/agents/:a/toolkits/:t/rules'],
+  ['DELETE', '/api/agents/:a/toolkits/:t/rules/:r'],
+  ['GET', '/api/agents/:a/tools'],
+  ['GET', '/api/agents/:a/tool-calls'],
+  ['POST', '/api/agents/:a/tool-calls'],
+  ['POST', '/api/agents/:a/email/analyze'],
+  ['POST', '/api/agents/:a/workflows/email'],
+  ['POST', '/api/agents/:a/documents'],
+  ['GET', '/api/agents/:a/documents'],
+  ['DELETE', '/api/agents/:a/documents/:d'],
+  ['POST', '/api/agents/:a/documents/search'],
+  ['POST', '/api/agents/:a/documents/ask'],
+  ['GET', '/api/agents/:a/tasks'],
+  ['POST', '/api/agents/:a/chat'],
+  ['GET', '/healthz'],
+  ['GET', '/readyz'],
+];
+
+const hostileString = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('\u0000', 'a\r\nb', '\u202e', '%00', '../../etc/passwd', "'; DROP TABLE agents; --", '__proto__', 'constructor', '*@thescoop.com', 'mara@thescoop.com', 'Mara <mara+x@TheScoop.com>', 'x'.repeat(5000)),
+);
+
+const idSegment = fc.oneof(
+  fc.constantFrom('1', '0', '-1', '2147483648', '99999999999999999999', '1.5', '1e3', 'abc', '%20', '%00', '__proto__', ' 1'),
+  fc.nat({ max: 50 }).map(String),
+);
+
+const jsonValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    hostileString,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(hostileString, fc.constantFrom('from', 'body', 'name', 'member_tool_ids', 'pattern', 'kind', 'tool', 'input', 'sender', 'scheduled', 'toolkit_id', 'rules', '__proto__')), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+/** Bodies shaped like the real ones but with hostile values, so validation is exercised deeply. */
+const shapedBody = fc.record(
+  {
+    from: jsonValue,
+    sender: jsonValue,
+    body: jsonValue,
+    subject: jsonValue,
+    name: jsonValue,
+    member_tool_ids: jsonValue,
+    kind: fc.oneof(fc.constantFrom('allow', 'deny'), jsonValue),
+    pattern: jsonValue,
+    tool: fc.oneof(fc.constantFrom('process_refund', 'lookup_order', 'email_analyzer', 'send_email'), jsonValue),
+    input: jsonValue,
+    scheduled: fc.oneof(fc.constant(true), jsonValue),
+    toolkit_id: jsonValue,
+    rules: jsonValue,
+    query: jsonValue,
+    question: jsonValue,
+    top_k: jsonValue,
+    message: jsonValue,
+    title: jsonValue,
+    content: jsonValue,
+    authentication_results: jsonValue,
+  },
+  { requiredKeys: [] },
+);
+
+const deepNesting = fc.integer({ min: 100, max: 5000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
+
+const rawBody = fc.oneof(
+  jsonValue.map((v) => JSON.stringify(v) ?? 'null'),
+  shapedBody.map((v) => JSON.stringify(v)),
+  deepNesting,
+  fc.constantFrom('{', '{"from": "a@b.com"', 'null', '[]', '"string"', '{"a":1}{"b":2}', '\u0000', '{"__proto__": {"admin": true}}', 'x'.repeat(70_000)),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+);
+
+const token = fc.constantFrom<string | null>(null, ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, 'wrong-token-wrong-token', 'Bearer', '');
+const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', '');
+
+const hostileRequest = fc.record({
+  route: fc.constantFrom(...ROUTES),
+  ids: fc.record({ a: fc.oneof(fc.constant('AGENT'), idSegment), k: fc.oneof(fc.constant('TOOLKIT'), idSegment), t: fc.oneof(fc.constant('ATTACHMENT'), idSegment), r: idSegment, d: idSegment }),
+  token,
+  contentType,
+  body: rawBody,
+  query: fc.dictionary(fc.constantFrom('sender', 'scheduled', 'limit', 'x'), hostileString, { maxKeys: 3 }),
+});
+
+function pathOf(template: string, ids: Record<string, string>): string {
+  return template
+    .replace(':a', ids.a === 'AGENT' ? String(agent) : ids.a)
+    .replace(':k', ids.k === 'TOOLKIT' ? String(toolkit) : ids.k)
+    .replace(':t', ids.t === 'ATTACHMENT' ? String(attachment ?? 0) : ids.t)
+    .replace(':r', ids.r)
+    .replace(':d', ids.d);
+}
+
+describe('when generated hostile requests hit every route', () => {
+  test('then no answer is a 500, and every error has the HTTP.md shape', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileRequest, async (r) => {
+        await ensureFixtures();
+        const [method, template] = r.route;
+        const path = pathOf(template, r.ids);
+        let req = request(t.app)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](path).query(r.query);
+        if (r.token !== null) req = req.set('Authorization', `Bearer ${r.token}`);
+        if (method !== 'GET') {
+          if (r.contentType) req = req.set('Content-Type', r.contentType);
+          req = req.send(r.body);
+        }
+        const res = await req;
+        sent++;
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.body).toEqual(expect.objectContaining({ code: expect.any(String), detail: expect.anything() }));
+          expect(JSON.stringify(res.body)).not.toMatch(/\bat [\w.<>]+ \(.*:\d+:\d+\)/);
+        }
+      }),
+      { numRuns: RUNS * 4 },
+    );
+  });
+
+  test('then a gated tool is never dispatched for a sender outside the gate', async () => {
+    await ensureFixtures();
+    await fc.assert(
+      fc.asyncProperty(hostileString, jsonValue, async (sender, input) => {
+        const res = await request(t.app)
+          .post(`/api/agents/${agent}/tool-calls`)
+          .set('Authorization', `Bearer ${CLIENT_TOKEN}`)
+          .send({ tool: 'process_refund', input, sender });
+        sent++;
+        // Only a sender at thescoop.com may pass the gate; any other is refused (403) or its
+        // request rejected as malformed (422), never served.
+        if (!/@thescoop\.com>?$/i.test(sender)) expect([403, 422]).toContain(res.status);
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: RUNS },
+    );
+    const [granted] = await t.sequelize.query<{ n: string }>(
+      "SELECT count(*) AS n FROM tool_calls WHERE tool_id = 'process_refund' AND status = 'success' AND (routing_key IS NULL OR routing_key NOT LIKE '%@thescoop.com')",
+      { type: QueryTypes.SELECT },
+    );
+    expect(granted.n).toBe('0');
+  });
+
+  afterAll(() => {
+    // The figure docs/SECURITY.md quotes: requests sent per run of this file.
+    expect(sent).toBeGreaterThanOrEqual(RUNS * 5);
+  });
+});
