@@ -1,6 +1,7 @@
 // The one place errors become responses, in the HTTP.md shape {detail, code, ...}. A database that
 // cannot be reached is a 503 (nothing granted); anything unexpected is a 500 with no stack trace.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { BaseError } from 'sequelize';
 import { isDatabaseUnavailable } from '../src/db/unavailable';
 import { HttpError, NotFoundError, UnavailableError } from '../src/errors';
 import type { Logger } from '../src/logger';
@@ -33,7 +34,12 @@ function toHttpError(err: unknown): HttpError {
   return new HttpError(500, 'internal_error', 'Something went wrong on our side; nothing was granted. The request id identifies it in the logs.');
 }
 
+/**
+ * What a failure log line says. A database error's message can quote the input that caused it, so
+ * for those only the name and SQLSTATE are kept.
+ */
 function describe(err: unknown): Record<string, unknown> {
+  if (err instanceof BaseError) return { name: err.name, code: (err as { parent?: { code?: unknown } }).parent?.code };
   if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
-  return { value: String(err) };
+  return { value: typeof err };
 }

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
+import { requestLogger } from '../middleware/request-logger';
 import { healthRouter } from '../routes/health';
 import type { Logger } from './logger';
 import type { Toolgate } from './toolgate';
@@ -20,7 +21,9 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.set('query parser', 'simple');
   app.use(helmet());
   app.use(requestId());
+  // Probes stay out of the logs; every other request gets one line.
   app.use(healthRouter(tg));
+  app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(notFoundHandler());

@@ -44,6 +44,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       schedulerToken: config.schedulerToken,
       clientTokens: config.clientTokens,
       bodyLimit: config.bodyLimit,
+      rateLimit: config.rateLimit,
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

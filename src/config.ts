@@ -1,6 +1,7 @@
 // The service's configuration, read from the environment once at start and checked with zod, so a
 // bad value stops the service with a sentence naming the variable instead of failing later.
 import { z } from 'zod';
+import { parseRateLimitSetting, type ClientRateLimitOptions } from '../middleware/rate-limit';
 import { ToolgateConfigError } from './errors';
 
 const optionalText = z
@@ -21,6 +22,17 @@ const envSchema = z.object({
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
+  TOOLGATE_RATE_LIMIT: z
+    .string()
+    .default('120/60s')
+    .transform((text, ctx) => {
+      try {
+        return parseRateLimitSetting(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export interface ServiceConfig {
@@ -35,6 +47,7 @@ export interface ServiceConfig {
   bodyLimit: string;
   demo: boolean;
   log: boolean;
+  rateLimit: ClientRateLimitOptions | false;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
@@ -56,5 +69,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO === 'on',
     log: e.TOOLGATE_LOG === 'info',
+    rateLimit: e.TOOLGATE_RATE_LIMIT,
   };
 }

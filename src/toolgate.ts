@@ -4,6 +4,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
 import { jsonBody } from '../middleware/json-body';
+import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
 import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
 import { initModels } from '../models';
@@ -31,6 +32,8 @@ export interface ToolgateOptions extends AuthOptions {
   senderCheck?: SenderCheck;
   /** The JSON body cap. Default `1mb`. */
   bodyLimit?: string;
+  /** A per-caller budget on the client routes (admin and scheduler are not limited). Default off. */
+  rateLimit?: ClientRateLimitOptions | false;
 }
 
 export interface Toolgate {
@@ -90,8 +93,15 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   };
 
   const router = Router();
-  router.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
+  const limitCallers = clientRateLimit(options.rateLimit ?? false);
+  // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
+  // flood is refused before its bodies are parsed.
   router.use(authenticate(options));
+  router.use(function limitClientRoutes(req, res, next) {
+    if (req.auth?.role === 'admin' || req.auth?.role === 'scheduler') return next();
+    return limitCallers(req, res, next);
+  });
+  router.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
   const toolgate: Toolgate = { ...base, router };
   router.use(toolsRouter(toolgate));
   router.use(toolkitsRouter(toolgate));
