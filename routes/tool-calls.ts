@@ -11,7 +11,13 @@ import type { Toolgate } from '../src/toolgate';
 import { currentRun } from '../middleware/tool-run';
 
 const dispatchBody = z.union([
-  z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), sender: text(1000).optional(), from: text(1000).optional() }),
+  z.strictObject({
+    tool: toolIdSchema,
+    input: z.unknown().optional(),
+    sender: text(1000).optional(),
+    from: text(1000).optional(),
+    authentication_results: z.array(text(16384)).max(64).optional(),
+  }),
   z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), scheduled: z.literal(true) }),
 ]);
 

@@ -8,6 +8,7 @@ import { createSequelize } from './db/connect';
 import { resolveDatabase } from './db/database-url';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
 import type { Logger } from './logger';
+import { authenticatedSender } from '../middleware/sender-check';
 import { createToolgate, type Toolgate } from './toolgate';
 
 export interface Opened {
@@ -45,6 +46,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       clientTokens: config.clientTokens,
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
+      senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

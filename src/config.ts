@@ -2,6 +2,7 @@
 // bad value stops the service with a sentence naming the variable instead of failing later.
 import { z } from 'zod';
 import { parseRateLimitSetting, type ClientRateLimitOptions } from '../middleware/rate-limit';
+import { isValidAuthservId } from './core/sender-authentication';
 import { ToolgateConfigError } from './errors';
 
 const optionalText = z
@@ -18,7 +19,7 @@ const envSchema = z.object({
   TOOLGATE_ADMIN_TOKEN: optionalText,
   TOOLGATE_SCHEDULER_TOKEN: optionalText,
   TOOLGATE_CLIENT_TOKENS: optionalText,
-  TOOLGATE_AUTHSERV_ID: optionalText,
+  TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),

@@ -16,6 +16,8 @@ export { toolRun, currentRun, defaultRunOf, senderAsGiven, type RunRequest, type
 export { requireTool } from '../middleware/require-tool';
 export { authenticate, requireRole, type AuthOptions, type AuthState, type Role } from '../middleware/auth';
 export { errorHandler, notFoundHandler } from '../middleware/error-handler';
+export { authenticatedSender } from '../middleware/sender-check';
+export { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
 export { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 export { loadAgentPolicy } from './services/policy-loader';
 export { createSequelize } from './db/connect';

@@ -1,0 +1,43 @@
+// authenticatedSender(authservId): the SenderCheck for a deployment that names its receiving mail
+// server (TOOLGATE_AUTHSERV_ID); the message's `authentication_results` must vouch for its From.
+import type { Request } from 'express';
+import { authenticatedRoutingKey, isValidAuthservId, type SenderAuthentication } from '../src/core/sender-authentication';
+import { ToolgateConfigError } from '../src/errors';
+import type { SenderCheck } from './tool-run';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Why the sender did or did not count, set by authenticatedSender(). */
+      senderAuthentication?: SenderAuthentication;
+    }
+  }
+}
+
+/**
+ * @example
+ * const tg = createToolgate({ sequelize, adminToken, senderCheck: authenticatedSender('mx.thescoop.com') });
+ */
+export function authenticatedSender(authservId: string): SenderCheck {
+  if (!isValidAuthservId(authservId)) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_AUTHSERV_ID',
+      `authenticatedSender(${JSON.stringify(authservId)}) needs the authserv-id your receiving mail server stamps on Authentication-Results, such as "mx.example.com": one token, no spaces or ";".`,
+    );
+  }
+  return function authenticatedSenderCheck(req: Request, sender: unknown): string | null {
+    const decided = decide(req, sender, authservId);
+    req.senderAuthentication = decided;
+    return decided.routing_key;
+  };
+}
+
+function decide(req: Request, sender: unknown, authservId: string): SenderAuthentication {
+  const body: unknown = req.body;
+  const values = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).authentication_results : undefined;
+  if (values !== undefined && !(Array.isArray(values) && values.every((v) => typeof v === 'string'))) {
+    return { routing_key: null, verdict: 'ambiguous', reason: 'authentication_results is not a list of header values' };
+  }
+  if (typeof sender !== 'string') return { routing_key: null, verdict: 'no_sender', reason: 'the message has no From' };
+  return authenticatedRoutingKey({ from: sender, authenticationResults: (values ?? []) as string[], authservId });
+}

@@ -1,0 +1,55 @@
+// With an authserv-id configured (SEMANTICS §7), a From address counts only when our own mail
+// server stamped a pass for it: a forged header, a pass for another domain or no header at all
+// leaves the run with no routing key, so only open gates admit it.
+import { authenticatedSender } from '../../middleware/sender-check';
+import { createTestApp, type TestApp } from '../support/app';
+
+let t: TestApp;
+let sundae: number;
+
+beforeAll(async () => {
+  t = await createTestApp({ senderCheck: authenticatedSender('mx.thescoop.com') });
+  const support = (await t.admin().post('/api/toolkits').send({ name: 'Support', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+  const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
+  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+});
+
+afterAll(() => t.close());
+
+const refund = (sender: string, authentication_results?: string[]) =>
+  t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender, authentication_results });
+
+describe('when a message claims to be from the shop', () => {
+  test('then a dmarc=pass stamped by another server is ignored and the refund refused', async () => {
+    const res = await refund('mara@thescoop.com', ['mx.evil.com; dmarc=pass header.from=thescoop.com']).expect(403);
+    expect(res.body.code).toBe('tool_forbidden');
+  });
+
+  test('then no Authentication-Results at all gives no routing key: refused', async () => {
+    await refund('mara@thescoop.com').expect(403);
+  });
+
+  test('then our own server failing DMARC is refused even with a pass elsewhere in the header', async () => {
+    await refund('mara@thescoop.com', ['mx.thescoop.com; dmarc=fail header.from=thescoop.com; dmarc=pass header.from=thescoop.com']).expect(403);
+  });
+
+  test('then a pass our server stamped for another domain does not count', async () => {
+    await refund('mara@thescoop.com', ['mx.thescoop.com; spf=pass smtp.mailfrom=evil.com; dkim=pass header.d=evil.com']).expect(403);
+  });
+
+  test('then our own dmarc=pass for the From domain admits it', async () => {
+    const res = await refund('Mara <mara+billing@thescoop.com>', ['mx.thescoop.com (our MX); dmarc=pass (p=reject) header.from=thescoop.com']).expect(200);
+    expect(res.body.status).toBe('success');
+    const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls?limit=1`).expect(200);
+    expect(calls.body[0]).toMatchObject({ status: 'success', routing_key: 'mara@thescoop.com' });
+  });
+});
+
+describe('when the sender is not authenticated', () => {
+  test('then open gates still admit the run, with no routing key recorded', async () => {
+    await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(200);
+    const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls?limit=1`).expect(200);
+    expect(calls.body[0]).toMatchObject({ tool_id: 'lookup_order', status: 'success', routing_key: null });
+  });
+});
