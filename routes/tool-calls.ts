@@ -9,6 +9,7 @@ import { idParam, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import type { Toolgate } from '../src/toolgate';
 import { currentRun } from '../middleware/tool-run';
+import { bodyOf, validateBody } from '../middleware/validate-body';
 
 const dispatchBody = z.union([
   z.strictObject({
@@ -36,14 +37,11 @@ export function toolCallsRouter(tg: Toolgate): Router {
   router.post(
     '/agents/:id/tool-calls',
     tg.requireRole('client', 'scheduler'),
-    (req, _res, next) => {
-      req.body = parse(dispatchBody, req.body, 'body');
-      next();
-    },
+    validateBody(dispatchBody),
     tg.toolRun(),
     async (req, res) => {
       const run = currentRun(req);
-      const body = req.body as z.infer<typeof dispatchBody>;
+      const body = bodyOf(req, dispatchBody);
       const tool = tg.registry.hostTool(body.tool);
       // Refused first when not offered, whatever the tool is: the check never depends on it.
       if (!run.offers(body.tool)) throw await run.refuse(body.tool);

@@ -14,6 +14,16 @@ import { resolutionRouter } from '../routes/resolution';
 import { toolCallsRouter } from '../routes/tool-calls';
 import { toolkitsRouter } from '../routes/toolkits';
 import { toolsRouter } from '../routes/tools';
+import { chatRouter } from '../routes/chat';
+import { documentsRouter } from '../routes/documents';
+import { emailRouter } from '../routes/email';
+import { migrationsRouter } from '../routes/migrations';
+import { tasksRouter } from '../routes/tasks';
+import { DocumentStore } from './documents/document-store';
+import type { EmailDeps } from './email/email-deps';
+import type { LanguageModel } from './llm/language-model';
+import { createLanguageModel } from './llm/select-model';
+import { TaskStore } from './tasks/task-store';
 import { migrateUp } from './db/migrate';
 import { ToolgateConfigError } from './errors';
 import { RunService } from './run/run-service';
@@ -34,6 +44,8 @@ export interface ToolgateOptions extends AuthOptions {
   bodyLimit?: string;
   /** A per-caller budget on the client routes (admin and scheduler are not limited). Default off. */
   rateLimit?: ClientRateLimitOptions | false;
+  /** The model behind analysis, replies, answers and chat. Default: from the environment (local). */
+  model?: LanguageModel;
 }
 
 export interface Toolgate {
@@ -43,6 +55,11 @@ export interface Toolgate {
   readonly agents: AgentService;
   readonly attachments: AttachmentService;
   readonly runs: RunService;
+  readonly model: LanguageModel;
+  readonly documents: DocumentStore;
+  readonly tasks: TaskStore;
+  /** What the email analysis and workflow use cases run with. */
+  readonly email: EmailDeps;
   /** The /api routes: JSON parsing, tokens and roles included. Mount with `app.use('/api', tg.router)`. */
   readonly router: Router;
   /** Resolves the request's run once and sets `req.toolRun`. */
@@ -77,6 +94,8 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const manifest = registry.manifest;
   const runs = new RunService(sequelize, registry);
   const senderCheck = options.senderCheck ?? senderAsGiven;
+  const model = options.model ?? createLanguageModel(process.env);
+  const tasks = new TaskStore(sequelize);
 
   const base = {
     sequelize,
@@ -85,6 +104,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     agents: new AgentService(sequelize, manifest),
     attachments: new AttachmentService(sequelize, manifest),
     runs,
+    model,
+    documents: new DocumentStore(sequelize),
+    tasks,
+    email: { model, tasks, now: () => new Date() },
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId),
     requireRole,
@@ -109,5 +132,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   router.use(attachmentsRouter(toolgate));
   router.use(resolutionRouter(toolgate));
   router.use(toolCallsRouter(toolgate));
+  router.use(migrationsRouter(toolgate));
+  router.use(emailRouter(toolgate));
+  router.use(documentsRouter(toolgate));
+  router.use(tasksRouter(toolgate));
+  router.use(chatRouter(toolgate));
   return toolgate;
 }

@@ -7,6 +7,6 @@ export { decideGate, decideAttachment } from './gate';
 export { resolveRun } from './resolution';
 export { compilePolicy, type CompiledPolicy } from './compiled-policy';
 export { closestToolId, editDistance, foldToolToken } from './closest-tool';
-export { legacyHasTool, legacyToolkitName, mappedToolIds, readEnabledTools, type LegacyReading, type UnmatchedToken } from './legacy-enabled-tools';
+export { legacyHasTool, legacyTokens, legacyToolSetKey, legacyToolkitName, mappedToolIds, readEnabledTools, TOOLKIT_NAME_MAX, type LegacyReading, type UnmatchedToken } from './legacy-enabled-tools';
 export { parseAuthenticationResults, sameAuthservId, authenticationResultsSchema, authResultSchema, type AuthenticationResults, type AuthResult, type AuthenticationResultsParse } from './authentication-results';
 export { authenticatedRoutingKey, isValidAuthservId, senderAuthenticationSchema, type SenderAuthentication, type SenderVerdict } from './sender-authentication';

@@ -15,8 +15,8 @@ export interface AgentView {
   description: string | null;
   system_prompt: string | null;
   enabled_tools: string | null;
-  created_at: string;
-  updated_at: string;
+  created_at: string | null;
+  updated_at: string | null;
 }
 
 export interface AgentInput {
@@ -36,8 +36,9 @@ export function agentView(agent: Agent): AgentView {
     description: agent.description,
     system_prompt: agent.system_prompt,
     enabled_tools: agent.enabled_tools,
-    created_at: agent.created_at.toISOString(),
-    updated_at: agent.updated_at.toISOString(),
+    // An adopted legacy row may lack timestamps.
+    created_at: agent.created_at ? agent.created_at.toISOString() : null,
+    updated_at: agent.updated_at ? agent.updated_at.toISOString() : null,
   };
 }
 
@@ -107,9 +108,18 @@ export class AgentService {
     });
   }
 
+  /**
+   * Its documents, tasks and tool-call records go with it. Toolgate's own tables cascade, but an
+   * adopted legacy table's foreign key may not, so they are deleted first, in the same transaction.
+   */
   async delete(id: number): Promise<void> {
-    const deleted = await Agent.destroy({ where: { id } });
-    if (deleted === 0) throw new NotFoundError(`Agent ${id}`);
+    await this.sequelize.transaction(async (transaction) => {
+      await this.find(id, transaction);
+      for (const table of ['documents', 'tasks', 'tool_calls']) {
+        await this.sequelize.query(`DELETE FROM ${table} WHERE agent_id = :id`, { replacements: { id }, transaction });
+      }
+      await Agent.destroy({ where: { id }, transaction });
+    });
   }
 
   private async find(id: number, transaction?: import('sequelize').Transaction): Promise<Agent> {

@@ -15,7 +15,7 @@ export interface ToolCallRecord {
 
 export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id'> {
   id: number;
-  created_at: string;
+  created_at: string | null;
 }
 
 /** Errors are stored for operators, bounded so a runaway message cannot bloat the table. */
@@ -39,10 +39,11 @@ export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecor
 }
 
 export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number): Promise<ToolCallView[]> {
-  const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date }>(
+  const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date | null }>(
     `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, created_at
        FROM tool_calls WHERE agent_id = :agentId ORDER BY id DESC LIMIT :limit`,
     { replacements: { agentId, limit }, type: QueryTypes.SELECT },
   );
-  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at.toISOString() }));
+  // Rows the legacy application wrote into an adopted table may lack the newer columns.
+  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at ? r.created_at.toISOString() : null }));
 }

@@ -1,0 +1,177 @@
+// `npm run bench:migration`: the enabled_tools migration over a large legacy table. Fills agents
+// with legacy strings (the spellings real data holds), then times a dry run, the apply (plan and
+// write, then the parity check inside the transaction), a second apply and an undo, sampling
+// process.memoryUsage() throughout. Two table sizes side by side show that memory does not grow
+// with the table. Prints figures; never passes or fails. Uses DATABASE_URL when set, else a
+// throwaway embedded PostgreSQL.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { Sequelize } from 'sequelize';
+import { createManifest } from '../src/core/tool-manifest';
+import { createSequelize } from '../src/db/connect';
+import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { migrateUp } from '../src/db/migrate';
+import { migrateEnabledTools, type MigrationProgress } from '../src/legacy/migrate-enabled-tools';
+import type { MigrationReport } from '../src/legacy/report';
+import { undoEnabledTools } from '../src/legacy/undo-enabled-tools';
+
+const SIZES = [20_000, 100_000];
+const SAMPLE_EVERY_MS = 20;
+
+// What legacy strings look like in bulk: clean, spaced, trailing and doubled commas, duplicates,
+// case and hyphen variants, unknown tools, empty, null, and now and then a very long one.
+const STRINGS: (string | null)[] = [
+  'email_analyzer,task_creator',
+  ' email_analyzer , task_creator ',
+  'email_analyzer,task_creator,',
+  'email_analyzer,,document_search',
+  'email_analyzer,email_analyzer,task_creator',
+  'Email_Analyzer,task_creator',
+  'email-analyzer',
+  'email_analyzer,calendar_sync',
+  'document_serach,reply_generator',
+  '',
+  null,
+  'email_analyzer,task_creator,document_search,reply_generator',
+  'document_search',
+  'email_analyzer',
+  `email_analyzer,${'task_creator,'.repeat(200)}`,
+];
+
+interface Peak {
+  rss: number;
+  heapUsed: number;
+}
+
+/** Samples memory until stopped; `take()` returns the peak since the last take. */
+function memorySampler(): { take(): Peak; stop(): void } {
+  let peak: Peak = { rss: 0, heapUsed: 0 };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak = { rss: Math.max(peak.rss, m.rss), heapUsed: Math.max(peak.heapUsed, m.heapUsed) };
+  };
+  const timer = setInterval(sample, SAMPLE_EVERY_MS);
+  return {
+    take() {
+      sample();
+      const taken = peak;
+      peak = { rss: 0, heapUsed: 0 };
+      return taken;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+// A peak sampled on a timer includes garbage V8 has not collected yet, which grows with the work
+// done, not with what is kept. The live heap is measured apart: a last apply that collects garbage
+// at every batch boundary and records what survives.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function fillLegacyAgents(sequelize: Sequelize, count: number): Promise<void> {
+  // Multi-row INSERTs of 5,000 agents each, as a legacy table would be loaded.
+  for (let first = 0; first < count; first += 5000) {
+    const n = Math.min(5000, count - first);
+    const names = Array.from({ length: n }, (_, i) => `Agent ${first + i + 1}`);
+    const strings = names.map((_, i) => STRINGS[(first + i) % STRINGS.length] ?? null);
+    await sequelize.query('INSERT INTO agents (name, enabled_tools) SELECT * FROM unnest($1::text[], $2::text[])', { bind: [names, strings] });
+  }
+}
+
+interface PhaseResult {
+  phase: string;
+  ms: number;
+  peak: Peak;
+  note: string;
+}
+
+async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResult[]> {
+  const dbName = `toolgate_bench_migration_${process.pid}_${count}`;
+  await ensureDatabase(adminUrl, dbName);
+  const sequelize = createSequelize(withDatabase(adminUrl, dbName));
+  const manifest = createManifest();
+  const results: PhaseResult[] = [];
+  const memory = memorySampler();
+  try {
+    await migrateUp(sequelize);
+    await fillLegacyAgents(sequelize, count);
+    memory.take();
+
+    const timed = async (phase: string, fn: () => Promise<MigrationReport>, note: (r: MigrationReport) => string) => {
+      const started = performance.now();
+      const report = await fn();
+      results.push({ phase, ms: performance.now() - started, peak: memory.take(), note: note(report) });
+      return report;
+    };
+    await timed('dry run', () => migrateEnabledTools(sequelize, manifest, { mode: 'dry_run' }), (r) => `${r.agents.changed} to change, check ${r.verification.status}`);
+
+    // The apply's two halves apart: planning and writing, then the check before commit.
+    let verifyStarted = 0;
+    const onProgress = (p: MigrationProgress) => {
+      if (p.phase === 'verify' && verifyStarted === 0) verifyStarted = performance.now();
+    };
+    const applyStarted = performance.now();
+    const applied = await migrateEnabledTools(sequelize, manifest, { mode: 'apply', onProgress });
+    const applyEnded = performance.now();
+    const applyPeak = memory.take();
+    results.push({ phase: 'apply: plan + write', ms: verifyStarted - applyStarted, peak: applyPeak, note: `${applied.changes.attachments_created} grants, ${applied.changes.toolkits_created} toolkits` });
+    results.push({ phase: 'apply: verify', ms: applyEnded - verifyStarted, peak: applyPeak, note: `${applied.verification.agents_checked} agents × ${applied.verification.tools.length} tools, ${applied.verification.status}` });
+    results.push({ phase: 'apply: total', ms: applyEnded - applyStarted, peak: applyPeak, note: 'one transaction' });
+
+    await timed('second apply', () => migrateEnabledTools(sequelize, manifest, { mode: 'apply' }), (r) => `${r.changes.attachments_created + r.changes.attachments_removed} changes`);
+    await timed('undo', () => undoEnabledTools(sequelize, manifest), (r) => `${r.changes.attachments_removed} grants removed`);
+
+    let live = 0;
+    const probe = () => {
+      collectGarbage();
+      live = Math.max(live, process.memoryUsage().heapUsed);
+    };
+    await timed('apply, live-heap probe', () => migrateEnabledTools(sequelize, manifest, { mode: 'apply', onProgress: probe }), () => `live heap at batch boundaries, after GC: at most ${mb(live)}`);
+    return results;
+  } finally {
+    memory.stop();
+    await sequelize.close();
+    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`));
+  }
+}
+
+export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZES): Promise<void> {
+  let stopServer: () => Promise<void> = async () => undefined;
+  let adminUrl = process.env.DATABASE_URL?.trim() ?? '';
+  let tmp: string | undefined;
+  if (!adminUrl) {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
+    await fs.chmod(tmp, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
+    adminUrl = server.url;
+    stopServer = server.stop;
+  }
+  try {
+    console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, batches of 2000 agents)`);
+    for (const count of sizes) {
+      const results = await benchOneSize(adminUrl, count);
+      console.log(`\n${count.toLocaleString('en-US')} agents`);
+      console.log(`  ${'phase'.padEnd(22)}${'time'.padStart(10)}${'peak RSS'.padStart(11)}${'peak heap'.padStart(11)}  notes`);
+      for (const r of results) {
+        console.log(`  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`);
+      }
+    }
+  } finally {
+    await stopServer();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  benchEnabledToolsMigration().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,29 @@
+// POST /agents/:id/chat (client): talking to the agent needs no tool (the legacy "pure chat
+// assistant" recipe), so no run is resolved and nothing is dispatched.
+import { Router } from 'express';
+import { z } from 'zod';
+import { parse } from '../src/http/parse';
+import { idParam, text } from '../src/http/schemas';
+import { isModelError, toUpstreamError } from '../src/llm/language-model';
+import type { Toolgate } from '../src/toolgate';
+
+const chatBody = z.strictObject({
+  message: text(20_000).refine((s) => s.trim() !== '', 'must not be empty'),
+  sender: text(1000).optional(),
+});
+
+export function chatRouter(tg: Toolgate): Router {
+  const router = Router();
+  router.post('/agents/:id/chat', tg.requireRole('client'), async (req, res) => {
+    const agent = await tg.agents.get(parse(idParam, req.params.id, 'path'));
+    const { message } = parse(chatBody, req.body, 'body');
+    try {
+      const reply = await tg.model.chat(message, { agentName: agent.name, systemPrompt: agent.system_prompt, now: new Date() });
+      res.json({ reply });
+    } catch (err) {
+      if (isModelError(err)) throw toUpstreamError(err);
+      throw err;
+    }
+  });
+  return router;
+}

@@ -1,0 +1,68 @@
+// Documents (client): upload, list and delete freely; search and ask only when the run is offered
+// the gate tool document_search.
+import { Router } from 'express';
+import { z } from 'zod';
+import { bodyOf, validateBody } from '../middleware/validate-body';
+import { currentRun } from '../middleware/tool-run';
+import { askDocuments } from '../src/documents/ask';
+import { searchResult } from '../src/documents/document-search';
+import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/schemas';
+import { parse } from '../src/http/parse';
+import { idParam, text } from '../src/http/schemas';
+import { isModelError, toUpstreamError } from '../src/llm/language-model';
+import type { Toolgate } from '../src/toolgate';
+
+const runFields = {
+  top_k: topKSchema,
+  sender: text(1000).optional(),
+  authentication_results: z.array(text(16384)).max(64).optional(),
+};
+const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
+const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
+
+export function documentsRouter(tg: Toolgate): Router {
+  const router = Router();
+  const client = tg.requireRole('client');
+  const gate = [tg.toolRun(), tg.requireTool('document_search')];
+
+  router.post('/agents/:id/documents', client, async (req, res) => {
+    const agentId = parse(idParam, req.params.id, 'path');
+    const body = parse(documentInputSchema, req.body, 'body');
+    res.status(201).json(await tg.documents.add(agentId, body));
+  });
+
+  router.get('/agents/:id/documents', client, async (req, res) => {
+    const agent = await tg.agents.get(parse(idParam, req.params.id, 'path'));
+    res.json(await tg.documents.list(agent.id));
+  });
+
+  router.delete('/agents/:id/documents/:docId', client, async (req, res) => {
+    const agentId = parse(idParam, req.params.id, 'path');
+    await tg.documents.delete(agentId, parse(idParam, req.params.docId, 'path'));
+    res.status(204).end();
+  });
+
+  router.post('/agents/:id/documents/search', client, validateBody(searchBody), ...gate, async (req, res) => {
+    const run = currentRun(req);
+    const { query, top_k } = bodyOf(req, searchBody);
+    const hits = await run.dispatch('document_search', () => tg.documents.search(run.agentId, query, top_k));
+    res.json({ routing_key: run.routingKey, results: hits.map(searchResult) });
+  });
+
+  router.post('/agents/:id/documents/ask', client, validateBody(askBody), ...gate, async (req, res) => {
+    const run = currentRun(req);
+    const { question, top_k } = bodyOf(req, askBody);
+    const agent = await tg.agents.get(run.agentId);
+    const context = { agentName: agent.name, systemPrompt: agent.system_prompt, now: new Date() };
+    try {
+      const result = await run.dispatch('document_search', () =>
+        askDocuments(tg.documents, (q, sources) => tg.model.answerQuestion(q, sources, context), run.agentId, question, top_k),
+      );
+      res.json({ routing_key: run.routingKey, ...result });
+    } catch (err) {
+      if (isModelError(err)) throw toUpstreamError(err);
+      throw err;
+    }
+  });
+  return router;
+}

@@ -1,0 +1,123 @@
+// An agent's documents: upload (chunked and indexed in one transaction), list, read, delete, and
+// search through a DocumentSearch. Every call is scoped to the agent: another agent's document is a 404.
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { NotFoundError } from '../errors';
+import { chunkText, type ChunkOptions } from './chunker';
+import type { DocumentSearch, SearchHit } from './document-search';
+import { PgFullTextSearch } from './full-text-search';
+import type { DocumentInput } from './schemas';
+
+/** HTTP.md's document: `{id, title, chunk_count, created_at}`. */
+export interface DocumentView {
+  id: number;
+  title: string;
+  chunk_count: number;
+  /** Null only on a legacy row that never had one. */
+  created_at: string | null;
+}
+
+export interface DocumentStoreOptions {
+  /** Default: PostgreSQL full text (PgFullTextSearch). */
+  search?: DocumentSearch;
+  chunks?: ChunkOptions;
+}
+
+interface DocumentRow {
+  id: number | string;
+  title: string | null;
+  chunk_count: number | string;
+  created_at: Date | null;
+}
+
+const VIEW_COLUMNS = `d.id, d.title, d.created_at,
+  (SELECT count(*) FROM document_chunks c WHERE c.document_id = d.id) AS chunk_count`;
+
+export class DocumentStore implements DocumentSearch {
+  private readonly searcher: DocumentSearch;
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly options: DocumentStoreOptions = {},
+  ) {
+    this.searcher = options.search ?? new PgFullTextSearch(sequelize);
+  }
+
+  async add(agentId: number, input: DocumentInput): Promise<DocumentView> {
+    const chunks = chunkText(input.content, this.options.chunks).map((c) => c.content);
+    return this.sequelize.transaction(async (transaction) => {
+      await this.lockAgent(agentId, transaction);
+      const [doc] = await this.sequelize.query<DocumentRow>(
+        `INSERT INTO documents (agent_id, title, content, created_at) VALUES ($1, $2, $3, now())
+         RETURNING id, title, created_at, 0 AS chunk_count`,
+        { bind: [agentId, input.title, input.content], type: QueryTypes.SELECT, transaction },
+      );
+      if (chunks.length > 0) {
+        await this.sequelize.query(
+          `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)
+           SELECT $1, $2, ord - 1, chunk FROM unnest($3::text[]) WITH ORDINALITY AS t(chunk, ord)`,
+          { bind: [doc!.id, agentId, chunks], transaction },
+        );
+      }
+      return view({ ...doc!, chunk_count: chunks.length });
+    });
+  }
+
+  /** Oldest first. */
+  async list(agentId: number): Promise<DocumentView[]> {
+    const rows = await this.sequelize.query<DocumentRow>(
+      `SELECT ${VIEW_COLUMNS} FROM documents d WHERE d.agent_id = :agentId ORDER BY d.id`,
+      { replacements: { agentId }, type: QueryTypes.SELECT },
+    );
+    return rows.map(view);
+  }
+
+  async get(agentId: number, documentId: number): Promise<DocumentView> {
+    const [row] = await this.sequelize.query<DocumentRow>(
+      `SELECT ${VIEW_COLUMNS} FROM documents d WHERE d.id = CAST(:documentId AS bigint) AND d.agent_id = :agentId`,
+      { replacements: { agentId, documentId: idParam(documentId) }, type: QueryTypes.SELECT },
+    );
+    if (!row) throw notFound(agentId, documentId);
+    return view(row);
+  }
+
+  /** Its chunks go with it (ON DELETE CASCADE). */
+  async delete(agentId: number, documentId: number): Promise<void> {
+    const deleted = await this.sequelize.query<{ id: number }>(
+      'DELETE FROM documents WHERE id = CAST(:documentId AS bigint) AND agent_id = :agentId RETURNING id',
+      { replacements: { agentId, documentId: idParam(documentId) }, type: QueryTypes.SELECT },
+    );
+    if (deleted.length === 0) throw notFound(agentId, documentId);
+  }
+
+  search(agentId: number, query: string, topK: number): Promise<SearchHit[]> {
+    return this.searcher.search(agentId, query, topK);
+  }
+
+  /** The agent must exist, and cannot be deleted while its document is being written. */
+  private async lockAgent(agentId: number, transaction: Transaction): Promise<void> {
+    const found = await this.sequelize.query('SELECT id FROM agents WHERE id = :agentId FOR KEY SHARE', {
+      replacements: { agentId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (found.length === 0) throw new NotFoundError(`Agent ${agentId}`);
+  }
+}
+
+function view(row: DocumentRow): DocumentView {
+  return {
+    id: Number(row.id),
+    title: row.title ?? '',
+    chunk_count: Number(row.chunk_count),
+    created_at: row.created_at ? row.created_at.toISOString() : null,
+  };
+}
+
+function notFound(agentId: number, documentId: number): NotFoundError {
+  return new NotFoundError(`Document ${documentId} of agent ${agentId}`);
+}
+
+/** An id no document can have (not a safe positive integer) still reads as "not found", not a database error. */
+function idParam(documentId: number): number {
+  return Number.isSafeInteger(documentId) && documentId > 0 ? documentId : 0;
+}

@@ -1,0 +1,73 @@
+// POST /workflows/email as a story, three stages: analysis (gate: email_analyzer), tasks
+// (enhancement: task_creator) and the reply (enhancement: reply_generator, else the analysis's
+// suggested reply). Each stage reports what it did; a stage that is skipped or falls back says so.
+import { isModelError } from '../llm/language-model';
+import type { EmailAnalysis } from '../llm/schemas';
+import type { ToolRun } from '../run/tool-run';
+import type { AgentView } from '../services/agents';
+import type { TaskView } from '../tasks/task-store';
+import { runAnalysis } from './analyze-email';
+import { modelContext, type EmailDeps } from './email-deps';
+import { modelEmail, taskSource, type EmailMessage } from './message';
+
+export type StageStatus = 'completed' | 'skipped' | 'fallback' | 'failed';
+
+export interface Stage {
+  name: 'analysis' | 'tasks' | 'reply';
+  tool: string;
+  status: StageStatus;
+  /** Why a stage failed, for the caller; the tool-call record has it too. */
+  error?: string;
+}
+
+export interface Reply {
+  text: string;
+  source: 'reply_agent' | 'analysis_fallback';
+}
+
+export interface EmailWorkflowResult {
+  routing_key: string | null;
+  stages: Stage[];
+  analysis: EmailAnalysis;
+  tasks: TaskView[];
+  reply: Reply;
+}
+
+export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<EmailWorkflowResult> {
+  const analysis = await runAnalysis(deps, run, agent, message);
+  const stages: Stage[] = [{ name: 'analysis', tool: 'email_analyzer', status: 'completed' }];
+
+  const filed = await fileTasks(deps, run, agent, message, analysis);
+  stages.push(filed.stage);
+
+  const written = await writeReply(deps, run, agent, message, analysis);
+  stages.push(written.stage);
+
+  return { routing_key: run.routingKey, stages, analysis, tasks: filed.tasks, reply: written.reply };
+}
+
+async function fileTasks(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; tasks: TaskView[] }> {
+  const stage: Stage = { name: 'tasks', tool: 'task_creator', status: 'skipped' };
+  if (!run.offers('task_creator')) {
+    await run.skip('task_creator');
+    return { stage, tasks: [] };
+  }
+  const tasks = await run.dispatch('task_creator', () => deps.tasks.createTasksFromActionItems(agent.id, analysis.action_items, taskSource(message)));
+  return { stage: { ...stage, status: 'completed' }, tasks };
+}
+
+async function writeReply(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
+  const fallback: Reply = { text: analysis.suggested_reply, source: 'analysis_fallback' };
+  if (!run.offers('reply_generator')) {
+    await run.skip('reply_generator');
+    return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
+  }
+  try {
+    const text = await run.dispatch('reply_generator', () => deps.model.writeReply(modelEmail(message), analysis, modelContext(agent, deps.now())));
+    return { stage: { name: 'reply', tool: 'reply_generator', status: 'completed' }, reply: { text, source: 'reply_agent' } };
+  } catch (err) {
+    // The reply agent failing is a failed stage, not a failed workflow: the analysis's reply stands in.
+    if (!isModelError(err)) throw err;
+    return { stage: { name: 'reply', tool: 'reply_generator', status: 'failed', error: err.message }, reply: fallback };
+  }
+}

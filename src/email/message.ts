@@ -1,0 +1,32 @@
+// The message an email client posts (HTTP.md, Email): parsed once by the routes, and the parts the
+// language model and task filing read from it.
+import { z } from 'zod';
+import { text } from '../http/schemas';
+import type { ModelEmail } from '../llm/schemas';
+import type { TaskSource } from '../tasks/schemas';
+
+/** A message body fits under the body limit anyway; the cap keeps one field from taking all of it. */
+export const MAX_BODY_CHARS = 500_000;
+
+const addressList = z.union([text(1000), z.array(text(1000)).max(500, 'at most 500 recipients')]);
+
+export const emailMessageSchema = z.strictObject({
+  from: text(1000).refine((s) => s.trim() !== '', 'must not be empty'),
+  to: addressList.optional(),
+  cc: addressList.optional(),
+  reply_to: text(1000).optional(),
+  subject: text(2000).optional(),
+  body: text(MAX_BODY_CHARS).refine((s) => s.trim() !== '', 'must not be empty'),
+  message_id: text(998).optional(),
+  // The raw values of the message's Authentication-Results headers (SEMANTICS §7).
+  authentication_results: z.array(text(16384)).max(64).optional(),
+});
+export type EmailMessage = z.infer<typeof emailMessageSchema>;
+
+export function modelEmail(message: EmailMessage): ModelEmail {
+  return { from: message.from, subject: message.subject, body: message.body };
+}
+
+export function taskSource(message: EmailMessage): TaskSource {
+  return { message_id: message.message_id ?? null, from: message.from, subject: message.subject ?? null, body: message.body };
+}

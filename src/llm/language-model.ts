@@ -1,0 +1,54 @@
+// The one small interface behind analysis, replies, answers and chat, and the one error a model
+// may throw. Routes depend on this file only; which implementation runs is configuration.
+import { UpstreamError } from '../errors';
+import type { EmailAnalysis, ModelEmail } from './schemas';
+
+/** Who is asking, and when: `now` is the reference for relative dates when a message has none. */
+export interface ModelContext {
+  agentName: string;
+  systemPrompt: string | null;
+  now: Date;
+}
+
+/** What an answer says when its sources hold none: both implementations use this sentence. */
+export const NO_ANSWER = 'The documents do not answer this question.';
+
+/** A passage the model may answer from. */
+export interface ModelSource {
+  title: string;
+  text: string;
+}
+
+export interface LanguageModel {
+  readonly provider: 'local' | 'openai';
+  analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis>;
+  writeReply(email: ModelEmail, analysis: EmailAnalysis, ctx: ModelContext): Promise<string>;
+  answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<string>;
+  chat(message: string, ctx: ModelContext): Promise<string>;
+}
+
+/**
+ * - `upstream`: the provider answered with an error, or could not be reached;
+ * - `timeout`: no answer within the configured time (retries included);
+ * - `invalid_output`: an answer came, but not in the shape asked for.
+ */
+export type ModelErrorKind = 'upstream' | 'timeout' | 'invalid_output';
+
+/** The only error a LanguageModel throws: a failed stage, never a 500. */
+export class ModelError extends Error {
+  readonly kind: ModelErrorKind;
+  constructor(kind: ModelErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ModelError';
+    this.kind = kind;
+  }
+}
+
+export function isModelError(err: unknown): err is ModelError {
+  return err instanceof ModelError;
+}
+
+/** How a gate stage reports a failed model: 502 `upstream_error`, with the model's sentence. */
+export function toUpstreamError(err: ModelError): UpstreamError {
+  return new UpstreamError(`The language model failed (${err.kind}): ${err.message}`);
+}

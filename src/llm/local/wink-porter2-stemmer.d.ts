@@ -1,0 +1,5 @@
+// Types for wink-porter2-stemmer, which ships none: one function, a word in, its Porter2 stem out.
+declare module 'wink-porter2-stemmer' {
+  function stem(word: string): string;
+  export = stem;
+}

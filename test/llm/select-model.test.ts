@@ -1,0 +1,77 @@
+// Choosing the language model from the environment: local by default, OpenAI-compatible when
+// configured, and a sentence naming the variable when the configuration cannot work.
+import { ToolgateConfigError } from '../../src/errors';
+import { LocalModel } from '../../src/llm/local-model';
+import { OpenAIModel } from '../../src/llm/openai-model';
+import { createLanguageModel } from '../../src/llm/select-model';
+import { completion, startFakeOpenAI } from '../support/fake-openai';
+
+function configError(env: NodeJS.ProcessEnv): ToolgateConfigError {
+  try {
+    createLanguageModel(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ToolgateConfigError);
+    return err as ToolgateConfigError;
+  }
+  throw new Error('expected a ToolgateConfigError');
+}
+
+describe('createLanguageModel', () => {
+  test('when no provider is set, then the local model is used', () => {
+    expect(createLanguageModel({})).toBeInstanceOf(LocalModel);
+  });
+
+  test('when the provider is local, then other model settings are not needed', () => {
+    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'local' }).provider).toBe('local');
+  });
+
+  test('when the provider is openai with a key, then the OpenAI model is used with the default model name', () => {
+    const model = createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'sk-test' });
+    expect(model).toBeInstanceOf(OpenAIModel);
+    expect((model as OpenAIModel).model).toBe('gpt-4o-mini');
+  });
+
+  test('when the provider is openai and only OPENAI_API_KEY is set, then that key is used', () => {
+    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test' }).provider).toBe('openai');
+  });
+
+  test('when the provider is openai without a key, then the start fails naming TOOLGATE_MODEL_API_KEY', () => {
+    const err = configError({ TOOLGATE_MODEL_PROVIDER: 'openai' });
+    expect(err.code).toBe('ERR_TOOLGATE_MODEL_KEY');
+    expect(err.message).toContain('TOOLGATE_MODEL_API_KEY');
+  });
+
+  test.each([
+    ['the provider is unknown', { TOOLGATE_MODEL_PROVIDER: 'anthropic' }, 'TOOLGATE_MODEL_PROVIDER'],
+    ['the timeout is not a number', { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_TIMEOUT_MS: 'soon' }, 'TOOLGATE_MODEL_TIMEOUT_MS'],
+    ['the base URL is not a URL', { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_BASE_URL: 'localhost:8080' }, 'TOOLGATE_MODEL_BASE_URL'],
+  ])('when %s, then the start fails naming the variable', (_what, env, variable) => {
+    const err = configError(env);
+    expect(err.code).toBe('ERR_TOOLGATE_MODEL_ENV');
+    expect(err.message).toContain(variable);
+  });
+
+  test('when the key is refused as configuration, then the message does not carry the key', () => {
+    const err = configError({ TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'sk-secret-value', TOOLGATE_MODEL_TIMEOUT_MS: '-5' });
+    expect(err.message).not.toContain('sk-secret-value');
+  });
+
+  test('when base URL, model name and key are configured, then requests go there with that model and key', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      fake.script(() => completion('Hello from the fake.'));
+      const model = createLanguageModel({
+        TOOLGATE_MODEL_PROVIDER: 'openai',
+        TOOLGATE_MODEL_API_KEY: 'sk-configured',
+        TOOLGATE_MODEL_BASE_URL: fake.baseURL,
+        TOOLGATE_MODEL_NAME: 'local-llama',
+        TOOLGATE_MODEL_TIMEOUT_MS: '2000',
+      });
+      await expect(model.chat('Hi', { agentName: 'Scout', systemPrompt: null, now: new Date() })).resolves.toBe('Hello from the fake.');
+      expect((fake.requests[0].body as { model: string }).model).toBe('local-llama');
+      expect(fake.requests[0].headers.authorization).toBe('Bearer sk-configured');
+    } finally {
+      await fake.close();
+    }
+  });
+});
