@@ -55,6 +55,13 @@ const gatedRequests: [string, () => request.Test][] = [
   ['an admin write changing a toolkit', () => admin(request(app).patch(`/api/toolkits/${support}`)).send({ member_tool_ids: ['lookup_order'] })],
   ['an admin write changing a gate', () => admin(request(app).patch(`/api/agents/${sundae}/toolkits/${financeAttachment}`)).send({ rules: [] })],
   ['an admin write revoking an attachment', () => admin(request(app).delete(`/api/agents/${sundae}/toolkits/${financeAttachment}`))],
+  ['an email analysis', () => client(request(app).post(`/api/agents/${sundae}/email/analyze`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' })],
+  ['an email workflow', () => client(request(app).post(`/api/agents/${sundae}/workflows/email`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' })],
+  ['a document search', () => client(request(app).post(`/api/agents/${sundae}/documents/search`)).send({ query: 'refund', sender: 'mara@thescoop.com' })],
+  ['a document question', () => client(request(app).post(`/api/agents/${sundae}/documents/ask`)).send({ question: 'refund?', sender: 'mara@thescoop.com' })],
+  ['a document upload', () => client(request(app).post(`/api/agents/${sundae}/documents`)).send({ title: 'During the outage', content: 'Nothing.' })],
+  ['a task list', () => client(request(app).get(`/api/agents/${sundae}/tasks`))],
+  ['a chat message', () => client(request(app).post(`/api/agents/${sundae}/chat`)).send({ message: 'hello' })],
 ];
 
 beforeAll(async () => {

@@ -68,6 +68,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/agents/:a/documents/ask'],
   ['GET', '/api/agents/:a/tasks'],
   ['POST', '/api/agents/:a/chat'],
+  ['POST', '/api/migrations/enabled-tools'],
   ['GET', '/healthz'],
   ['GET', '/readyz'],
 ];
@@ -118,6 +119,9 @@ const shapedBody = fc.record(
     message: jsonValue,
     title: jsonValue,
     content: jsonValue,
+    dry_run: fc.oneof(fc.boolean(), jsonValue),
+    map_typos: fc.oneof(fc.boolean(), jsonValue),
+    enabled_tools: fc.oneof(fc.constantFrom('email_analyzer, Task-Creator,,', ''), jsonValue),
     authentication_results: jsonValue,
   },
   { requiredKeys: [] },
