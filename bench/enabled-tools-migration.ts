@@ -4,20 +4,18 @@
 // process.memoryUsage() throughout. Two table sizes side by side show that memory does not grow
 // with the table. Prints figures; never passes or fails. Uses DATABASE_URL when set, else a
 // throwaway embedded PostgreSQL.
-import { promises as fs } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Sequelize } from 'sequelize';
 import { createManifest } from '../src/core/tool-manifest';
 import { createSequelize } from '../src/db/connect';
 import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
-import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateUp } from '../src/db/migrate';
 import { migrateEnabledTools, type MigrationProgress } from '../src/legacy/migrate-enabled-tools';
 import type { MigrationReport } from '../src/legacy/report';
 import { undoEnabledTools } from '../src/legacy/undo-enabled-tools';
+import { withPostgresServer } from './postgres-server';
 
 const SIZES = [20_000, 100_000];
 const SAMPLE_EVERY_MS = 20;
@@ -143,17 +141,7 @@ async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResul
 }
 
 export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZES): Promise<void> {
-  let stopServer: () => Promise<void> = async () => undefined;
-  let adminUrl = process.env.DATABASE_URL?.trim() ?? '';
-  let tmp: string | undefined;
-  if (!adminUrl) {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
-    await fs.chmod(tmp, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
-    adminUrl = server.url;
-    stopServer = server.stop;
-  }
-  try {
+  await withPostgresServer(async (adminUrl) => {
     console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, batches of 2000 agents)`);
     for (const count of sizes) {
       const results = await benchOneSize(adminUrl, count);
@@ -163,10 +151,7 @@ export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZE
         console.log(`  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`);
       }
     }
-  } finally {
-    await stopServer();
-    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-  }
+  });
 }
 
 if (require.main === module) {

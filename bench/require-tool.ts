@@ -2,14 +2,11 @@
 // one (policy load in one query, compile, resolve, check) over real HTTP against real PostgreSQL;
 // the difference of the medians is the gate's cost. Also the in-process cost of starting a run.
 // Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL.
-import { promises as fs } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import express from 'express';
 import { createSequelize } from '../src/db/connect';
 import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
-import { startEmbeddedPostgres } from '../src/db/embedded';
+import { withPostgresServer } from './postgres-server';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { createToolgate } from '../src/toolgate';
 import { errorHandler } from '../middleware/error-handler';
@@ -29,17 +26,11 @@ function summary(samples: number[]): { median: number; p95: number; p99: number 
 
 const us = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 
-export async function benchRequireTool(): Promise<void> {
-  let stopServer: () => Promise<void> = async () => undefined;
-  let adminUrl = process.env.DATABASE_URL?.trim() ?? '';
-  let tmp: string | undefined;
-  if (!adminUrl) {
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
-    await fs.chmod(tmp, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
-    adminUrl = server.url;
-    stopServer = server.stop;
-  }
+export function benchRequireTool(): Promise<void> {
+  return withPostgresServer(benchOn);
+}
+
+async function benchOn(adminUrl: string): Promise<void> {
   const dbName = `toolgate_bench_${process.pid}`;
   await ensureDatabase(adminUrl, dbName);
   const sequelize = createSequelize(withDatabase(adminUrl, dbName));
@@ -132,8 +123,6 @@ export async function benchRequireTool(): Promise<void> {
   } finally {
     await sequelize.close();
     await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
-    await stopServer();
-    if (tmp) await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

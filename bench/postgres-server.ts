@@ -1,0 +1,20 @@
+// The PostgreSQL a benchmark runs against: DATABASE_URL's server when set, else a throwaway
+// embedded one, stopped and removed when the benchmark is done.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+
+export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {
+  const given = process.env.DATABASE_URL?.trim();
+  if (given) return run(given);
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
+  await fs.chmod(tmp, 0o755); // the server runs as `postgres` when we are root
+  const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
+  try {
+    return await run(server.url);
+  } finally {
+    await server.stop();
+    await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
