@@ -1,0 +1,48 @@
+// The service's own secrets and settings: the admin token made on first start (kept with the data,
+// readable by its owner only, the same on every later start), and a bad setting that stops the
+// start with a sentence naming the variable.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureAdminToken } from '../../src/admin-token';
+import { readConfig } from '../../src/config';
+import { ToolgateConfigError } from '../../src/errors';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-token-'));
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+describe('when no admin token is configured', () => {
+  test('then the first start makes a long random one, readable by its owner only', async () => {
+    const made = await ensureAdminToken(dir);
+    expect(made.created).toBe(true);
+    expect(made.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(made.file).toBe(path.join(dir, 'admin-token'));
+    expect((await fs.stat(made.file)).mode & 0o777).toBe(0o600);
+  });
+
+  test('then a later start reads the same token back', async () => {
+    const first = await ensureAdminToken(dir);
+    const again = await ensureAdminToken(dir);
+    expect(again).toEqual({ ...first, created: false });
+  });
+});
+
+describe('when the environment holds a bad setting', () => {
+  test.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ TOOLGATE_BODY_LIMIT: 'lots' }, 'TOOLGATE_BODY_LIMIT'],
+    [{ TOOLGATE_RATE_LIMIT: 'fast' }, 'TOOLGATE_RATE_LIMIT'],
+    [{ TOOLGATE_AUTHSERV_ID: 'not an id; dmarc=pass' }, 'TOOLGATE_AUTHSERV_ID'],
+  ])('then %j stops the start naming %s', (env, variable) => {
+    expect(() => readConfig(env)).toThrow(ToolgateConfigError);
+    expect(() => readConfig(env)).toThrow(variable);
+  });
+
+  test('then an empty environment gives the documented defaults', () => {
+    expect(readConfig({})).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, clientTokens: [], bodyLimit: '1mb', demo: true, rateLimit: { windowMs: 60_000, limit: 120 } });
+  });
+});
