@@ -24,8 +24,13 @@ async function main(): Promise<void> {
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
 
   const app = createApp(toolgate, { logger });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+  const server: Server = await new Promise((resolve, reject) => {
+    // Express 5 calls back with the error when listening fails (a port in use, say).
+    const s = app.listen(config.port, config.host, (err?: NodeJS.ErrnoException) => {
+      if (!err) return resolve(s);
+      const why = err.code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use: set PORT to a free port` : err.message;
+      void opened.close().then(() => reject(new Error(why)));
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
