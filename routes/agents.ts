@@ -33,7 +33,9 @@ export function agentsRouter(tg: Toolgate): Router {
   router.patch('/agents/:id', tg.requireRole('admin'), async (req, res) => {
     const id = parse(idParam, req.params.id, 'path');
     const body = parse(agentBody.omit({ toolkit_ids: true }).partial(), req.body, 'body');
-    res.json(await tg.agents.update(id, body));
+    // HTTP.md answers an agent's update with 204, as its delete; GET /agents/:id reads it back.
+    await tg.agents.update(id, body);
+    res.status(204).end();
   });
 
   router.delete('/agents/:id', tg.requireRole('admin'), async (req, res) => {

@@ -65,6 +65,23 @@ describe('when a member is no longer registered', () => {
   });
 });
 
+describe('when an operator updates an agent', () => {
+  test('then PATCH answers 204 and GET reads the change back', async () => {
+    const agent = await newAgent('Before');
+    await t.admin().patch(`/api/agents/${agent.id}`).send({ name: 'After', system_prompt: 'Be brief.' }).expect(204);
+    const res = await t.admin().get(`/api/agents/${agent.id}`).expect(200);
+    expect(res.body).toMatchObject({ id: agent.id, name: 'After', system_prompt: 'Be brief.', description: null, enabled_tools: null });
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(agent.updated_at));
+  });
+
+  test('then an unknown agent is a 404 and a bad field a 422', async () => {
+    await t.admin().patch('/api/agents/987654').send({ name: 'x' }).expect(404);
+    const agent = await newAgent();
+    await t.admin().patch(`/api/agents/${agent.id}`).send({ name: '' }).expect(422);
+    await t.admin().patch(`/api/agents/${agent.id}`).send({ toolkit_ids: [1] }).expect(422);
+  });
+});
+
 describe('when an operator attaches toolkits', () => {
   test('then attaching the same toolkit twice is a 409', async () => {
     const kit = await newToolkit('Twice');

@@ -56,9 +56,9 @@ describe('when a legacy client updates an agent\'s enabled_tools', () => {
   test("then its legacy grant follows the new string and the operator's grants stay", async () => {
     const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
     const agent = (await t.admin().post('/api/agents').send({ name: 'Mixed', enabled_tools: 'email_analyzer', toolkit_ids: [finance] }).expect(201)).body.id;
-    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: 'document_search,email_analyzer' }).expect(200);
+    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: 'document_search,email_analyzer' }).expect(204);
     expect((await grants(agent)).sort()).toEqual(['Finance', 'Legacy: document_search, email_analyzer']);
-    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: null }).expect(200);
+    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: null }).expect(204);
     expect(await grants(agent)).toEqual(['Finance']);
   });
 
@@ -66,9 +66,9 @@ describe('when a legacy client updates an agent\'s enabled_tools', () => {
     const [agent] = await insertLegacyAgents(t.sequelize, [{ name: 'Mapped', enabled_tools: 'Email_Analyzer' }]);
     await migrateEnabledTools(t.sequelize, t.tg.registry.manifest, { mode: 'apply', mapTypos: true });
     expect(await tools(agent!)).toEqual(['email_analyzer']);
-    await t.admin().patch(`/api/agents/${agent}`).send({ name: 'Mapped', enabled_tools: 'Email_Analyzer' }).expect(200);
+    await t.admin().patch(`/api/agents/${agent}`).send({ name: 'Mapped', enabled_tools: 'Email_Analyzer' }).expect(204);
     expect(await tools(agent!)).toEqual(['email_analyzer']);
-    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: 'Email_Analyzer,task_creator' }).expect(200);
+    await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: 'Email_Analyzer,task_creator' }).expect(204);
     expect(await tools(agent!)).toEqual(['task_creator']);
   });
 });
