@@ -6,19 +6,31 @@ import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
 import { healthRouter } from '../routes/health';
+import type { TrustProxy } from './config';
+import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
 import type { Toolgate } from './toolgate';
 
 export interface AppOptions {
   logger: Logger;
-  /** Extra routes a host mounts under /api before the 404 handler (e.g. the legacy email routes). */
+  /** Extra routes a host mounts under /api before the 404 handler. */
   extraApiRoutes?: express.Router[];
+  /**
+   * Behind a reverse proxy: whom to trust for X-Forwarded-For, so that the client routes' rate
+   * limit keys anonymous callers by their own address, not the proxy's. Default: trust no proxy.
+   */
+  trustProxy?: TrustProxy;
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  try {
+    app.set('trust proxy', options.trustProxy ?? false);
+  } catch (err) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_TRUST_PROXY', `The trust proxy setting ${JSON.stringify(options.trustProxy)} is not valid (${(err as Error).message}): give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".`);
+  }
   app.use(helmet());
   app.use(requestId());
   // Probes stay out of the logs; every other request gets one line.

@@ -23,6 +23,15 @@ const envSchema = z.object({
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
+  // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
+  TOOLGATE_TRUST_PROXY: z
+    .string()
+    .default('off')
+    .transform((text): TrustProxy => {
+      const value = text.trim();
+      if (value === '' || value.toLowerCase() === 'off') return false;
+      return /^\d{1,2}$/.test(value) ? Number(value) : value;
+    }),
   TOOLGATE_RATE_LIMIT: z
     .string()
     .default('120/60s')
@@ -49,7 +58,11 @@ export interface ServiceConfig {
   demo: boolean;
   log: boolean;
   rateLimit: ClientRateLimitOptions | false;
+  trustProxy: TrustProxy;
 }
+
+/** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
+export type TrustProxy = false | number | string;
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const parsed = envSchema.safeParse(env);
@@ -71,5 +84,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     demo: e.TOOLGATE_DEMO === 'on',
     log: e.TOOLGATE_LOG === 'info',
     rateLimit: e.TOOLGATE_RATE_LIMIT,
+    trustProxy: e.TOOLGATE_TRUST_PROXY,
   };
 }
