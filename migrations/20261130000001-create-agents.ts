@@ -9,11 +9,9 @@ import type { QueryInterface } from 'sequelize';
 import {
   adoptTable,
   columnsOf,
-  CREATED_MARK,
-  dropAddedColumns,
+  undoAdoption,
   isUniqueKey,
   markCreated,
-  tableComment,
   type AdoptionSpec,
 } from '../src/legacy/adopt-table';
 
@@ -64,11 +62,5 @@ export async function up(queryInterface: QueryInterface, Sequelize: DataTypesMod
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
-  await sequelize.transaction(async (transaction) => {
-    if ((await tableComment(sequelize, 'agents', transaction)) === CREATED_MARK) {
-      await queryInterface.dropTable('agents', { transaction });
-      return;
-    }
-    await dropAddedColumns(sequelize, 'agents', transaction);
-  });
+  await sequelize.transaction((transaction) => undoAdoption(sequelize, 'agents', [], transaction));
 }

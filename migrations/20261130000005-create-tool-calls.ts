@@ -10,10 +10,8 @@ import type { QueryInterface } from 'sequelize';
 import {
   adoptTable,
   columnsOf,
-  CREATED_MARK,
-  dropAddedColumns,
+  undoAdoption,
   markCreated,
-  tableComment,
   type AdoptionSpec,
 } from '../src/legacy/adopt-table';
 
@@ -92,12 +90,5 @@ export async function up(queryInterface: QueryInterface, Sequelize: DataTypesMod
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
-  await sequelize.transaction(async (transaction) => {
-    if ((await tableComment(sequelize, 'tool_calls', transaction)) === CREATED_MARK) {
-      await queryInterface.dropTable('tool_calls', { transaction });
-      return;
-    }
-    await sequelize.query(`DROP INDEX IF EXISTS ${ADOPTED_INDEX}`, { transaction });
-    await dropAddedColumns(sequelize, 'tool_calls', transaction);
-  });
+  await sequelize.transaction((transaction) => undoAdoption(sequelize, 'tool_calls', [ADOPTED_INDEX], transaction));
 }

@@ -7,7 +7,7 @@
 // table the column comment 'added by toolgate'. down() drops the table only in the first case,
 // else only those columns and this migration's own index.
 import type { QueryInterface } from 'sequelize';
-import { adoptTable, columnsOf, CREATED_MARK, dropAddedColumns, markCreated, tableComment, type AdoptionSpec } from '../src/legacy/adopt-table';
+import { adoptTable, columnsOf, markCreated, undoAdoption, type AdoptionSpec } from '../src/legacy/adopt-table';
 
 const ADOPTED_INDEX = 'documents_toolgate_agent_id_idx';
 
@@ -55,12 +55,5 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
-  await sequelize.transaction(async (transaction) => {
-    if ((await tableComment(sequelize, 'documents', transaction)) === CREATED_MARK) {
-      await sequelize.query('DROP TABLE documents', { transaction });
-      return;
-    }
-    await sequelize.query(`DROP INDEX IF EXISTS ${ADOPTED_INDEX}`, { transaction });
-    await dropAddedColumns(sequelize, 'documents', transaction);
-  });
+  await sequelize.transaction((transaction) => undoAdoption(sequelize, 'documents', [ADOPTED_INDEX], transaction));
 }

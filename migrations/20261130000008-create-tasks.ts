@@ -13,10 +13,8 @@ import type { QueryInterface } from 'sequelize';
 import {
   adoptTable,
   columnsOf,
-  CREATED_MARK,
-  dropAddedColumns,
+  undoAdoption,
   markCreated,
-  tableComment,
   type AdoptionSpec,
   type ColumnInfo,
 } from '../src/legacy/adopt-table';
@@ -83,14 +81,7 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
-  await sequelize.transaction(async (transaction) => {
-    if ((await tableComment(sequelize, 'tasks', transaction)) === CREATED_MARK) {
-      await sequelize.query('DROP TABLE tasks', { transaction });
-      return;
-    }
-    await sequelize.query('DROP INDEX IF EXISTS tasks_toolgate_source_key; DROP INDEX IF EXISTS tasks_toolgate_agent_id_idx;', { transaction });
-    await dropAddedColumns(sequelize, 'tasks', transaction);
-  });
+  await sequelize.transaction((transaction) => undoAdoption(sequelize, 'tasks', ['tasks_toolgate_source_key', 'tasks_toolgate_agent_id_idx'], transaction));
 }
 
 /** ISO 8601 for a date or timestamp column (the date alone at midnight), the text as is otherwise. */

@@ -113,6 +113,19 @@ export async function isUniqueKey(sequelize: Sequelize, table: string, column: s
   return rows.length > 0;
 }
 
+/**
+ * down() for a migration that creates or adopts `table`: a table it created goes whole; an adopted
+ * one loses only what the migration added (its own indexes, then its marked columns).
+ */
+export async function undoAdoption(sequelize: Sequelize, table: string, ownIndexes: readonly string[], transaction: Transaction): Promise<void> {
+  if ((await tableComment(sequelize, table, transaction)) === CREATED_MARK) {
+    await sequelize.query(`DROP TABLE ${ident(table)}`, { transaction });
+    return;
+  }
+  for (const index of ownIndexes) await sequelize.query(`DROP INDEX IF EXISTS ${ident(index)}`, { transaction });
+  await dropAddedColumns(sequelize, table, transaction);
+}
+
 /** down() for an adopted table: drops the columns this project added, and nothing of the legacy table. */
 export async function dropAddedColumns(sequelize: Sequelize, table: string, transaction: Transaction): Promise<string[]> {
   const dropped: string[] = [];
