@@ -4,7 +4,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { parse } from '../src/http/parse';
 import { idParam, text } from '../src/http/schemas';
-import { isModelError, toUpstreamError } from '../src/llm/language-model';
+import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import type { Toolgate } from '../src/toolgate';
 
 const chatBody = z.strictObject({
@@ -17,13 +17,8 @@ export function chatRouter(tg: Toolgate): Router {
   router.post('/agents/:id/chat', tg.requireRole('client'), async (req, res) => {
     const agent = await tg.agents.get(parse(idParam, req.params.id, 'path'));
     const { message } = parse(chatBody, req.body, 'body');
-    try {
-      const reply = await tg.model.chat(message, { agentName: agent.name, systemPrompt: agent.system_prompt, now: new Date() });
-      res.json({ reply });
-    } catch (err) {
-      if (isModelError(err)) throw toUpstreamError(err);
-      throw err;
-    }
+    const reply = await orUpstreamError(tg.model.chat(message, modelContext(agent, new Date())));
+    res.json({ reply });
   });
   return router;
 }

@@ -8,14 +8,14 @@ import { askDocuments } from '../src/documents/ask';
 import { searchResult } from '../src/documents/document-search';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/schemas';
 import { parse } from '../src/http/parse';
-import { idParam, text } from '../src/http/schemas';
-import { isModelError, toUpstreamError } from '../src/llm/language-model';
+import { authenticationResultsSchema, idParam, text } from '../src/http/schemas';
+import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import type { Toolgate } from '../src/toolgate';
 
 const runFields = {
   top_k: topKSchema,
   sender: text(1000).optional(),
-  authentication_results: z.array(text(16384)).max(64).optional(),
+  authentication_results: authenticationResultsSchema.optional(),
 };
 const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
 const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
@@ -52,17 +52,11 @@ export function documentsRouter(tg: Toolgate): Router {
   router.post('/agents/:id/documents/ask', client, validateBody(askBody), ...gate, async (req, res) => {
     const run = currentRun(req);
     const { question, top_k } = bodyOf(req, askBody);
-    const agent = await tg.agents.get(run.agentId);
-    const context = { agentName: agent.name, systemPrompt: agent.system_prompt, now: new Date() };
-    try {
-      const result = await run.dispatch('document_search', () =>
-        askDocuments(tg.documents, (q, sources) => tg.model.answerQuestion(q, sources, context), run.agentId, question, top_k),
-      );
-      res.json({ routing_key: run.routingKey, ...result });
-    } catch (err) {
-      if (isModelError(err)) throw toUpstreamError(err);
-      throw err;
-    }
+    const context = modelContext(await tg.agents.get(run.agentId), new Date());
+    const result = await orUpstreamError(
+      run.dispatch('document_search', () => askDocuments(tg.documents, (q, sources) => tg.model.answerQuestion(q, sources, context), run.agentId, question, top_k)),
+    );
+    res.json({ routing_key: run.routingKey, ...result });
   });
   return router;
 }

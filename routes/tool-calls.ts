@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
 import { NotDispatchableError } from '../src/errors';
 import { parse } from '../src/http/parse';
-import { idParam, text } from '../src/http/schemas';
+import { authenticationResultsSchema, idParam, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import type { Toolgate } from '../src/toolgate';
 import { currentRun } from '../middleware/tool-run';
@@ -17,7 +17,7 @@ const dispatchBody = z.union([
     input: z.unknown().optional(),
     sender: text(1000).optional(),
     from: text(1000).optional(),
-    authentication_results: z.array(text(16384)).max(64).optional(),
+    authentication_results: authenticationResultsSchema.optional(),
   }),
   z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), scheduled: z.literal(true) }),
 ]);

@@ -1,12 +1,13 @@
 // POST /email/analyze as a story: the gate tool email_analyzer analyzes the message; the
 // enhancement task_creator files its action items as tasks when offered, and is skipped otherwise.
-import { isModelError, toUpstreamError } from '../llm/language-model';
+import { modelContext, orUpstreamError } from '../llm/language-model';
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
 import type { AgentView } from '../services/agents';
 import type { TaskView } from '../tasks/task-store';
-import { modelContext, type EmailDeps } from './email-deps';
-import { modelEmail, taskSource, type EmailMessage } from './message';
+import type { EmailDeps } from './email-deps';
+import { fileTasks } from './file-tasks';
+import { modelEmail, type EmailMessage } from './message';
 
 export interface AnalyzeEmailResult {
   routing_key: string | null;
@@ -17,26 +18,14 @@ export interface AnalyzeEmailResult {
 
 export async function analyzeEmail(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<AnalyzeEmailResult> {
   const analysis = await runAnalysis(deps, run, agent, message);
-  let tasks: TaskView[] = [];
-  let taskCreator: 'used' | 'skipped' = 'skipped';
-  if (run.offers('task_creator')) {
-    tasks = await run.dispatch('task_creator', () => deps.tasks.createTasksFromActionItems(agent.id, analysis.action_items, taskSource(message)));
-    taskCreator = 'used';
-  } else {
-    await run.skip('task_creator');
-  }
-  return { routing_key: run.routingKey, analysis, tasks, tools: { email_analyzer: 'used', task_creator: taskCreator } };
+  const tasks = await fileTasks(deps, run, agent, message, analysis);
+  return { routing_key: run.routingKey, analysis, tasks: tasks ?? [], tools: { email_analyzer: 'used', task_creator: tasks ? 'used' : 'skipped' } };
 }
 
 /**
  * The gate stage shared by analyze and the workflow: a model that fails is a 502, never a 500,
  * and the failure is recorded by the dispatch.
  */
-export async function runAnalysis(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<EmailAnalysis> {
-  try {
-    return await run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(agent, deps.now())));
-  } catch (err) {
-    if (isModelError(err)) throw toUpstreamError(err);
-    throw err;
-  }
+export function runAnalysis(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<EmailAnalysis> {
+  return orUpstreamError(run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(agent, deps.now()))));
 }

@@ -1,14 +1,15 @@
 // POST /workflows/email as a story, three stages: analysis (gate: email_analyzer), tasks
 // (enhancement: task_creator) and the reply (enhancement: reply_generator, else the analysis's
 // suggested reply). Each stage reports what it did; a stage that is skipped or falls back says so.
-import { isModelError } from '../llm/language-model';
+import { isModelError, modelContext } from '../llm/language-model';
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
 import type { AgentView } from '../services/agents';
 import type { TaskView } from '../tasks/task-store';
 import { runAnalysis } from './analyze-email';
-import { modelContext, type EmailDeps } from './email-deps';
-import { modelEmail, taskSource, type EmailMessage } from './message';
+import type { EmailDeps } from './email-deps';
+import { fileTasks } from './file-tasks';
+import { modelEmail, type EmailMessage } from './message';
 
 export type StageStatus = 'completed' | 'skipped' | 'fallback' | 'failed';
 
@@ -37,23 +38,13 @@ export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, agent: Age
   const analysis = await runAnalysis(deps, run, agent, message);
   const stages: Stage[] = [{ name: 'analysis', tool: 'email_analyzer', status: 'completed' }];
 
-  const filed = await fileTasks(deps, run, agent, message, analysis);
-  stages.push(filed.stage);
+  const tasks = await fileTasks(deps, run, agent, message, analysis);
+  stages.push({ name: 'tasks', tool: 'task_creator', status: tasks ? 'completed' : 'skipped' });
 
   const written = await writeReply(deps, run, agent, message, analysis);
   stages.push(written.stage);
 
-  return { routing_key: run.routingKey, stages, analysis, tasks: filed.tasks, reply: written.reply };
-}
-
-async function fileTasks(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; tasks: TaskView[] }> {
-  const stage: Stage = { name: 'tasks', tool: 'task_creator', status: 'skipped' };
-  if (!run.offers('task_creator')) {
-    await run.skip('task_creator');
-    return { stage, tasks: [] };
-  }
-  const tasks = await run.dispatch('task_creator', () => deps.tasks.createTasksFromActionItems(agent.id, analysis.action_items, taskSource(message)));
-  return { stage: { ...stage, status: 'completed' }, tasks };
+  return { routing_key: run.routingKey, stages, analysis, tasks: tasks ?? [], reply: written.reply };
 }
 
 async function writeReply(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {

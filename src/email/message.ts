@@ -1,7 +1,7 @@
 // The message an email client posts (HTTP.md, Email): parsed once by the routes, and the parts the
 // language model and task filing read from it.
 import { z } from 'zod';
-import { text } from '../http/schemas';
+import { authenticationResultsSchema, text } from '../http/schemas';
 import type { ModelEmail } from '../llm/schemas';
 import type { TaskSource } from '../tasks/schemas';
 
@@ -19,7 +19,7 @@ export const emailMessageSchema = z.strictObject({
   body: text(MAX_BODY_CHARS).refine((s) => s.trim() !== '', 'must not be empty'),
   message_id: text(998).optional(),
   // The raw values of the message's Authentication-Results headers (SEMANTICS §7).
-  authentication_results: z.array(text(16384)).max(64).optional(),
+  authentication_results: authenticationResultsSchema.optional(),
 });
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 

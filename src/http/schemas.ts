@@ -32,3 +32,6 @@ export const patternSchema = z.string().transform((value, ctx) => {
 export const ruleSchema = z.strictObject({ kind: ruleKindSchema, pattern: patternSchema });
 
 export const rulesSchema = z.array(ruleSchema).max(500, 'at most 500 rules on one attachment');
+
+/** The raw values of a message's Authentication-Results headers (SEMANTICS §7), bounded. */
+export const authenticationResultsSchema = z.array(text(16384)).max(64, 'at most 64 Authentication-Results headers');

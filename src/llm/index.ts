@@ -3,7 +3,7 @@
 //
 //   const model = createLanguageModel(process.env);   // LocalModel unless TOOLGATE_MODEL_PROVIDER=openai
 //   const analysis = await model.analyzeEmail(email, { agentName: 'Sundae', systemPrompt: null, now: new Date() });
-export { ModelError, NO_ANSWER, isModelError, toUpstreamError } from './language-model';
+export { ModelError, NO_ANSWER, isModelError, modelContext, orUpstreamError, toUpstreamError } from './language-model';
 export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './language-model';
 export { LocalModel } from './local-model';
 export { OpenAIModel, type OpenAIModelOptions } from './openai-model';

@@ -52,3 +52,17 @@ export function isModelError(err: unknown): err is ModelError {
 export function toUpstreamError(err: ModelError): UpstreamError {
   return new UpstreamError(`The language model failed (${err.kind}): ${err.message}`);
 }
+
+/** The context a model call runs in, for an agent (its name signs replies, its prompt steers). */
+export function modelContext(agent: { name: string; system_prompt: string | null }, now: Date): ModelContext {
+  return { agentName: agent.name, systemPrompt: agent.system_prompt, now };
+}
+
+/** Awaits work that asks the model; a model failure becomes the 502 a gate stage answers with. */
+export async function orUpstreamError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw isModelError(err) ? toUpstreamError(err) : err;
+  }
+}
