@@ -52,7 +52,7 @@ export function documentsRouter(tg: Toolgate): Router {
   router.post('/agents/:id/documents/ask', client, validateBody(askBody), ...gate, async (req, res) => {
     const run = currentRun(req);
     const { question, top_k } = bodyOf(req, askBody);
-    const context = modelContext(await tg.agents.get(run.agentId), new Date());
+    const context = modelContext(run.agent, new Date());
     const result = await orUpstreamError(
       run.dispatch('document_search', () => askDocuments(tg.documents, (q, sources) => tg.model.answerQuestion(q, sources, context), run.agentId, question, top_k)),
     );

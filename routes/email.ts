@@ -15,15 +15,11 @@ export function emailRouter(tg: Toolgate): Router {
   const gate = [tg.toolRun(), tg.requireTool('email_analyzer')];
 
   router.post('/agents/:id/email/analyze', client, message, ...gate, async (req, res) => {
-    const run = currentRun(req);
-    const agent = await tg.agents.get(run.agentId);
-    res.json(await analyzeEmail(tg.email, run, agent, bodyOf(req, emailMessageSchema)));
+    res.json(await analyzeEmail(tg.email, currentRun(req), bodyOf(req, emailMessageSchema)));
   });
 
   router.post('/agents/:id/workflows/email', client, message, ...gate, async (req, res) => {
-    const run = currentRun(req);
-    const agent = await tg.agents.get(run.agentId);
-    res.json(await runEmailWorkflow(tg.email, run, agent, bodyOf(req, emailMessageSchema)));
+    res.json(await runEmailWorkflow(tg.email, currentRun(req), bodyOf(req, emailMessageSchema)));
   });
   return router;
 }

@@ -3,7 +3,6 @@
 import { modelContext, orUpstreamError } from '../llm/language-model';
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
-import type { AgentView } from '../services/agents';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
@@ -16,9 +15,9 @@ export interface AnalyzeEmailResult {
   tools: { email_analyzer: 'used'; task_creator: 'used' | 'skipped' };
 }
 
-export async function analyzeEmail(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<AnalyzeEmailResult> {
-  const analysis = await runAnalysis(deps, run, agent, message);
-  const tasks = await fileTasks(deps, run, agent, message, analysis);
+export async function analyzeEmail(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<AnalyzeEmailResult> {
+  const analysis = await runAnalysis(deps, run, message);
+  const tasks = await fileTasks(deps, run, message, analysis);
   return { routing_key: run.routingKey, analysis, tasks: tasks ?? [], tools: { email_analyzer: 'used', task_creator: tasks ? 'used' : 'skipped' } };
 }
 
@@ -26,6 +25,6 @@ export async function analyzeEmail(deps: EmailDeps, run: ToolRun, agent: AgentVi
  * The gate stage shared by analyze and the workflow: a model that fails is a 502, never a 500,
  * and the failure is recorded by the dispatch.
  */
-export function runAnalysis(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<EmailAnalysis> {
-  return orUpstreamError(run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(agent, deps.now()))));
+export function runAnalysis(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<EmailAnalysis> {
+  return orUpstreamError(run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(run.agent, deps.now()))));
 }

@@ -4,7 +4,6 @@
 import { isModelError, modelContext } from '../llm/language-model';
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
-import type { AgentView } from '../services/agents';
 import type { TaskView } from '../tasks/task-store';
 import { runAnalysis } from './analyze-email';
 import type { EmailDeps } from './email-deps';
@@ -34,27 +33,27 @@ export interface EmailWorkflowResult {
   reply: Reply;
 }
 
-export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage): Promise<EmailWorkflowResult> {
-  const analysis = await runAnalysis(deps, run, agent, message);
+export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<EmailWorkflowResult> {
+  const analysis = await runAnalysis(deps, run, message);
   const stages: Stage[] = [{ name: 'analysis', tool: 'email_analyzer', status: 'completed' }];
 
-  const tasks = await fileTasks(deps, run, agent, message, analysis);
+  const tasks = await fileTasks(deps, run, message, analysis);
   stages.push({ name: 'tasks', tool: 'task_creator', status: tasks ? 'completed' : 'skipped' });
 
-  const written = await writeReply(deps, run, agent, message, analysis);
+  const written = await writeReply(deps, run, message, analysis);
   stages.push(written.stage);
 
   return { routing_key: run.routingKey, stages, analysis, tasks: tasks ?? [], reply: written.reply };
 }
 
-async function writeReply(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
+async function writeReply(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
   const fallback: Reply = { text: analysis.suggested_reply, source: 'analysis_fallback' };
   if (!run.offers('reply_generator')) {
     await run.skip('reply_generator');
     return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
   }
   try {
-    const text = await run.dispatch('reply_generator', () => deps.model.writeReply(modelEmail(message), analysis, modelContext(agent, deps.now())));
+    const text = await run.dispatch('reply_generator', () => deps.model.writeReply(modelEmail(message), analysis, modelContext(run.agent, deps.now())));
     return { stage: { name: 'reply', tool: 'reply_generator', status: 'completed' }, reply: { text, source: 'reply_agent' } };
   } catch (err) {
     // The reply agent failing is a failed stage, not a failed workflow: the analysis's reply stands in.

@@ -2,16 +2,15 @@
 // offered to skips it (recorded as skipped) instead of failing.
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
-import type { AgentView } from '../services/agents';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';
 import { taskSource, type EmailMessage } from './message';
 
 /** The tasks filed from the analysis's action items, or null when task_creator was skipped. */
-export async function fileTasks(deps: EmailDeps, run: ToolRun, agent: AgentView, message: EmailMessage, analysis: EmailAnalysis): Promise<TaskView[] | null> {
+export async function fileTasks(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<TaskView[] | null> {
   if (!run.offers('task_creator')) {
     await run.skip('task_creator');
     return null;
   }
-  return run.dispatch('task_creator', () => deps.tasks.createTasksFromActionItems(agent.id, analysis.action_items, taskSource(message)));
+  return run.dispatch('task_creator', () => deps.tasks.createTasksFromActionItems(run.agentId, analysis.action_items, taskSource(message)));
 }

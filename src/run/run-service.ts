@@ -4,7 +4,7 @@ import type { Sequelize } from 'sequelize';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
 import { NotFoundError } from '../errors';
-import { loadAgentPolicy } from '../services/policy-loader';
+import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
 import { recordToolCall } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { ToolRun, type DispatchRun } from './tool-run';
@@ -15,15 +15,15 @@ export class RunService {
     private readonly registry: ToolRegistry,
   ) {}
 
-  async policy(agentId: number): Promise<CompiledPolicy> {
-    const data = await loadAgentPolicy(this.sequelize, agentId);
-    if (!data) throw new NotFoundError(`Agent ${agentId}`);
-    return compilePolicy(data, this.registry.manifest.ids);
+  async policy(agentId: number): Promise<{ agent: RunAgent; compiled: CompiledPolicy }> {
+    const loaded = await loadAgentPolicy(this.sequelize, agentId);
+    if (!loaded) throw new NotFoundError(`Agent ${agentId}`);
+    return { agent: loaded.agent, compiled: compilePolicy(loaded.policy, this.registry.manifest.ids) };
   }
 
   async start(agentId: number, run: DispatchRun): Promise<ToolRun> {
-    const resolution = (await this.policy(agentId)).resolve(run);
-    return new ToolRun(agentId, run, resolution, {
+    const { agent, compiled } = await this.policy(agentId);
+    return new ToolRun(agent, run, compiled.resolve(run), {
       legacyName: (id) => this.registry.legacyName(id),
       record: (record) => recordToolCall(this.sequelize, record),
     });
@@ -31,6 +31,6 @@ export class RunService {
 
   /** The admin's view: which attachments admitted the run, why, and which members are stale. */
   async explain(agentId: number, run: Run): Promise<Resolution> {
-    return (await this.policy(agentId)).resolve(run);
+    return (await this.policy(agentId)).compiled.resolve(run);
   }
 }

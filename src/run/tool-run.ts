@@ -2,6 +2,7 @@
 // check at execution read the same resolved set, and every execution leaves a tool-call record.
 import type { Resolution, Run } from '../core/types';
 import { ToolForbiddenError } from '../errors';
+import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallRecord } from '../services/tool-calls';
 
 export type DispatchRun = Extract<Run, { kind: 'sender' | 'scheduled' }>;
@@ -17,18 +18,23 @@ export interface DispatchOptions {
 }
 
 export class ToolRun {
-  readonly agentId: number;
+  /** The agent this run is for: its id, and its name and prompt for the model. */
+  readonly agent: RunAgent;
   readonly run: DispatchRun;
   readonly resolution: Resolution;
   private readonly offered: ReadonlySet<string>;
   private readonly deps: ToolRunDeps;
 
-  constructor(agentId: number, run: DispatchRun, resolution: Resolution, deps: ToolRunDeps) {
-    this.agentId = agentId;
+  constructor(agent: RunAgent, run: DispatchRun, resolution: Resolution, deps: ToolRunDeps) {
+    this.agent = agent;
     this.run = run;
     this.resolution = resolution;
     this.offered = new Set(resolution.tools);
     this.deps = deps;
+  }
+
+  get agentId(): number {
+    return this.agent.id;
   }
 
   get routingKey(): string | null {

@@ -1,10 +1,25 @@
 // Reads one agent's attachments, rules and toolkits in a single query and returns the plain data
-// the core resolves over. No cache: a grant revoked by a returned request is never read again.
+// the core resolves over, with the little of the agent a run needs besides (its name and prompt,
+// for the model). No cache: a grant revoked by a returned request is never read again.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AgentPolicyData, AttachmentPolicy, RuleKind } from '../core/types';
 
+/** What a run knows of its agent besides the policy. */
+export interface RunAgent {
+  id: number;
+  name: string;
+  system_prompt: string | null;
+}
+
+export interface LoadedPolicy {
+  agent: RunAgent;
+  policy: AgentPolicyData;
+}
+
 interface PolicyRow {
   agent_id: number;
+  agent_name: string;
+  agent_system_prompt: string | null;
   attachment_id: number | null;
   allow_proactive: boolean | null;
   toolkit_id: number | null;
@@ -16,7 +31,7 @@ interface PolicyRow {
 }
 
 const POLICY_SQL = `
-  SELECT a.id AS agent_id, at.id AS attachment_id, at.allow_proactive,
+  SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, at.id AS attachment_id, at.allow_proactive,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -27,10 +42,13 @@ const POLICY_SQL = `
    ORDER BY at.id, r.id`;
 
 /** The agent's policy, or null when there is no such agent. */
-export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Promise<AgentPolicyData | null> {
+export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Promise<LoadedPolicy | null> {
   const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
   if (rows.length === 0) return null;
-  return policyFromRows(agentId, rows);
+  return {
+    agent: { id: agentId, name: rows[0].agent_name, system_prompt: rows[0].agent_system_prompt },
+    policy: policyFromRows(agentId, rows),
+  };
 }
 
 function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {

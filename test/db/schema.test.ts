@@ -66,7 +66,7 @@ describe('when rows break an invariant', () => {
 });
 
 describe('when the policy loader reads an agent', () => {
-  test('then it issues exactly one query and returns attachments with their rules in order', async () => {
+  test('then it issues exactly one query and returns the agent, and its attachments with their rules in order', async () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('Loaded') RETURNING id");
     const k1 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L1', ARRAY['a','b']::varchar(64)[]) RETURNING id");
     const k2 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L2', ARRAY['c']::varchar(64)[]) RETURNING id");
@@ -79,9 +79,10 @@ describe('when the policy loader reads an agent', () => {
       statements.push(query);
     });
     try {
-      const policy = await loadAgentPolicy(sql, agent.id);
+      const loaded = await loadAgentPolicy(sql, agent.id);
       expect(statements).toHaveLength(1);
-      expect(policy).toEqual({
+      expect(loaded?.agent).toEqual({ id: agent.id, name: 'Loaded', system_prompt: null });
+      expect(loaded?.policy).toEqual({
         agent_id: agent.id,
         attachments: [
           { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], rules: [
@@ -98,7 +99,7 @@ describe('when the policy loader reads an agent', () => {
 
   test('then an agent with no attachments has an empty policy, and a missing agent none', async () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('Bare') RETURNING id");
-    expect(await loadAgentPolicy(sql, agent.id)).toEqual({ agent_id: agent.id, attachments: [] });
+    expect((await loadAgentPolicy(sql, agent.id))?.policy).toEqual({ agent_id: agent.id, attachments: [] });
     expect(await loadAgentPolicy(sql, 2000000000)).toBeNull();
   });
 });

@@ -26,6 +26,14 @@ describe('when a client posts a message for analysis', () => {
   });
 });
 
+describe('when the workflow writes a reply', () => {
+  test("then the reply agent signs with the agent's own name", async () => {
+    const res = await t.client().post(`/api/agents/${agent}/workflows/email`).send(MESSAGE).expect(200);
+    expect(res.body.reply.source).toBe('reply_agent');
+    expect(res.body.reply.text.trim().endsWith('Sundae')).toBe(true);
+  });
+});
+
 describe('when the message is malformed', () => {
   test.each([
     ['a missing from', { body: 'hi' }, ['body', 'from']],
