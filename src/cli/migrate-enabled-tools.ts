@@ -11,6 +11,7 @@ import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';
 import type { MigrationReport } from '../legacy/report';
 import { undoEnabledTools } from '../legacy/undo-enabled-tools';
+import { runCli } from './run-cli';
 
 const USAGE = `usage: npm run migrate:enabled-tools -- --dry-run | --apply | --undo [--map-typos] [--json]
 
@@ -90,10 +91,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`migrate:enabled-tools failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCli('migrate:enabled-tools', main);

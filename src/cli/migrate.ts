@@ -9,6 +9,7 @@ import { ParityMismatchError } from '../legacy/errors';
 import { formatReport } from '../legacy/format-report';
 import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';
+import { runCli } from './run-cli';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } }, strict: true });
@@ -31,10 +32,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`migrate failed: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);
+runCli('migrate', main);

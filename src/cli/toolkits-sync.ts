@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { openService } from '../bootstrap';
 import { readConfig } from '../config';
 import { createLogger } from '../logger';
+import { runCli } from './run-cli';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
@@ -26,7 +27,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(`toolkits:sync failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runCli('toolkits:sync', main);
