@@ -36,7 +36,9 @@ describe('when a client searches the corpus', () => {
 
   test('then top_k bounds the results, and a top_k out of range is a 422', async () => {
     const res = await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'ice cream', top_k: 2 }).expect(200);
-    expect(res.body.results.length).toBeLessThanOrEqual(2);
+    expect(res.body.results).toHaveLength(2);
+    const wide = await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'ice cream', top_k: 50 }).expect(200);
+    expect(wide.body.results.length).toBeGreaterThan(2);
     await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'ice cream', top_k: 0 }).expect(422);
     await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'ice cream', top_k: 1000 }).expect(422);
   });

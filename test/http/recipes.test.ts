@@ -196,6 +196,7 @@ describe('when the same workflow message is retried', () => {
     const agent = (await t.admin().post('/api/agents').send({ name: 'Retry', enabled_tools: 'email_analyzer,task_creator' }).expect(201)).body.id;
     const first = await t.client().post(`/api/agents/${agent}/workflows/email`).send(MESSAGE).expect(200);
     const second = await t.client().post(`/api/agents/${agent}/workflows/email`).send(MESSAGE).expect(200);
+    expect(first.body.tasks.length).toBeGreaterThan(0);
     expect(second.body.tasks).toEqual(first.body.tasks);
     const tasks = await t.client().get(`/api/agents/${agent}/tasks`).expect(200);
     expect(tasks.body).toHaveLength(first.body.tasks.length);
