@@ -153,7 +153,7 @@ function normalizeDomain(rawDomain: string): PatternResult {
 }
 
 function unconvertible(rawDomain: string): string {
-  return `the domain "${rawDomain}" cannot be converted to ASCII (an IDN A-label); check its spelling. IP addresses and [bracketed] literals are not supported`;
+  return `the domain "${rawDomain}" cannot be converted to ASCII as a host name: each label is letters, digits and inner hyphens, at most 63 characters once punycode (a Unicode label must stay Unicode: fullwidth letters are refused), 253 in all; check its spelling. IP addresses and [bracketed] literals are not supported`;
 }
 
 function plusTagReason(input: string, local: string, rawDomain: string): string {

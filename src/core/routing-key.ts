@@ -5,13 +5,20 @@
 // - TAB is accepted in the raw value: it is folding whitespace in an unfolded From header and the
 //   parser treats it as a space. Every other C0 control, DEL and the C1 controls give no key.
 // - The 320-character limit counts UTF-16 code units, so it is never more lenient than a count of
-//   characters.
+//   characters. It holds for the raw value and again for the key, which can grow: a Unicode domain
+//   gets longer as punycode (`é.` is `xn--9ca.`).
 // - A quoted local part that still holds whitespace, "@" or a control character once unquoted
 //   (`"a@evil.com"@acme.com`) gives no key: no pattern can name it and it reads as another address.
 // - The local part is put in Unicode NFC before lowercasing (RFC 6532 §3.1), so two spellings of
 //   the same UTF-8 address share a key.
-// - The domain must come out of the ASCII conversion as plain host labels: IP literals, and the
-//   numeric hosts that URL parsing would rewrite as IPv4 addresses, give no key.
+// - The domain must be a host name, in ASCII (A-label) form: labels of letters, digits and inner
+//   hyphens, 1 to 63 characters each, 253 in all. IP literals, underscores, a label that starts or
+//   ends with "-", and the numeric hosts that URL parsing would rewrite as IPv4 give no key.
+// - The key is the address's own mailbox or nothing. The IDN conversion is the URL parser's, which
+//   also percent-decodes and stops at "/", "?" or "#" (`a@thescoop.com/evil.org` would read as
+//   thescoop.com): so only letters, digits, "-", "." and non-ASCII characters reach it, each label
+//   must stay one label (IDNA maps "⒈" to "1."), and a non-ASCII label must stay non-ASCII (a
+//   fullwidth ＴＨＥＳＣＯＯＰ, or a soft hyphen inside thescoop, folds onto the ASCII name).
 import { parseOneAddress } from 'email-addresses';
 import { domainToASCII } from 'node:url';
 
@@ -19,8 +26,15 @@ export const MAX_ADDRESS_LENGTH = 320;
 
 const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F]/u;
 const UNSAFE_IN_LOCAL = /[@\s\u0000-\u001F\u007F-\u009F]/u;
-const ASCII_HOST = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/;
+const MAX_DOMAIN_LENGTH = 253;
+// An LDH label (RFC 5321 §4.1.2, RFC 1035 §2.3.4): 1 to 63 letters, digits and inner hyphens.
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const NUMERIC_LABEL = /^[0-9]+$/;
+// Every ASCII character but letters, digits, "-" and ".": none may reach the URL parser.
+const ASCII_OUTSIDE_HOST_NAMES = /[\u0000-\u002C\u002F\u003A-\u0040\u005B-\u0060\u007B-\u007F]/;
+const NON_ASCII = /[^\u0000-\u007F]/;
+// What IDNA takes as the dot between labels: the full stop and its ideographic and fullwidth forms.
+const LABEL_SEPARATOR = /[.\u3002\uFF0E\uFF61]/u;
 // The parser refuses `a@b.com.` and `Name <a@b.com.>`: find that one trailing dot, right after a
 // domain character and before an optional closing bracket, so it can be set aside before parsing.
 const TRAILING_DOMAIN_DOT = /(?<=[^\s.@<>[\]()"\\])\.(?=\s*>?\s*$)/u;
@@ -36,7 +50,8 @@ export function routingKeyOf(sender: string | null | undefined): string | null {
   // the conversion, which also turns an ideographic full stop into one.
   const domain = toAsciiDomain(mailbox.domain + (mailbox.hadTrailingDot ? '.' : ''));
   if (domain === null) return null;
-  return `${local}@${domain}`;
+  const key = `${local}@${domain}`;
+  return key.length > MAX_ADDRESS_LENGTH ? null : key;
 }
 
 /** A routing key's two halves, split at its only "@"; null for anything that is not a key. */
@@ -59,13 +74,22 @@ export function tagStripped(local: string): string {
 
 /**
  * The domain in lowercase ASCII A-labels with one trailing dot dropped (`bücher.de.` →
- * `xn--bcher-kva.de`), or null when it does not convert to plain host labels.
+ * `xn--bcher-kva.de`), or null when it is not a host name whose every label converts to one label.
  */
 export function toAsciiDomain(domain: string): string | null {
+  if (ASCII_OUTSIDE_HOST_NAMES.test(domain)) return null;
+  const written = domain.split(LABEL_SEPARATOR);
+  if (written.length > 1 && written[written.length - 1] === '') written.pop();
   const converted = domainToASCII(domain);
   const ascii = converted.endsWith('.') ? converted.slice(0, -1) : converted;
-  if (!ASCII_HOST.test(ascii)) return null;
+  if (ascii === '' || ascii.length > MAX_DOMAIN_LENGTH) return null;
   const labels = ascii.split('.');
+  if (labels.length !== written.length) return null;
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i] ?? '';
+    if (!HOST_LABEL.test(label)) return null;
+    if (NON_ASCII.test(written[i] ?? '') && !label.startsWith('xn--')) return null;
+  }
   if (NUMERIC_LABEL.test(labels[labels.length - 1] ?? '')) return null;
   return ascii;
 }

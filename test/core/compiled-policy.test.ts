@@ -210,8 +210,10 @@ describe('parsePattern idempotence', () => {
 
   test('when an address-shaped string is accepted, then parsing its pattern again gives the same pattern', () => {
     const part = fc.string({ unit: char.filter((c) => c !== '@' && c !== '.'), minLength: 1, maxLength: 6 });
+    // Host names hold no "_" (a domain with one is refused), so labels are drawn without it.
+    const label = fc.string({ unit: char.filter((c) => c !== '@' && c !== '.' && c !== '_'), minLength: 1, maxLength: 6 });
     const shaped = fc
-      .tuple(part, fc.array(part, { minLength: 1, maxLength: 3 }), fc.boolean())
+      .tuple(part, fc.array(label, { minLength: 1, maxLength: 3 }), fc.boolean())
       .map(([local, labels, dot]) => `${local}@${labels.join('.')}${dot ? '.' : ''}`);
     let accepted = 0;
     fc.assert(
@@ -222,7 +224,7 @@ describe('parsePattern idempotence', () => {
           expect(parsePattern(first.pattern)).toEqual(first);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
     expect(accepted).toBeGreaterThan(100);
   });

@@ -25,6 +25,12 @@ describe('parsePattern rejections', () => {
     ['a label holding the * is not ASCII', 'mara@bü*.de', /must be plain ASCII/],
     ['the domain has two dots in a row', 'mara@thescoop..com', /empty label/],
     ['it is not a string', 42, /is a string/],
+    // Hostile review, finding 8: the pattern's domain stopped at "/" and was stored as another one.
+    ['the domain holds a slash', '*@thescoop.com/evil.org', /cannot be converted to ASCII as a host name/],
+    ['the domain holds a question mark', 'mara@thescoop.com?x', /cannot be converted to ASCII as a host name/],
+    ['a label starts with a hyphen', '*@-thescoop.com', /inner hyphens/],
+    ['a label is over 63 characters once punycode', `*@${'ü'.repeat(60)}.de`, /at most 63 characters/],
+    ['the domain holds an underscore', '*@the_scoop.com', /cannot be converted to ASCII as a host name/],
   ])('when %s, then it is rejected and the reason says why', (_name, input, phrase) => {
     expect(reasonFor(input)).toMatch(phrase);
   });

@@ -119,6 +119,53 @@ describe('routingKeyOf', () => {
   test('when the domain cannot be converted to ASCII, then there is no key', () => {
     expect(routingKeyOf('jane@xn--zz.com')).toBeNull();
   });
+
+  // Hostile review, finding 1: the limit was checked before punycode, and the key outgrew the column.
+  test('when the key would pass 320 characters once its domain is punycode, then there is no key', () => {
+    const sender = `${'a'.repeat(75)}@${'é.'.repeat(30)}evil.com`;
+    expect(sender.length).toBeLessThanOrEqual(320);
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when a Unicode domain is exactly 320 characters once punycode, then it has a key', () => {
+    const domain = `${'é.'.repeat(30)}evil.com`; // 248 characters as punycode
+    const local = 'a'.repeat(320 - 1 - 248);
+    expect(routingKeyOf(`${local}@${domain}`)).toHaveLength(320);
+  });
+
+  test('when a label is over 63 characters once punycode, then there is no key', () => {
+    expect(routingKeyOf(`jane@${'ü'.repeat(60)}.de`)).toBeNull();
+    expect(routingKeyOf(`jane@${'a'.repeat(63)}.de`)).toBe(`jane@${'a'.repeat(63)}.de`);
+    expect(routingKeyOf(`jane@${'a'.repeat(64)}.de`)).toBeNull();
+  });
+
+  test('when the domain is over 253 characters, then there is no key', () => {
+    const labels = (n: number) => Array.from({ length: n }, () => 'a'.repeat(62)).join('.');
+    expect(routingKeyOf(`j@${labels(3)}.${'b'.repeat(61)}.com`)).toBeNull(); // 254
+    expect(routingKeyOf(`j@${labels(3)}.${'b'.repeat(60)}.com`)).toBe(`j@${labels(3)}.${'b'.repeat(60)}.com`); // 253
+  });
+
+  // Hostile review, finding 8: the URL parser behind the IDN conversion stops at "/", "?" or "#".
+  test.each([
+    ['a slash', 'mara@thescoop.com/evil.org'],
+    ['a slash in a one-label domain', 'test@iana/icann.org'],
+    ['a question mark', 'mara@thescoop.com?evil.org'],
+    ['a hash', 'mara@thescoop.com#evil.org'],
+    ['a backslash', 'mara@thescoop.com\\evil.org'],
+    ['a percent escape', 'mara@thescoop%2Ecom'],
+    ['an underscore', 'mara@the_scoop.com'],
+    ['a label starting with a hyphen', 'mara@-thescoop.com'],
+    ['a label ending with a hyphen', 'mara@thescoop-.com'],
+    ['fullwidth letters that fold onto ASCII', 'mara@\uFF34\uFF28\uFF25\uFF33\uFF23\uFF2F\uFF2F\uFF30.com'],
+    ['a soft hyphen that IDNA drops', 'mara@the\u00ADscoop.com'],
+    ['a character IDNA maps to a digit and a dot', 'mara@thescoop\u2488com'],
+  ])('when the domain holds %s, then there is no key', (_name, sender) => {
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when the domain uses the ideographic full stop, then it counts as the dot', () => {
+    expect(routingKeyOf('mara@thescoop\u3002com')).toBe('mara@thescoop.com');
+  });
 });
 
 describe('splitAddress', () => {
