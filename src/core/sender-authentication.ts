@@ -112,7 +112,12 @@ function verdictOf(results: readonly AuthResult[], key: string, fromDomain: stri
     }
   }
   const dmarcResult = dmarc[0]?.result;
-  if (dmarcResult === 'pass') return authenticated(key, `dmarc=pass for ${fromDomain}`);
+  if (dmarcResult === 'pass') {
+    // DMARC evaluates one domain, and a pass that does not name it (header.from) proves nothing
+    // about this message's From: the server may have evaluated another header, or another message.
+    if (!dmarc.some((r) => r.properties['header.from'] !== undefined)) return unauthenticated('dmarc=pass names no header.from, so it says nothing of From\'s domain');
+    return authenticated(key, `dmarc=pass for ${fromDomain}`);
+  }
   if (dmarcResult === 'fail') return unauthenticated(`dmarc=fail for ${fromDomain}`);
   if (dmarcResult !== undefined && !DMARC_NOT_EVALUATED.has(dmarcResult)) return ambiguous(`dmarc=${dmarcResult} is not a DMARC result this service understands`);
 
