@@ -1,6 +1,11 @@
 // The seed document's scenario, ready to replay: The Scoop's agents Sundae (support) and Scout
 // (internal ops), the Support, Finance and Operations toolkits, and their grants on the seed's
-// terms. Idempotent: run on every start, it adds only what is missing and never undoes an edit.
+// terms. It runs once per database (recorded in SequelizeData), and not at all where any of its
+// agents or toolkits already exists, so nothing an operator deleted is ever made again.
+//
+// Scout's Finance attachment carries the allow rule *@thescoop.com: the seed keeps it open only
+// because Scout's own access rules limit who reaches her, and until agents have access rules an
+// open refund would serve any stranger who writes to Scout.
 import type { QueryInterface } from 'sequelize';
 import { dropScoopData, ensureScoopData } from '../src/demo/scoop-data';
 
@@ -12,14 +17,14 @@ const TOOLKITS = [
 
 const AGENTS = [
   ['Sundae', "The Scoop's customer support agent."],
-  ['Scout', "The Scoop's internal operations agent; her access rules already limit her to *@thescoop.com."],
+  ['Scout', "The Scoop's internal operations agent, for the shop's own staff."],
 ] as const;
 
 // [agent, toolkit, allow_proactive, allow rules]
 const GRANTS = [
   ['Sundae', 'Support', false, []],
   ['Sundae', 'Finance', false, ['*@thescoop.com']],
-  ['Scout', 'Finance', false, []],
+  ['Scout', 'Finance', false, ['*@thescoop.com']],
   ['Scout', 'Operations', true, []],
 ] as const;
 
@@ -27,6 +32,11 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
   await sequelize.transaction(async (transaction) => {
     await ensureScoopData(sequelize, transaction);
+    const [seen] = await sequelize.query(
+      `SELECT 1 FROM agents WHERE name IN (:agents) UNION ALL SELECT 1 FROM toolkits WHERE lower(name) IN (:toolkits) LIMIT 1`,
+      { replacements: { agents: AGENTS.map(([name]) => name), toolkits: TOOLKITS.map(([name]) => name.toLowerCase()) }, transaction },
+    );
+    if (seen.length > 0) return;
     for (const [name, description, members] of TOOLKITS) {
       await sequelize.query(
         `INSERT INTO toolkits (name, description, member_tool_ids) VALUES (:name, :description, ARRAY[:members]::varchar(64)[])

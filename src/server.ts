@@ -5,7 +5,7 @@ import { createApp } from './app';
 import { openService } from './bootstrap';
 import { readConfig } from './config';
 import { createLogger } from './logger';
-import { up as seedTheScoop } from '../seeders/20261130000001-the-scoop';
+import { seedUp } from './db/migrate';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -16,8 +16,9 @@ async function main(): Promise<void> {
   const sync = await toolgate.syncSystemToolkits();
   logger.info({ created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped }, 'system toolkits synced');
   if (config.demo) {
-    await seedTheScoop(opened.sequelize.getQueryInterface());
-    logger.info('demo data ready: The Scoop (agents Sundae and Scout; toolkits Support, Finance, Operations)');
+    // Each seeder runs once per database: what an operator changed or deleted since stays so.
+    const seeded = await seedUp(opened.sequelize);
+    if (seeded.length > 0) logger.info({ seeders: seeded }, 'demo data seeded: The Scoop (agents Sundae and Scout; toolkits Support, Finance, Operations)');
   }
   if (opened.adminTokenFile) logger.info({ file: opened.adminTokenFile }, 'no TOOLGATE_ADMIN_TOKEN set: the admin token is in this file');
   if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');

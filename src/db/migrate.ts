@@ -23,6 +23,7 @@ import { pg, type PgClient } from './connect';
 export const MIGRATION_LOCK_KEY = '7415926535897';
 
 export const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
+export const DEFAULT_SEEDERS_FOLDER = path.join(__dirname, '..', '..', 'seeders');
 
 export interface MigratorOptions {
   /** Default: <repo>/migrations (from src/db or dist/src/db). */
@@ -39,7 +40,19 @@ interface MigrationModule {
 }
 
 export function migrator(sequelize: Sequelize, opts: MigratorOptions = {}): Umzug<QueryInterface> {
-  const folder = opts.folder ?? DEFAULT_MIGRATIONS_FOLDER;
+  return scripts(sequelize, opts.folder ?? DEFAULT_MIGRATIONS_FOLDER, 'SequelizeMeta', opts.logger);
+}
+
+/**
+ * The seeders, each run once: recorded in "SequelizeData", the table sequelize-cli keeps with
+ * `seederStorage: "sequelize"` (src/db/sequelize-cli.config.cjs), so that `db:seed:all` and the
+ * service agree on what has run and neither runs a seeder again.
+ */
+export function seeder(sequelize: Sequelize, opts: MigratorOptions = {}): Umzug<QueryInterface> {
+  return scripts(sequelize, opts.folder ?? DEFAULT_SEEDERS_FOLDER, 'SequelizeData', opts.logger);
+}
+
+function scripts(sequelize: Sequelize, folder: string, modelName: string, logger: MigratorOptions['logger']): Umzug<QueryInterface> {
   // .ts under tsx / ts-jest, .js when compiled.
   const ext = path.extname(__filename) === '.ts' ? '.ts' : '.js';
   return new Umzug<QueryInterface>({
@@ -53,9 +66,16 @@ export function migrator(sequelize: Sequelize, opts: MigratorOptions = {}): Umzu
       }),
     },
     context: sequelize.getQueryInterface(),
-    storage: new ExtensionAgnosticStorage(new SequelizeStorage({ sequelize, modelName: 'SequelizeMeta' }), ext),
-    logger: opts.logger,
+    storage: new ExtensionAgnosticStorage(new SequelizeStorage({ sequelize, modelName }), ext),
+    logger,
   });
+}
+
+/** Runs the seeders that have not run yet on this database; returns their names, in order. */
+export async function seedUp(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
+  const umzug = seeder(sequelize, opts);
+  const ran = await withMigrationLock(sequelize, () => umzug.up());
+  return ran.map((m) => m.name);
 }
 
 /** Applies every pending migration; returns the names applied, in order. */
