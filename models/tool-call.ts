@@ -1,7 +1,8 @@
 // The tool-call record: every execution, refusal and skip, with the canonical id and legacy name.
 import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-export type ToolCallStatus = 'success' | 'failure' | 'denied' | 'skipped';
+/** `started` while the tool runs (written before it runs), then `success` or `failure` in place. */
+export type ToolCallStatus = 'started' | 'success' | 'failure' | 'denied' | 'skipped';
 
 export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {
   declare id: CreationOptional<number>;

@@ -4,8 +4,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
 import { NotDispatchableError } from '../src/errors';
-import { parse } from '../src/http/parse';
-import { authenticationResultsSchema, idParam, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import type { Toolgate } from '../src/toolgate';
 import { currentRun } from '../middleware/tool-run';
@@ -28,7 +28,7 @@ export function toolCallsRouter(tg: Toolgate): Router {
   const router = Router();
 
   router.get('/agents/:id/tool-calls', tg.requireRole('admin'), async (req, res) => {
-    const agentId = parse(idParam, req.params.id, 'path');
+    const agentId = pathId(req.params, 'id');
     const { limit } = parse(listQuery, req.query, 'query');
     await tg.agents.get(agentId);
     res.json(await listToolCalls(tg.sequelize, agentId, limit));
@@ -47,10 +47,11 @@ export function toolCallsRouter(tg: Toolgate): Router {
       if (!run.offers(body.tool)) throw await run.refuse(body.tool);
       if (!tool) throw new NotDispatchableError(body.tool);
       const input = parse(tool.input, body.input, 'body');
-      const output = await run.dispatch(body.tool, () =>
+      const outcome = await run.execute(body.tool, () =>
         tool.execute(input, { agent_id: run.agentId, run: run.run.kind, routing_key: run.routingKey, sequelize: tg.sequelize }),
       );
-      res.json({ tool: body.tool, status: 'success', output });
+      // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
+      res.json(outcome.status === 'success' ? { tool: body.tool, status: 'success', output: outcome.output } : { tool: body.tool, status: 'failure', error: outcome.error });
     },
   );
   return router;

@@ -47,6 +47,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
       senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
+      logger,
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

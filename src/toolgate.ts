@@ -46,6 +46,13 @@ export interface ToolgateOptions extends AuthOptions {
   rateLimit?: ClientRateLimitOptions | false;
   /** The model behind analysis, replies, answers and chat. Default: from the environment (local). */
   model?: LanguageModel;
+  /** Where toolgate reports what it cannot answer a request with (pino-compatible). Default: nowhere. */
+  logger?: ToolgateLogger;
+}
+
+/** The little of a logger toolgate uses; a pino logger fits. */
+export interface ToolgateLogger {
+  error(details: Record<string, unknown>, message: string): void;
 }
 
 export interface Toolgate {
@@ -92,7 +99,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   initModels(sequelize);
   const registry = new ToolRegistry(options.tools ?? []);
   const manifest = registry.manifest;
-  const runs = new RunService(sequelize, registry);
+  const logger = options.logger;
+  const runs = new RunService(sequelize, registry, (err, context) => {
+    logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
+  });
   const senderCheck = options.senderCheck ?? senderAsGiven;
   const model = options.model ?? createLanguageModel(process.env);
   const tasks = new TaskStore(sequelize);

@@ -5,14 +5,15 @@ import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
-import { recordToolCall } from '../services/tool-calls';
+import { completeToolCall, recordToolCall, startToolCall } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
-import { ToolRun, type DispatchRun } from './tool-run';
+import { ToolRun, type DispatchRun, type ToolRunDeps } from './tool-run';
 
 export class RunService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly registry: ToolRegistry,
+    private readonly onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
   ) {}
 
   async policy(agentId: number): Promise<{ agent: RunAgent; compiled: CompiledPolicy }> {
@@ -26,6 +27,9 @@ export class RunService {
     return new ToolRun(agent, run, compiled.resolve(run), {
       legacyName: (id) => this.registry.legacyName(id),
       record: (record) => recordToolCall(this.sequelize, record),
+      start: (record) => startToolCall(this.sequelize, record),
+      complete: (id, outcome) => completeToolCall(this.sequelize, id, outcome),
+      onRecordError: this.onRecordError,
     });
   }
 

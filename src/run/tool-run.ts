@@ -1,21 +1,32 @@
 // One run's resolution and the single dispatch path: the catalogue offered to the run and the
-// check at execution read the same resolved set, and every execution leaves a tool-call record.
+// check at execution read the same resolved set, and no tool runs without its record.
 import type { Resolution, Run } from '../core/types';
 import { ToolForbiddenError } from '../errors';
 import type { RunAgent } from '../services/policy-loader';
-import type { ToolCallRecord } from '../services/tool-calls';
+import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 
 export type DispatchRun = Extract<Run, { kind: 'sender' | 'scheduled' }>;
 
+type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
+
 export interface ToolRunDeps {
   legacyName(toolId: string): string;
+  /** Writes a record complete as it stands (`denied`, `skipped`). */
   record(record: ToolCallRecord): Promise<void>;
+  /** Writes the `started` record of an execution and returns its id; a failure here stops the tool. */
+  start(record: RecordFields): Promise<number>;
+  complete(id: number, outcome: ToolCallOutcome): Promise<void>;
+  /** Told when an execution's outcome could not be written over its `started` record. */
+  onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
 }
 
 export interface DispatchOptions {
   /** The legacy name to record when it is not the tool's usual one (a pipeline stage). */
   tool_name?: string;
 }
+
+/** What one execution gave: its output, or the error it threw (a result, not a fault of the service). */
+export type ToolOutcome<T> = { status: 'success'; output: T } | { status: 'failure'; error: string; thrown: unknown };
 
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
@@ -51,45 +62,58 @@ export class ToolRun {
   }
 
   /**
-   * Checks `toolId` against this run's resolution, runs `execute` when it is offered, and records
-   * the call either way. A tool that was not offered is refused, even when named explicitly.
+   * The one dispatch path. Checks `toolId` against this run's resolution (a tool that was not
+   * offered is refused and recorded, even when named explicitly), writes the `started` record, runs
+   * `execute`, and completes the record. When the record cannot be written the tool does not run:
+   * the database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
-  async dispatch<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<T> {
+  async execute<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
     if (!this.offers(toolId)) throw await this.refuse(toolId, options);
+    const id = await this.deps.start(this.fields(toolId, options));
     const started = performance.now();
-    let result: T;
+    let outcome: ToolOutcome<T>;
     try {
-      result = await execute();
+      outcome = { status: 'success', output: await execute() };
     } catch (err) {
-      await this.write(toolId, 'failure', started, options, errorText(err));
-      throw err;
+      outcome = { status: 'failure', error: errorText(err), thrown: err };
     }
-    await this.write(toolId, 'success', started, options, null);
-    return result;
+    const error = outcome.status === 'failure' ? outcome.error : null;
+    try {
+      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error });
+    } catch (err) {
+      // The tool has run: its outcome is the caller's, whatever became of the record, which stays
+      // `started` and so says the end was never written.
+      this.deps.onRecordError(err, { tool_id: toolId, record_id: id });
+    }
+    return outcome;
+  }
+
+  /** As execute(), for code that runs a tool as a step of its own: a tool that throws, throws. */
+  async dispatch<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<T> {
+    const outcome = await this.execute(toolId, execute, options);
+    if (outcome.status === 'failure') throw outcome.thrown;
+    return outcome.output;
   }
 
   /** Records a refusal and returns the error to raise: a gate tool's 403 goes through here too. */
   async refuse(toolId: string, options: DispatchOptions = {}): Promise<ToolForbiddenError> {
-    await this.write(toolId, 'denied', performance.now(), options, 'not offered to this run');
+    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: 'not offered to this run' });
     return new ToolForbiddenError(toolId);
   }
 
   /** Records an enhancement step that was skipped because its tool was not offered. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
-    await this.write(toolId, 'skipped', performance.now(), options, null);
+    await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: null });
   }
 
-  private async write(toolId: string, status: ToolCallRecord['status'], started: number, options: DispatchOptions, error: string | null): Promise<void> {
-    await this.deps.record({
+  private fields(toolId: string, options: DispatchOptions): RecordFields {
+    return {
       agent_id: this.agentId,
       tool_id: toolId,
       tool_name: options.tool_name ?? this.deps.legacyName(toolId),
-      status,
       run: this.run.kind,
       routing_key: this.routingKey,
-      duration_ms: performance.now() - started,
-      error,
-    });
+    };
   }
 }
 

@@ -1,4 +1,5 @@
-// Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip.
+// Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip. An execution
+// is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
 
@@ -13,29 +14,58 @@ export interface ToolCallRecord {
   error: string | null;
 }
 
+/** How an execution ended, written over its `started` record. */
+export interface ToolCallOutcome {
+  status: 'success' | 'failure';
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id'> {
   id: number;
   created_at: string | null;
 }
 
-/** Errors are stored for operators, bounded so a runaway message cannot bloat the table. */
+/**
+ * Errors are stored for operators, bounded so a runaway message cannot bloat the table. Every
+ * other column is bounded by validation before it gets here: tool ids by their schema, legacy
+ * names at registration, routing keys by routingKeyOf.
+ */
 const MAX_ERROR_LENGTH = 2000;
 
+/** Writes a record that is complete as it stands: a refusal (`denied`) or a skipped enhancement. */
 export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecord): Promise<void> {
+  await insert(sequelize, record);
+}
+
+/** Writes the `started` record of an execution about to run, and returns its id. */
+export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>): Promise<number> {
+  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null });
+}
+
+/** Completes a `started` record with the execution's outcome. */
+export async function completeToolCall(sequelize: Sequelize, id: number, outcome: ToolCallOutcome): Promise<void> {
   await sequelize.query(
-    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error)
-     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error)`,
-    {
-      replacements: {
-        ...record,
-        tool_id: record.tool_id.slice(0, 64),
-        tool_name: record.tool_name.slice(0, 100),
-        duration_ms: Math.max(0, Math.round(record.duration_ms)),
-        error: record.error === null ? null : record.error.slice(0, MAX_ERROR_LENGTH),
-      },
-      type: QueryTypes.INSERT,
-    },
+    `UPDATE tool_calls SET status = :status, duration_ms = :duration_ms, error = :error WHERE id = :id AND status = 'started'`,
+    { replacements: { id, status: outcome.status, ...bounded(outcome) }, type: QueryTypes.UPDATE },
   );
+}
+
+async function insert(sequelize: Sequelize, record: ToolCallRecord): Promise<number> {
+  const [row] = await sequelize.query<{ id: number | string }>(
+    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error)
+     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error) RETURNING id`,
+    { replacements: { ...record, ...bounded(record) }, type: QueryTypes.SELECT },
+  );
+  // BIGINT comes back as text; ids are far below 2^53.
+  return Number(row?.id);
+}
+
+function bounded(values: { duration_ms: number; error: string | null }): { duration_ms: number; error: string | null } {
+  return {
+    duration_ms: Math.max(0, Math.round(values.duration_ms)),
+    error: values.error === null ? null : values.error.slice(0, MAX_ERROR_LENGTH),
+  };
 }
 
 export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number): Promise<ToolCallView[]> {

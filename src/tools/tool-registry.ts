@@ -26,6 +26,10 @@ export interface HostTool<S extends z.ZodType = z.ZodType> {
   execute: (input: z.infer<S>, context: ToolContext) => unknown;
 }
 
+/** What the tool-call records' `tool_name` column holds. */
+const MAX_LEGACY_NAME = 100;
+const legacyNameSchema = z.string().min(1).max(MAX_LEGACY_NAME).regex(/^[^\p{Cc}]+$/u);
+
 /** Identity, for inference: `defineTool({ input: z.object(...), execute: (input) => ... })`. */
 export function defineTool<S extends z.ZodType>(tool: HostTool<S>): HostTool<S> {
   return tool;
@@ -35,12 +39,12 @@ export function defineTool<S extends z.ZodType>(tool: HostTool<S>): HostTool<S> 
  * The legacy API logged some tools under their pipeline stage's name (seed 002, Observability);
  * records keep that name beside the canonical id so old dashboards keep matching.
  */
-export const BUILTIN_LEGACY_NAMES: Readonly<Record<string, string>> = {
-  email_analyzer: 'email_analyzer',
-  task_creator: 'task_creator',
-  document_search: 'document_search',
-  reply_generator: 'multi_agent_reply_agent',
-};
+export const BUILTIN_LEGACY_NAMES: ReadonlyMap<string, string> = new Map([
+  ['email_analyzer', 'email_analyzer'],
+  ['task_creator', 'task_creator'],
+  ['document_search', 'document_search'],
+  ['reply_generator', 'multi_agent_reply_agent'],
+]);
 
 export class ToolRegistry {
   readonly manifest: ToolManifest;
@@ -50,6 +54,12 @@ export class ToolRegistry {
     for (const tool of hostTools) {
       if (typeof tool.execute !== 'function') {
         throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_EXECUTE', `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`);
+      }
+      if (tool.legacy_name !== undefined && !legacyNameSchema.safeParse(tool.legacy_name).success) {
+        throw new ToolgateConfigError(
+          'ERR_TOOLGATE_LEGACY_NAME',
+          `The host tool ${JSON.stringify(tool.id)} has the legacy_name ${JSON.stringify(tool.legacy_name)}: a legacy name is 1 to ${MAX_LEGACY_NAME} characters with no control characters, as tool-call records store it.`,
+        );
       }
     }
     const definitions: ToolDefinition[] = hostTools.map((t) => ({
@@ -68,6 +78,7 @@ export class ToolRegistry {
   }
 
   legacyName(id: string): string {
-    return this.hostTools.get(id)?.legacy_name ?? BUILTIN_LEGACY_NAMES[id] ?? id;
+    // A Map, not an object: a caller's id such as "constructor" must not find Object.prototype's.
+    return this.hostTools.get(id)?.legacy_name ?? BUILTIN_LEGACY_NAMES.get(id) ?? id;
   }
 }
