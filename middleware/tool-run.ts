@@ -3,8 +3,7 @@
 import type { Request, RequestHandler } from 'express';
 import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
-import { idParam } from '../src/http/schemas';
-import { parse } from '../src/http/parse';
+import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
 
@@ -50,7 +49,7 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
   const senderCheck = options.senderCheck ?? senderAsGiven;
 
   return async function resolveToolRun(req, _res, next) {
-    const agentId = parse(idParam, req.params[agentParam], 'path');
+    const agentId = pathId(req.params, agentParam);
     const asked = runOf(req);
     let run: DispatchRun;
     if (asked.kind === 'scheduled') {
@@ -60,6 +59,11 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
       }
       run = { kind: 'scheduled' };
     } else {
+      // The scheduler's token starts scheduled runs only (HTTP.md): a sender run would reach
+      // toolkits that never opted in to scheduled runs, under a role that is not rate-limited.
+      if (req.auth?.role === 'scheduler') {
+        throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
+      }
       run = { kind: 'sender', routing_key: senderCheck(req, asked.sender) };
     }
     req.toolRun = await runs.start(agentId, run);

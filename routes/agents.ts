@@ -1,8 +1,8 @@
 // Agents: create/update/delete (admin), read (admin or client).
 import { Router } from 'express';
 import { z } from 'zod';
-import { parse } from '../src/http/parse';
-import { idParam, name, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { bodyId, name, text } from '../src/http/schemas';
 import type { Toolgate } from '../src/toolgate';
 
 const agentBody = z.strictObject({
@@ -11,7 +11,7 @@ const agentBody = z.strictObject({
   system_prompt: text(100_000).nullable().optional(),
   // The legacy string, taken as legacy clients send it (even odd spacing); bounded, one line.
   enabled_tools: text(10_000).nullable().optional(),
-  toolkit_ids: z.array(idParam).max(100, 'at most 100 toolkits').optional(),
+  toolkit_ids: z.array(bodyId).max(100, 'at most 100 toolkits').optional(),
 });
 
 export function agentsRouter(tg: Toolgate): Router {
@@ -22,7 +22,7 @@ export function agentsRouter(tg: Toolgate): Router {
   });
 
   router.get('/agents/:id', tg.requireRole('admin', 'client'), async (req, res) => {
-    res.json(await tg.agents.get(parse(idParam, req.params.id, 'path')));
+    res.json(await tg.agents.get(pathId(req.params, 'id')));
   });
 
   router.post('/agents', tg.requireRole('admin'), async (req, res) => {
@@ -31,7 +31,7 @@ export function agentsRouter(tg: Toolgate): Router {
   });
 
   router.patch('/agents/:id', tg.requireRole('admin'), async (req, res) => {
-    const id = parse(idParam, req.params.id, 'path');
+    const id = pathId(req.params, 'id');
     const body = parse(agentBody.omit({ toolkit_ids: true }).partial(), req.body, 'body');
     // HTTP.md answers an agent's update with 204, as its delete; GET /agents/:id reads it back.
     await tg.agents.update(id, body);
@@ -39,7 +39,7 @@ export function agentsRouter(tg: Toolgate): Router {
   });
 
   router.delete('/agents/:id', tg.requireRole('admin'), async (req, res) => {
-    await tg.agents.delete(parse(idParam, req.params.id, 'path'));
+    await tg.agents.delete(pathId(req.params, 'id'));
     res.status(204).end();
   });
   return router;

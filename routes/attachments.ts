@@ -1,12 +1,12 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { Router } from 'express';
 import { z } from 'zod';
-import { parse } from '../src/http/parse';
-import { idParam, ruleSchema, rulesSchema } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { bodyId, ruleSchema, rulesSchema } from '../src/http/schemas';
 import type { Toolgate } from '../src/toolgate';
 
 const attachBody = z.strictObject({
-  toolkit_id: idParam,
+  toolkit_id: bodyId,
   allow_proactive: z.boolean().optional(),
   rules: rulesSchema.optional(),
 });
@@ -17,8 +17,8 @@ export function attachmentsRouter(tg: Toolgate): Router {
   const router = Router();
   const admin = tg.requireRole('admin');
   const ids = (params: Record<string, unknown>) => ({
-    agentId: parse(idParam, params.id, 'path'),
-    attachmentId: params.attachmentId === undefined ? 0 : parse(idParam, params.attachmentId, 'path'),
+    agentId: pathId(params, 'id'),
+    attachmentId: params.attachmentId === undefined ? 0 : pathId(params, 'attachmentId'),
   });
 
   router.get('/agents/:id/toolkits', admin, async (req, res) => {
@@ -56,7 +56,7 @@ export function attachmentsRouter(tg: Toolgate): Router {
 
   router.delete('/agents/:id/toolkits/:attachmentId/rules/:ruleId', admin, async (req, res) => {
     const { agentId, attachmentId } = ids(req.params);
-    await tg.attachments.deleteRule(agentId, attachmentId, parse(idParam, req.params.ruleId, 'path'));
+    await tg.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
     res.status(204).end();
   });
   return router;

@@ -2,8 +2,8 @@
 // assistant" recipe), so no run is resolved and nothing is dispatched.
 import { Router } from 'express';
 import { z } from 'zod';
-import { parse } from '../src/http/parse';
-import { idParam, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import type { Toolgate } from '../src/toolgate';
 
@@ -15,7 +15,7 @@ const chatBody = z.strictObject({
 export function chatRouter(tg: Toolgate): Router {
   const router = Router();
   router.post('/agents/:id/chat', tg.requireRole('client'), async (req, res) => {
-    const agent = await tg.agents.get(parse(idParam, req.params.id, 'path'));
+    const agent = await tg.agents.get(pathId(req.params, 'id'));
     const { message } = parse(chatBody, req.body, 'body');
     const reply = await orUpstreamError(tg.model.chat(message, modelContext(agent, new Date())));
     res.json({ reply });

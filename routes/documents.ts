@@ -7,8 +7,8 @@ import { currentRun } from '../middleware/tool-run';
 import { askDocuments } from '../src/documents/ask';
 import { searchResult } from '../src/documents/document-search';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/schemas';
-import { parse } from '../src/http/parse';
-import { authenticationResultsSchema, idParam, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import type { Toolgate } from '../src/toolgate';
 
@@ -26,19 +26,19 @@ export function documentsRouter(tg: Toolgate): Router {
   const gate = [tg.toolRun(), tg.requireTool('document_search')];
 
   router.post('/agents/:id/documents', client, async (req, res) => {
-    const agentId = parse(idParam, req.params.id, 'path');
+    const agentId = pathId(req.params, 'id');
     const body = parse(documentInputSchema, req.body, 'body');
     res.status(201).json(await tg.documents.add(agentId, body));
   });
 
   router.get('/agents/:id/documents', client, async (req, res) => {
-    const agent = await tg.agents.get(parse(idParam, req.params.id, 'path'));
+    const agent = await tg.agents.get(pathId(req.params, 'id'));
     res.json(await tg.documents.list(agent.id));
   });
 
   router.delete('/agents/:id/documents/:docId', client, async (req, res) => {
-    const agentId = parse(idParam, req.params.id, 'path');
-    await tg.documents.delete(agentId, parse(idParam, req.params.docId, 'path'));
+    const agentId = pathId(req.params, 'id');
+    await tg.documents.delete(agentId, pathId(req.params, 'docId'));
     res.status(204).end();
   });
 

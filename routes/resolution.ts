@@ -3,8 +3,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
-import { parse } from '../src/http/parse';
-import { idParam, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { text } from '../src/http/schemas';
 import type { Toolgate } from '../src/toolgate';
 
 const resolutionQuery = z
@@ -19,7 +19,7 @@ const resolutionQuery = z
 export function resolutionRouter(tg: Toolgate): Router {
   const router = Router();
   router.get('/agents/:id/tools', tg.requireRole('admin'), async (req, res) => {
-    const agentId = parse(idParam, req.params.id, 'path');
+    const agentId = pathId(req.params, 'id');
     const query = parse(resolutionQuery, req.query, 'query');
     // The explain view takes the address as given: it answers "what would this sender get".
     const run: Run =

@@ -1,8 +1,8 @@
 // Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
 import { Router } from 'express';
 import { z } from 'zod';
-import { parse } from '../src/http/parse';
-import { idParam, name, text } from '../src/http/schemas';
+import { parse, pathId } from '../src/http/parse';
+import { name, text } from '../src/http/schemas';
 import type { Toolgate } from '../src/toolgate';
 
 const toolkitBody = z.strictObject({
@@ -31,17 +31,17 @@ export function toolkitsRouter(tg: Toolgate): Router {
   });
 
   router.get('/toolkits/:toolkitId', async (req, res) => {
-    res.json(await tg.toolkits.get(parse(idParam, req.params.toolkitId, 'path')));
+    res.json(await tg.toolkits.get(pathId(req.params, 'toolkitId')));
   });
 
   router.patch('/toolkits/:toolkitId', async (req, res) => {
-    const id = parse(idParam, req.params.toolkitId, 'path');
+    const id = pathId(req.params, 'toolkitId');
     const body = parse(toolkitBody.partial(), req.body, 'body');
     res.json(await tg.toolkits.update(id, body));
   });
 
   router.delete('/toolkits/:toolkitId', async (req, res) => {
-    await tg.toolkits.delete(parse(idParam, req.params.toolkitId, 'path'));
+    await tg.toolkits.delete(pathId(req.params, 'toolkitId'));
     res.status(204).end();
   });
   return router;

@@ -1,6 +1,7 @@
 // Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
 import type { z } from 'zod';
-import { ValidationError, type ValidationIssue } from '../errors';
+import { NotFoundError, ValidationError, type ValidationIssue } from '../errors';
+import { idText, MAX_ROW_ID } from './schemas';
 
 export type Location = 'body' | 'query' | 'path';
 
@@ -16,4 +17,15 @@ function toValidationIssue(issue: z.core.$ZodIssue, where: Location): Validation
     msg: issue.message,
     type: issue.code,
   };
+}
+
+/**
+ * The id in a route parameter: a 422 unless it is canonical decimal, and a 404 when it is larger
+ * than any row's id (a well-formed id that names nothing).
+ */
+export function pathId(params: Record<string, unknown>, name: string): number {
+  const result = idText.safeParse(params[name]);
+  if (!result.success) throw new ValidationError(result.error.issues.map((issue) => ({ ...toValidationIssue(issue, 'path'), loc: ['path', name] })));
+  if (result.data > MAX_ROW_ID) throw new NotFoundError(`Id ${result.data}`);
+  return result.data;
 }

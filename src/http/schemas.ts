@@ -4,8 +4,21 @@ import { z } from 'zod';
 import { parsePattern } from '../core/pattern';
 import { ruleKindSchema } from '../core/types';
 
-/** Path ids: positive integers that fit PostgreSQL's integer, else a 404 would hide a typo. */
-export const idParam = z.coerce.number().int('an id is a whole number').positive('an id is positive').max(2147483647, 'an id is at most 2147483647');
+// Ids are canonical decimals and nothing else (HTTP.md): `1e0`, `0x1`, `00001`, `+1` or ` 1` are not
+// agent 1, so a proxy rule written for /agents/1/ means what it says.
+const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+const CANONICAL_ID_MESSAGE = 'an id is a positive whole number in plain decimal, such as 42: no sign, leading zero, space, exponent or hex';
+
+/** The largest id of our rows (PostgreSQL integer): a canonical id above it names no row. */
+export const MAX_ROW_ID = 2147483647;
+
+/** An id as text, in a path or a query: canonical decimal, else a 422. */
+export const idText = z.string().regex(CANONICAL_ID, CANONICAL_ID_MESSAGE).transform(Number);
+
+/** An id in a JSON body: a whole number, or the same number as canonical decimal text. */
+export const bodyId = z
+  .union([z.number().int(CANONICAL_ID_MESSAGE).positive(CANONICAL_ID_MESSAGE), idText])
+  .pipe(z.number().max(MAX_ROW_ID, `no record has an id above ${MAX_ROW_ID}`));
 
 // Control characters other than tab and newlines have no business in names and prose.
 const NO_CONTROL = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;

@@ -72,8 +72,12 @@ describe('when the body is not what the route reads', () => {
     expect(res.body.detail[0].loc[0]).toBe('path');
   });
 
-  test('then an id beyond PostgreSQL integers is a 422, not a 500', async () => {
-    await t.admin().get('/api/agents/99999999999').expect(422);
+  test('then a canonical id beyond PostgreSQL integers is a 404, not a 500: it names no row', async () => {
+    await t.admin().get('/api/agents/99999999999').expect(404);
+  });
+
+  test('then an id of over 16 digits is a 422: it is not an id at all', async () => {
+    await t.admin().get('/api/agents/12345678901234567').expect(422);
   });
 });
 
