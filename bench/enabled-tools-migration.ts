@@ -93,7 +93,7 @@ interface PhaseResult {
 async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResult[]> {
   const dbName = `toolgate_bench_migration_${process.pid}_${count}`;
   await ensureDatabase(adminUrl, dbName);
-  const sequelize = createSequelize(withDatabase(adminUrl, dbName));
+  const sequelize = createSequelize(withDatabase(adminUrl, dbName), { queryTimeoutMs: 0 });
   const manifest = createManifest();
   const results: PhaseResult[] = [];
   const memory = memorySampler();

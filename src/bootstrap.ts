@@ -25,7 +25,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
     databaseName: 'toolgate',
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
   });
-  const sequelize = createSequelize(db.url);
+  const sequelize = createSequelize(db.url, { queryTimeoutMs: config.dbQueryTimeoutMs });
   const close = async () => {
     await sequelize.close().catch(() => undefined);
     await db.stop();

@@ -23,6 +23,7 @@ const envSchema = z.object({
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
+  TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
   TOOLGATE_TRUST_PROXY: z
     .string()
@@ -59,6 +60,8 @@ export interface ServiceConfig {
   log: boolean;
   rateLimit: ClientRateLimitOptions | false;
   trustProxy: TrustProxy;
+  /** The longest one database query may take before the request is answered 503 (0: no limit). */
+  dbQueryTimeoutMs: number;
 }
 
 /** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
@@ -85,5 +88,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     log: e.TOOLGATE_LOG === 'info',
     rateLimit: e.TOOLGATE_RATE_LIMIT,
     trustProxy: e.TOOLGATE_TRUST_PROXY,
+    dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,
   };
 }

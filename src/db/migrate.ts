@@ -80,8 +80,7 @@ export async function seedUp(sequelize: Sequelize, opts: MigratorOptions = {}): 
 
 /** Applies every pending migration; returns the names applied, in order. */
 export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
-  const umzug = migrator(sequelize, opts);
-  const applied = await withMigrationLock(sequelize, () => umzug.up());
+  const applied = await withUnboundedQueries(sequelize, (own) => withMigrationLock(own, () => migrator(own, opts).up()));
   return applied.map((m) => m.name);
 }
 
@@ -91,11 +90,37 @@ export async function migrateDown(
   opts: MigrateDownOptions & MigratorOptions = { step: 1 },
 ): Promise<string[]> {
   const { folder, logger, ...down } = opts;
-  const umzug = migrator(sequelize, { folder, logger });
-  const reverted = await withMigrationLock(sequelize, () =>
-    umzug.down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 }),
+  const reverted = await withUnboundedQueries(sequelize, (own) =>
+    withMigrationLock(own, () => migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 })),
   );
   return reverted.map((m) => m.name);
+}
+
+const QUERY_TIMEOUTS = ['statement_timeout', 'query_timeout'];
+
+/**
+ * Runs fn with a Sequelize on the same database whose queries have no time limit: a migration may
+ * rewrite a large table, which the request path's timeouts (createSequelize's queryTimeoutMs)
+ * would cut short. A Sequelize with no such limits is used as it is.
+ */
+async function withUnboundedQueries<T>(sequelize: Sequelize, fn: (own: Sequelize) => Promise<T>): Promise<T> {
+  const c = sequelize.config as typeof sequelize.config & { dialectOptions?: Record<string, unknown> };
+  const dialectOptions = c.dialectOptions ?? {};
+  if (!QUERY_TIMEOUTS.some((k) => dialectOptions[k] !== undefined)) return fn(sequelize);
+  const own = new SequelizeModule.Sequelize(c.database, c.username, c.password ?? undefined, {
+    dialect: 'postgres',
+    dialectModule: (sequelize as unknown as { options: { dialectModule?: object } }).options.dialectModule,
+    host: c.host,
+    port: c.port ? Number(c.port) : undefined,
+    logging: false,
+    pool: { max: 2, min: 0 },
+    dialectOptions: Object.fromEntries(Object.entries(dialectOptions).filter(([k]) => !QUERY_TIMEOUTS.includes(k))),
+  });
+  try {
+    return await fn(own);
+  } finally {
+    await own.close();
+  }
 }
 
 /** Names of the migration files not applied yet, in order. */

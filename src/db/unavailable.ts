@@ -2,8 +2,9 @@
 // (retry later, nothing granted), the second a bug.
 import { ConnectionError, DatabaseError, TimeoutError } from 'sequelize';
 
-// SQLSTATE classes and codes that mean "the server is not there or is going away".
-const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[1-4]|3D000)$/;
+// SQLSTATE classes and codes that mean "the server is not there, is going away, or did not answer
+// in time" (57014: a statement cancelled by statement_timeout).
+const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[1-4]|57014|3D000)$/;
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -12,6 +13,6 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(cause instanceof Error)) return false;
   const code = (cause as { code?: unknown }).code;
   if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return true;
-  // node-postgres reports a dropped socket by message only.
-  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(cause.message);
+  // node-postgres reports a dropped socket, and a query that got no answer (query_timeout), by message only.
+  return /Connection terminated|connection is closed|Client has encountered a connection error|Query read timeout/i.test(cause.message);
 }

@@ -24,7 +24,8 @@ export async function openCliDatabase(): Promise<CliDatabase> {
     databaseName: 'toolgate',
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
   });
-  const sequelize = createSequelize(db.url);
+  // An operator's batch over every agent: no request is waiting, so no per-query time limit.
+  const sequelize = createSequelize(db.url, { queryTimeoutMs: 0 });
   return {
     sequelize,
     manifest: new ToolRegistry(config.demo ? SCOOP_TOOLS : []).manifest,
