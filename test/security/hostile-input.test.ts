@@ -79,6 +79,25 @@ const hostileString = fc.oneof(
   fc.constantFrom('\u0000', 'a\r\nb', '\u202e', '%00', '../../etc/passwd', "'; DROP TABLE agents; --", '__proto__', 'constructor', '*@thescoop.com', 'mara@thescoop.com', 'Mara <mara+x@TheScoop.com>', 'x'.repeat(5000)),
 );
 
+/** Names a lookup in a plain object would find on Object.prototype (hostile review, finding 2). */
+const prototypeName = fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype));
+
+const NON_ASCII_LETTERS = ['é', 'ü', 'ж', 'ß', 'ø', '中', 'ą', 'ñ'];
+/**
+ * Senders whose domains are non-ASCII and near every limit once punycode: a label of 55 to 70
+ * characters, a domain of 240 to 260, a whole address of 310 to 330 (hostile review, finding 1).
+ */
+const longUnicodeSender = fc
+  .record({
+    letter: fc.constantFrom(...NON_ASCII_LETTERS),
+    labelLength: fc.integer({ min: 1, max: 40 }),
+    labels: fc.integer({ min: 1, max: 40 }),
+    localLength: fc.integer({ min: 1, max: 120 }),
+    tld: fc.constantFrom('com', 'thescoop.com', 'de'),
+  })
+  .map(({ letter, labelLength, labels, localLength, tld }) => `${'m'.repeat(localLength)}@${Array.from({ length: labels }, () => letter.repeat(labelLength)).join('.')}.${tld}`)
+  .filter((sender) => sender.length <= 320);
+
 const idSegment = fc.oneof(
   fc.constantFrom('1', '0', '-1', '2147483648', '99999999999999999999', '1.5', '1e3', 'abc', '%20', '%00', '__proto__', ' 1'),
   fc.nat({ max: 50 }).map(String),
@@ -108,7 +127,7 @@ const shapedBody = fc.record(
     member_tool_ids: jsonValue,
     kind: fc.oneof(fc.constantFrom('allow', 'deny'), jsonValue),
     pattern: jsonValue,
-    tool: fc.oneof(fc.constantFrom('process_refund', 'lookup_order', 'email_analyzer', 'send_email'), jsonValue),
+    tool: fc.oneof(fc.constantFrom('process_refund', 'lookup_order', 'email_analyzer', 'send_email'), prototypeName, jsonValue),
     input: jsonValue,
     scheduled: fc.oneof(fc.constant(true), jsonValue),
     toolkit_id: jsonValue,
@@ -206,8 +225,65 @@ describe('when generated hostile requests hit every route', () => {
     expect(granted.n).toBe('0');
   });
 
+  test('then senders with long non-ASCII domains get no key past the limits, and every call that runs is recorded', async () => {
+    // An open attachment runs the tool whatever the sender, so every request ends in a record.
+    const open = (await t.admin().post('/api/toolkits').send({ name: `Open lookups ${sent}`, member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+    const openAgent = (await t.admin().post('/api/agents').send({ name: 'Open', toolkit_ids: [open] }).expect(201)).body.id;
+    let keyed = 0;
+    await fc.assert(
+      fc.asyncProperty(longUnicodeSender, async (sender) => {
+        const res = await request(t.app)
+          .post(`/api/agents/${openAgent}/tool-calls`)
+          .set('Authorization', `Bearer ${CLIENT_TOKEN}`)
+          .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender });
+        sent++;
+        expect(res.status).toBe(200);
+        const [record] = await t.sequelize.query<{ status: string; routing_key: string | null }>(
+          'SELECT status, routing_key FROM tool_calls WHERE agent_id = :a ORDER BY id DESC LIMIT 1',
+          { replacements: { a: openAgent }, type: QueryTypes.SELECT },
+        );
+        expect(record?.status).toBe('success');
+        const key = record?.routing_key ?? null;
+        if (key !== null) {
+          keyed++;
+          expect(key.length).toBeLessThanOrEqual(320);
+          const domain = key.slice(key.indexOf('@') + 1);
+          expect(domain.length).toBeLessThanOrEqual(253);
+          for (const label of domain.split('.')) expect(label.length).toBeLessThanOrEqual(63);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    // Both sides of the limits were reached: some senders keep a key, some lose it.
+    expect(keyed).toBeGreaterThan(0);
+    expect(keyed).toBeLessThan(RUNS);
+  });
+
+  test('then a tool id named after Object.prototype is refused and recorded, never a 500', async () => {
+    await ensureFixtures();
+    const names = Object.getOwnPropertyNames(Object.prototype);
+    const deniedRecords = async () =>
+      Number((await t.sequelize.query<{ n: string }>("SELECT count(*) AS n FROM tool_calls WHERE tool_id IN (:names) AND status = 'denied'", { replacements: { names }, type: QueryTypes.SELECT }))[0]?.n);
+    const before = await deniedRecords();
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(prototypeName, fc.constantFrom('mara@thescoop.com', 'jane@acme.com'), async (tool, sender) => {
+        const res = await request(t.app).post(`/api/agents/${agent}/tool-calls`).set('Authorization', `Bearer ${CLIENT_TOKEN}`).send({ tool, sender });
+        sent++;
+        expect([403, 422]).toContain(res.status);
+        if (res.status === 403) {
+          refused++;
+          expect(res.body).toMatchObject({ code: 'tool_forbidden', tool });
+        }
+      }),
+      { numRuns: RUNS / 5 },
+    );
+    // One denied record per refusal.
+    expect((await deniedRecords()) - before).toBe(refused);
+  });
+
   afterAll(() => {
     // The figure docs/SECURITY.md quotes: requests sent per run of this file.
-    expect(sent).toBeGreaterThanOrEqual(RUNS * 5);
+    expect(sent).toBeGreaterThanOrEqual(RUNS * 6 + RUNS / 5);
   });
 });
