@@ -13,7 +13,7 @@ import {
   isUniqueKey,
   markCreated,
   type AdoptionSpec,
-} from '../src/legacy/adopt-table';
+} from './lib/adopt-table';
 
 type DataTypesModule = typeof import('sequelize');
 

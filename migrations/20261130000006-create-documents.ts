@@ -7,7 +7,7 @@
 // table the column comment 'added by toolgate'. down() drops the table only in the first case,
 // else only those columns and this migration's own index.
 import type { QueryInterface } from 'sequelize';
-import { adoptTable, columnsOf, markCreated, undoAdoption, type AdoptionSpec } from '../src/legacy/adopt-table';
+import { adoptTable, columnsOf, markCreated, undoAdoption, type AdoptionSpec } from './lib/adopt-table';
 
 const ADOPTED_INDEX = 'documents_toolgate_agent_id_idx';
 

@@ -17,7 +17,7 @@ import {
   markCreated,
   type AdoptionSpec,
   type ColumnInfo,
-} from '../src/legacy/adopt-table';
+} from './lib/adopt-table';
 
 const LEGACY_TASKS: AdoptionSpec = {
   table: 'tasks',

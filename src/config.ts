@@ -1,9 +1,9 @@
 // The service's configuration, read from the environment once at start and checked with zod, so a
 // bad value stops the service with a sentence naming the variable instead of failing later.
 import { z } from 'zod';
-import { parseRateLimitSetting, type ClientRateLimitOptions } from '../middleware/rate-limit';
 import { isValidAuthservId } from './core/sender-authentication';
 import { ToolgateConfigError } from './errors';
+import { parseRateLimitSetting, type ClientRateLimitOptions } from './rate-limit-options';
 
 const optionalText = z
   .string()

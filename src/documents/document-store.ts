@@ -62,6 +62,38 @@ export class DocumentStore implements DocumentSearch {
     });
   }
 
+  /**
+   * Chunks every document that has none yet: rows a legacy application wrote into an adopted
+   * documents table, before toolgate's index existed or since. Run after migrations (tg.migrate()
+   * does); idempotent, and safe from several instances at once. Returns how many were chunked.
+   */
+  async indexUnchunked(batch = 100): Promise<number> {
+    let indexed = 0;
+    let after = '0';
+    for (;;) {
+      const docs = await this.sequelize.query<{ id: string; agent_id: string; content: string }>(
+        `SELECT d.id::text AS id, d.agent_id::text AS agent_id, d.content FROM documents d
+          WHERE d.id > :after::bigint AND d.agent_id IS NOT NULL AND d.content IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM document_chunks c WHERE c.document_id = d.id)
+          ORDER BY d.id LIMIT :batch`,
+        { replacements: { after, batch }, type: QueryTypes.SELECT },
+      );
+      for (const doc of docs) {
+        const chunks = chunkText(doc.content, this.options.chunks).map((c) => c.content);
+        if (chunks.length === 0) continue;
+        await this.sequelize.query(
+          `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)
+           SELECT $1, $2, ord - 1, chunk FROM unnest($3::text[]) WITH ORDINALITY AS t(chunk, ord)
+           ON CONFLICT (document_id, chunk_index) DO NOTHING`,
+          { bind: [doc.id, doc.agent_id, chunks] },
+        );
+        indexed++;
+      }
+      if (docs.length < batch) return indexed;
+      after = docs[docs.length - 1]!.id;
+    }
+  }
+
   /** Oldest first. */
   async list(agentId: number): Promise<DocumentView[]> {
     const rows = await this.sequelize.query<DocumentRow>(

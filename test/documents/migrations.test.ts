@@ -1,9 +1,10 @@
 // The documents migrations adopting a database the legacy Python app made: its `documents` table is
-// kept with every column and row, gains only toolgate's columns, is chunked so search finds it,
-// and down() gives back exactly the legacy table.
+// kept with every column and row, gains only toolgate's columns, is chunked (by tg.migrate(), after
+// the schema) so search finds it, and down() gives back exactly the legacy table.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp } from '../../src/db/migrate';
 import { DocumentStore } from '../../src/documents/document-store';
+import { createToolgate } from '../../src/toolgate';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 
 // The legacy FastAPI/SQLAlchemy schema: nullable columns, Python-side defaults, no cascades.
@@ -47,7 +48,7 @@ describe('adopting a legacy documents table', () => {
       indexes: await indexes(db.sequelize),
       constraints: await constraints(db.sequelize),
     };
-    await migrateUp(db.sequelize);
+    await createToolgate({ sequelize: db.sequelize }).migrate();
   });
   afterAll(() => db.drop());
 
@@ -71,6 +72,15 @@ describe('adopting a legacy documents table', () => {
     expect(hit).toMatchObject({ document_id: 1, title: 'returns.txt', chunk_index: 0 });
     expect(await store.search(2, 'refund melted pints', 5)).toEqual([]);
     expect((await store.search(2, 'Riverside', 5)).map((h) => h.document_id)).toEqual([2]);
+  });
+
+  it('when the legacy app writes a document after the migration, then the next tg.migrate() indexes it, and only it', async () => {
+    const [[late]] = (await db.sequelize.query("INSERT INTO documents (agent_id, filename, content) VALUES (2, 'late.txt', 'Pistachio returns on Friday.') RETURNING id")) as [{ id: number }[], unknown];
+    const store = new DocumentStore(db.sequelize);
+    expect(await store.search(2, 'pistachio', 5)).toEqual([]);
+    await createToolgate({ sequelize: db.sequelize }).migrate();
+    expect((await store.search(2, 'pistachio', 5)).map((h) => h.document_id)).toEqual([late!.id]);
+    expect(await store.indexUnchunked()).toBe(0);
   });
 
   it('when migrated, then toolgate can upload, search and delete its own documents in the legacy table', async () => {

@@ -4,7 +4,8 @@ import express, { type Express } from 'express';
 import type { AugmentedRequest } from 'express-rate-limit';
 import request from 'supertest';
 import { errorHandler } from '../../middleware/error-handler';
-import { clientRateLimit, parseRateLimitSetting, type ClientRateLimitOptions } from '../../middleware/rate-limit';
+import { clientRateLimit, type ClientRateLimitOptions } from '../../middleware/rate-limit';
+import { parseRateLimitSetting } from '../../src/rate-limit-options';
 import { requestId } from '../../middleware/request-id';
 import { ToolgateConfigError } from '../../src/errors';
 import { createLogger } from '../../src/logger';
@@ -22,7 +23,7 @@ function appWith(options: ClientRateLimitOptions | false): Express {
   app.get('/x', (req, res) => {
     res.json({ key: (req as AugmentedRequest).rateLimit?.key ?? null });
   });
-  app.use(errorHandler(createLogger(false)));
+  app.use(errorHandler({ logger: createLogger(false), renderAll: true }));
   return app;
 }
 
