@@ -8,7 +8,7 @@ import { createSequelize } from '../src/db/connect';
 import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
 import { withPostgresServer } from './postgres-server';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
-import { createToolgate } from '../src/toolgate';
+import { createToolgate, internalsOf } from '../src/toolgate';
 import { errorHandler } from '../middleware/error-handler';
 import { createLogger } from '../src/logger';
 
@@ -41,7 +41,7 @@ async function benchOn(adminUrl: string): Promise<void> {
 
     // An agent with 10 attachments and 50 rules, as in the policy benchmark.
     const agent = await tg.agents.create({ name: 'Bench', toolkit_ids: [] });
-    const ids = tg.registry.manifest.list().map((t) => t.id);
+    const ids = tg.tools.map((t) => t.id);
     for (let a = 0; a < 10; a++) {
       const kit = await tg.toolkits.create({ name: `Bench kit ${a}`, member_tool_ids: [ids[a % ids.length], ids[(a + 3) % ids.length]] });
       await tg.attachments.attach(agent.id, {
@@ -66,7 +66,7 @@ async function benchOn(adminUrl: string): Promise<void> {
     app.post('/gated/:id', tg.toolRun(), tg.requireTool('email_analyzer'), (_req, res) => {
       res.json({ ok: true });
     });
-    app.use(errorHandler(createLogger(false)));
+    app.use(errorHandler({ logger: createLogger(false), renderAll: true }));
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -106,7 +106,7 @@ async function benchOn(adminUrl: string): Promise<void> {
     const start: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const t0 = performance.now();
-      await tg.runs.start(agent.id, { kind: 'sender', routing_key: admitted[i % admitted.length] });
+      await internalsOf(tg).runs.start(agent.id, { kind: 'sender', routing_key: admitted[i % admitted.length] });
       start.push(performance.now() - t0);
     }
 

@@ -3,28 +3,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { ForbiddenError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
+import { requestState, type Role } from './request-state';
 
-export type Role = 'admin' | 'scheduler' | 'client';
+export type { AuthState, Role } from './request-state';
 
 export interface AuthOptions {
   adminToken?: string;
   schedulerToken?: string;
   clientTokens?: readonly string[];
-}
-
-export interface AuthState {
-  /** The caller's role, or null for no token (or an open client route). */
-  role: Role | null;
-  /** True when the client routes are open because no client token is configured. */
-  anonymousClient: boolean;
-}
-
-declare global {
-  namespace Express {
-    interface Request {
-      auth?: AuthState;
-    }
-  }
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -53,7 +39,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
   return function authenticateBearer(req, _res, next) {
     const header = req.get('authorization');
     if (header === undefined) {
-      req.auth = { role: null, anonymousClient: clientRoutesOpen };
+      requestState(req).auth = { role: null, anonymousClient: clientRoutesOpen };
       return next();
     }
     const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
@@ -63,7 +49,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
     let role: Role | null = null;
     for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
     if (role === null) return next(new UnauthenticatedError('The bearer token is not one this service knows: check the token.'));
-    req.auth = { role, anonymousClient: false };
+    requestState(req).auth = { role, anonymousClient: false };
     next();
   };
 }
@@ -72,7 +58,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
 export function requireRole(...roles: Role[]): RequestHandler {
   const allowed = new Set<Role>(roles);
   return function checkRole(req, _res, next) {
-    const auth = req.auth;
+    const auth = req.toolgate?.auth;
     if (!auth) return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
     if (auth.role === null) {
       if (allowed.has('client') && auth.anonymousClient) return next();

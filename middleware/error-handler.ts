@@ -1,10 +1,17 @@
-// The one place errors become responses, in the HTTP.md shape {detail, code, ...}. A database that
-// cannot be reached is a 503 (nothing granted); anything unexpected is a 500 with no stack trace.
+// The one place errors become responses, in the HTTP.md shape {detail, code, ...}. Two uses: the
+// service renders every error (anything unexpected is a 500 with no stack trace); a host's app
+// renders toolgate's own errors and passes every other error on to its own handlers.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError } from 'sequelize';
 import { isDatabaseUnavailable } from '../src/db/unavailable';
-import { HttpError, NotFoundError, UnavailableError } from '../src/errors';
-import type { Logger } from '../src/logger';
+import { HttpError, NotFoundError, ToolgateConfigError, UnavailableError } from '../src/errors';
+import type { ToolgateLogger } from '../src/toolgate-logger';
+
+export interface ErrorHandlerOptions {
+  logger?: ToolgateLogger;
+  /** true (the service): every error is answered; false (a host): errors not toolgate's go to next(). */
+  renderAll?: boolean;
+}
 
 export function notFoundHandler(): RequestHandler {
   return function routeNotFound(req, _res, next) {
@@ -12,19 +19,29 @@ export function notFoundHandler(): RequestHandler {
   };
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  const { logger, renderAll = false } = options;
   return function renderError(err, req, res, next) {
     if (res.headersSent) return next(err);
-    const error = toHttpError(err);
+    const error = toHttpError(err, renderAll);
+    if (error === null) return next(err);
+    const requestId = req.toolgate?.requestId;
     if (error.status >= 500) {
-      logger.error({ err: describe(err), request_id: req.id, method: req.method, path: req.path, status: error.status }, 'request failed');
+      logger?.error({ err: describe(err), request_id: requestId ?? null, method: req.method, path: req.path, status: error.status }, 'request failed');
     }
-    res.status(error.status).set(error.headers).json({ detail: error.detail, code: error.code, ...error.extra, request_id: req.id });
+    res
+      .status(error.status)
+      .set(error.headers)
+      .json({ detail: error.detail, code: error.code, ...error.extra, ...(requestId ? { request_id: requestId } : {}) });
   };
 }
 
-function toHttpError(err: unknown): HttpError {
+function toHttpError(err: unknown, renderAll: boolean): HttpError | null {
   if (err instanceof HttpError) return err;
+  // A mounting mistake (toolRun() with no body parser, no run on the request): loud, and the
+  // sentence says what to change. It is the operator's to fix, not the caller's.
+  if (err instanceof ToolgateConfigError) return new HttpError(500, 'misconfigured', `The service is misconfigured: ${err.message}`);
+  if (!renderAll) return null;
   if (isDatabaseUnavailable(err)) return new UnavailableError();
   // Express's own errors for bad requests (e.g. a malformed URL) carry a 4xx status.
   const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;

@@ -2,22 +2,16 @@
 // carried into logs and error bodies.
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-
-declare global {
-  namespace Express {
-    interface Request {
-      id: string;
-    }
-  }
-}
+import { requestState } from './request-state';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 export function requestId(): RequestHandler {
   return function assignRequestId(req, res, next) {
     const given = req.get('x-request-id');
-    req.id = given && SANE_ID.test(given) ? given : randomUUID();
-    res.set('X-Request-Id', req.id);
+    const id = given && SANE_ID.test(given) ? given : randomUUID();
+    requestState(req).requestId = id;
+    res.set('X-Request-Id', id);
     next();
   };
 }

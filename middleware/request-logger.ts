@@ -9,7 +9,7 @@ import type { Role } from './auth';
 const MAX_PATH_LENGTH = 200;
 
 export interface RequestLogLine {
-  request_id: string;
+  request_id: string | null;
   method: string;
   path: string;
   status: number;
@@ -34,12 +34,12 @@ export function requestLogger(logger: Logger): RequestHandler {
       if (logged) return;
       logged = true;
       const line: RequestLogLine = {
-        request_id: req.id,
+        request_id: req.toolgate?.requestId ?? null,
         method: req.method,
         path: pathOf(req),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        role: req.auth?.role ?? null,
+        role: req.toolgate?.auth?.role ?? null,
         ...(aborted ? { aborted: true as const } : {}),
       };
       if (line.status >= 500) logger.error(line, 'request');

@@ -3,16 +3,8 @@
 import type { Request } from 'express';
 import { authenticatedRoutingKey, isValidAuthservId, type SenderAuthentication } from '../src/core/sender-authentication';
 import { ToolgateConfigError } from '../src/errors';
+import { requestState } from './request-state';
 import type { SenderCheck } from './tool-run';
-
-declare global {
-  namespace Express {
-    interface Request {
-      /** Why the sender did or did not count, set by authenticatedSender(). */
-      senderAuthentication?: SenderAuthentication;
-    }
-  }
-}
 
 /**
  * @example
@@ -27,7 +19,7 @@ export function authenticatedSender(authservId: string): SenderCheck {
   }
   return function authenticatedSenderCheck(req: Request, sender: unknown): string | null {
     const decided = decide(req, sender, authservId);
-    req.senderAuthentication = decided;
+    requestState(req).senderAuthentication = decided;
     return decided.routing_key;
   };
 }

@@ -1,19 +1,12 @@
-// toolRun(): resolves the request's run once (agent from the route, sender from the message, or
-// a scheduled run for the scheduler) and puts it on `req.toolRun`, with the one dispatch path.
+// toolRun(): resolves the request's run once (agent from the route, sender from the message, or a
+// scheduled run for the scheduler) and puts it on `req.toolgate.run`, with the one dispatch path.
 import type { Request, RequestHandler } from 'express';
 import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
-
-declare global {
-  namespace Express {
-    interface Request {
-      toolRun?: ToolRun;
-    }
-  }
-}
+import { requestState } from './request-state';
 
 /** What the request asks for: a sender run with this sender (maybe missing), or a scheduled run. */
 export type RunRequest = { kind: 'sender'; sender: unknown } | { kind: 'scheduled' };
@@ -26,7 +19,7 @@ export interface ToolRunOptions {
   agentParam?: string;
   /** Reads the run from the request. Default: `scheduled: true` in the body, else `from`, else `sender`. */
   runOf?: (req: Request) => RunRequest;
-  /** Default: the sender is taken as given (no authserv-id configured). */
+  /** Default: the plugin's senderCheck (taken as given unless the plugin names an authserv-id). */
   senderCheck?: SenderCheck;
 }
 
@@ -49,11 +42,12 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
   const senderCheck = options.senderCheck ?? senderAsGiven;
 
   return async function resolveToolRun(req, _res, next) {
+    if (runOf === defaultRunOf) checkBodyParsed(req);
     const agentId = pathId(req.params, agentParam);
     const asked = runOf(req);
     let run: DispatchRun;
     if (asked.kind === 'scheduled') {
-      const role = req.auth?.role;
+      const role = req.toolgate?.auth?.role;
       if (role !== 'scheduler' && role !== 'admin') {
         throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
       }
@@ -61,20 +55,37 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
     } else {
       // The scheduler's token starts scheduled runs only (HTTP.md): a sender run would reach
       // toolkits that never opted in to scheduled runs, under a role that is not rate-limited.
-      if (req.auth?.role === 'scheduler') {
+      if (req.toolgate?.auth?.role === 'scheduler') {
         throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
       }
       run = { kind: 'sender', routing_key: senderCheck(req, asked.sender) };
     }
-    req.toolRun = await runs.start(agentId, run);
+    requestState(req).run = await runs.start(agentId, run);
     next();
   };
 }
 
+/**
+ * The sender is read from the JSON body. A request that carries a JSON body nobody parsed would
+ * otherwise be a run with no sender: a quiet refusal of every gated tool, for a mounting mistake.
+ */
+function checkBodyParsed(req: Request): void {
+  if (req.body !== undefined || !hasBody(req) || !req.is('json')) return;
+  throw new ToolgateConfigError(
+    'ERR_TOOLGATE_NO_BODY_PARSER',
+    `toolRun() reads the sender from the JSON body, but ${req.method} ${req.path} reached it with the body unparsed: mount express.json() before toolRun().`,
+  );
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 /** The run a route mounted behind toolRun() works under; a mounting mistake is loud, not a grant. */
 export function currentRun(req: Request): ToolRun {
-  if (!req.toolRun) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads req.toolRun but toolRun() is not mounted before it.');
+  const run = req.toolgate?.run;
+  if (!run) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads the request\'s run, but toolRun() is not mounted before it.');
   }
-  return req.toolRun;
+  return run;
 }

@@ -9,17 +9,20 @@ export class AgentToolkitRule extends Model<InferAttributes<AgentToolkitRule>, I
   declare pattern: string;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+}
 
-  static initialize(sequelize: Sequelize): typeof AgentToolkitRule {
-    return AgentToolkitRule.init(
-      {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        kind: { type: DataTypes.STRING(8), allowNull: false },
-        pattern: { type: DataTypes.STRING(320), allowNull: false },
-        created_at: DataTypes.DATE,
-        updated_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'agent_toolkit_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
-    );
-  }
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineAgentToolkitRule(sequelize: Sequelize): typeof AgentToolkitRule {
+  class Bound extends AgentToolkitRule {}
+  Bound.init(
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      kind: { type: DataTypes.STRING(8), allowNull: false },
+      pattern: { type: DataTypes.STRING(320), allowNull: false },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'AgentToolkitRule', tableName: 'agent_toolkit_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return Bound;
 }

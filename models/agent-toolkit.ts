@@ -15,17 +15,20 @@ export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCrea
   declare updated_at: CreationOptional<Date>;
   declare toolkit?: NonAttribute<Toolkit>;
   declare rules?: NonAttribute<AgentToolkitRule[]>;
+}
 
-  static initialize(sequelize: Sequelize): typeof AgentToolkit {
-    return AgentToolkit.init(
-      {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        allow_proactive: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-        origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
-        created_at: DataTypes.DATE,
-        updated_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'agent_toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
-    );
-  }
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
+  class Bound extends AgentToolkit {}
+  Bound.init(
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      allow_proactive: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'AgentToolkit', tableName: 'agent_toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return Bound;
 }

@@ -9,19 +9,22 @@ export class Agent extends Model<InferAttributes<Agent>, InferCreationAttributes
   declare enabled_tools: string | null;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+}
 
-  static initialize(sequelize: Sequelize): typeof Agent {
-    return Agent.init(
-      {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        name: { type: DataTypes.STRING(200), allowNull: false },
-        description: { type: DataTypes.TEXT, allowNull: true },
-        system_prompt: { type: DataTypes.TEXT, allowNull: true },
-        enabled_tools: { type: DataTypes.TEXT, allowNull: true },
-        created_at: DataTypes.DATE,
-        updated_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'agents', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
-    );
-  }
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineAgent(sequelize: Sequelize): typeof Agent {
+  class Bound extends Agent {}
+  Bound.init(
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      name: { type: DataTypes.STRING(200), allowNull: false },
+      description: { type: DataTypes.TEXT, allowNull: true },
+      system_prompt: { type: DataTypes.TEXT, allowNull: true },
+      enabled_tools: { type: DataTypes.TEXT, allowNull: true },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'Agent', tableName: 'agents', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return Bound;
 }

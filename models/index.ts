@@ -1,12 +1,13 @@
-// The Sequelize models, initialized once per Sequelize instance with their associations.
+// The Sequelize models, defined once per Sequelize instance with their associations: a toolgate
+// holds its own set, so two toolgates on two databases in one process never rebind each other's.
 import type { Sequelize } from 'sequelize';
-import { Agent } from './agent';
-import { AgentToolkit } from './agent-toolkit';
-import { AgentToolkitRule } from './agent-toolkit-rule';
-import { ToolCall } from './tool-call';
-import { Toolkit } from './toolkit';
+import { defineAgent, type Agent } from './agent';
+import { defineAgentToolkit, type AgentToolkit } from './agent-toolkit';
+import { defineAgentToolkitRule, type AgentToolkitRule } from './agent-toolkit-rule';
+import { defineToolCall, type ToolCall } from './tool-call';
+import { defineToolkit, type Toolkit } from './toolkit';
 
-export { Agent, AgentToolkit, AgentToolkitRule, ToolCall, Toolkit };
+export type { Agent, AgentToolkit, AgentToolkitRule, ToolCall, Toolkit };
 
 export interface Models {
   Agent: typeof Agent;
@@ -16,32 +17,21 @@ export interface Models {
   ToolCall: typeof ToolCall;
 }
 
-let boundTo: Sequelize | null = null;
-
-/**
- * Binds the model classes to one Sequelize instance. The classes are module-level: one toolgate
- * database per process at a time; binding again to the same instance is a no-op.
- */
-export function initModels(sequelize: Sequelize): Models {
-  const models: Models = { Agent, Toolkit, AgentToolkit, AgentToolkitRule, ToolCall };
-  if (boundTo === sequelize) return models;
-  Agent.initialize(sequelize);
-  Toolkit.initialize(sequelize);
-  AgentToolkit.initialize(sequelize);
-  AgentToolkitRule.initialize(sequelize);
-  ToolCall.initialize(sequelize);
-  // Associations outlive a rebind (a test that reconnects); defining them twice would throw.
-  if (!Agent.associations.attachments) defineAssociations();
-  boundTo = sequelize;
+export function defineModels(sequelize: Sequelize): Models {
+  const models: Models = {
+    Agent: defineAgent(sequelize),
+    Toolkit: defineToolkit(sequelize),
+    AgentToolkit: defineAgentToolkit(sequelize),
+    AgentToolkitRule: defineAgentToolkitRule(sequelize),
+    ToolCall: defineToolCall(sequelize),
+  };
+  const { Agent: A, Toolkit: T, AgentToolkit: AT, AgentToolkitRule: R, ToolCall: C } = models;
+  A.hasMany(AT, { foreignKey: 'agent_id', as: 'attachments', onDelete: 'CASCADE' });
+  AT.belongsTo(A, { foreignKey: 'agent_id', as: 'agent' });
+  T.hasMany(AT, { foreignKey: 'toolkit_id', as: 'attachments', onDelete: 'CASCADE' });
+  AT.belongsTo(T, { foreignKey: 'toolkit_id', as: 'toolkit' });
+  AT.hasMany(R, { foreignKey: 'agent_toolkit_id', as: 'rules', onDelete: 'CASCADE' });
+  R.belongsTo(AT, { foreignKey: 'agent_toolkit_id', as: 'attachment' });
+  A.hasMany(C, { foreignKey: 'agent_id', as: 'toolCalls', onDelete: 'CASCADE' });
   return models;
-}
-
-function defineAssociations(): void {
-  Agent.hasMany(AgentToolkit, { foreignKey: 'agent_id', as: 'attachments', onDelete: 'CASCADE' });
-  AgentToolkit.belongsTo(Agent, { foreignKey: 'agent_id', as: 'agent' });
-  Toolkit.hasMany(AgentToolkit, { foreignKey: 'toolkit_id', as: 'attachments', onDelete: 'CASCADE' });
-  AgentToolkit.belongsTo(Toolkit, { foreignKey: 'toolkit_id', as: 'toolkit' });
-  AgentToolkit.hasMany(AgentToolkitRule, { foreignKey: 'agent_toolkit_id', as: 'rules', onDelete: 'CASCADE' });
-  AgentToolkitRule.belongsTo(AgentToolkit, { foreignKey: 'agent_toolkit_id', as: 'attachment' });
-  Agent.hasMany(ToolCall, { foreignKey: 'agent_id', as: 'toolCalls', onDelete: 'CASCADE' });
 }

@@ -15,22 +15,25 @@ export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttr
   declare duration_ms: number;
   declare error: string | null;
   declare created_at: CreationOptional<Date>;
+}
 
-  static initialize(sequelize: Sequelize): typeof ToolCall {
-    return ToolCall.init(
-      {
-        // BIGINT comes back from pg as a string; ids are integers in the API, and far below 2^53.
-        id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true, get(this: ToolCall) { return Number(this.getDataValue('id')); } },
-        tool_id: { type: DataTypes.STRING(64), allowNull: false },
-        tool_name: { type: DataTypes.STRING(100), allowNull: false },
-        status: { type: DataTypes.STRING(16), allowNull: false },
-        run: { type: DataTypes.STRING(16), allowNull: false },
-        routing_key: { type: DataTypes.STRING(320), allowNull: true },
-        duration_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-        error: { type: DataTypes.TEXT, allowNull: true },
-        created_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'tool_calls', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
-    );
-  }
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
+  class Bound extends ToolCall {}
+  Bound.init(
+    {
+      // BIGINT comes back from pg as a string; ids are integers in the API, and far below 2^53.
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true, get(this: ToolCall) { return Number(this.getDataValue('id')); } },
+      tool_id: { type: DataTypes.STRING(64), allowNull: false },
+      tool_name: { type: DataTypes.STRING(100), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      run: { type: DataTypes.STRING(16), allowNull: false },
+      routing_key: { type: DataTypes.STRING(320), allowNull: true },
+      duration_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      error: { type: DataTypes.TEXT, allowNull: true },
+      created_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'ToolCall', tableName: 'tool_calls', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
+  );
+  return Bound;
 }

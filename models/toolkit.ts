@@ -12,20 +12,23 @@ export class Toolkit extends Model<InferAttributes<Toolkit>, InferCreationAttrib
   declare legacy_tool_set: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
+}
 
-  static initialize(sequelize: Sequelize): typeof Toolkit {
-    return Toolkit.init(
-      {
-        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-        name: { type: DataTypes.STRING(200), allowNull: false },
-        description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
-        member_tool_ids: { type: DataTypes.ARRAY(DataTypes.STRING(64)), allowNull: false, defaultValue: [] },
-        system_key: { type: DataTypes.STRING(32), allowNull: true },
-        legacy_tool_set: { type: DataTypes.TEXT, allowNull: true },
-        created_at: DataTypes.DATE,
-        updated_at: DataTypes.DATE,
-      },
-      { sequelize, tableName: 'toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
-    );
-  }
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineToolkit(sequelize: Sequelize): typeof Toolkit {
+  class Bound extends Toolkit {}
+  Bound.init(
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      name: { type: DataTypes.STRING(200), allowNull: false },
+      description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+      member_tool_ids: { type: DataTypes.ARRAY(DataTypes.STRING(64)), allowNull: false, defaultValue: [] },
+      system_key: { type: DataTypes.STRING(32), allowNull: true },
+      legacy_tool_set: { type: DataTypes.TEXT, allowNull: true },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'Toolkit', tableName: 'toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return Bound;
 }

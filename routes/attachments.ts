@@ -1,19 +1,9 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { Router } from 'express';
-import { z } from 'zod';
-import { parse, pathId } from '../src/http/parse';
-import { bodyId, ruleSchema, rulesSchema } from '../src/http/schemas';
-import type { Toolgate } from '../src/toolgate';
+import { pathId } from '../src/http/parse';
+import type { RouteServices } from './route-services';
 
-const attachBody = z.strictObject({
-  toolkit_id: bodyId,
-  allow_proactive: z.boolean().optional(),
-  rules: rulesSchema.optional(),
-});
-
-const attachmentPatch = attachBody.omit({ toolkit_id: true });
-
-export function attachmentsRouter(tg: Toolgate): Router {
+export function attachmentsRouter(tg: Pick<RouteServices, 'attachments' | 'requireRole'>): Router {
   const router = Router();
   const admin = tg.requireRole('admin');
   const ids = (params: Record<string, unknown>) => ({
@@ -27,8 +17,7 @@ export function attachmentsRouter(tg: Toolgate): Router {
 
   router.post('/agents/:id/toolkits', admin, async (req, res) => {
     const { agentId } = ids(req.params);
-    const body = parse(attachBody, req.body, 'body');
-    res.status(201).json(await tg.attachments.attach(agentId, body));
+    res.status(201).json(await tg.attachments.attach(agentId, req.body));
   });
 
   router.get('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
@@ -38,8 +27,7 @@ export function attachmentsRouter(tg: Toolgate): Router {
 
   router.patch('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
     const { agentId, attachmentId } = ids(req.params);
-    const body = parse(attachmentPatch, req.body, 'body');
-    res.json(await tg.attachments.update(agentId, attachmentId, body));
+    res.json(await tg.attachments.update(agentId, attachmentId, req.body));
   });
 
   router.delete('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
@@ -50,8 +38,7 @@ export function attachmentsRouter(tg: Toolgate): Router {
 
   router.post('/agents/:id/toolkits/:attachmentId/rules', admin, async (req, res) => {
     const { agentId, attachmentId } = ids(req.params);
-    const body = parse(ruleSchema, req.body, 'body');
-    res.status(201).json(await tg.attachments.addRule(agentId, attachmentId, body));
+    res.status(201).json(await tg.attachments.addRule(agentId, attachmentId, req.body));
   });
 
   router.delete('/agents/:id/toolkits/:attachmentId/rules/:ruleId', admin, async (req, res) => {

@@ -5,14 +5,14 @@ import { z } from 'zod';
 import { parse, pathId } from '../src/http/parse';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
 const chatBody = z.strictObject({
   message: text(20_000).refine((s) => s.trim() !== '', 'must not be empty'),
   sender: text(1000).optional(),
 });
 
-export function chatRouter(tg: Toolgate): Router {
+export function chatRouter(tg: Pick<RouteServices, 'agents' | 'model' | 'requireRole'>): Router {
   const router = Router();
   router.post('/agents/:id/chat', tg.requireRole('client'), async (req, res) => {
     const agent = await tg.agents.get(pathId(req.params, 'id'));

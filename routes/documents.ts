@@ -10,7 +10,7 @@ import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documen
 import { parse, pathId } from '../src/http/parse';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
 const runFields = {
   top_k: topKSchema,
@@ -20,7 +20,7 @@ const runFields = {
 const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
 const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
 
-export function documentsRouter(tg: Toolgate): Router {
+export function documentsRouter(tg: Pick<RouteServices, 'agents' | 'documents' | 'model' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
   const router = Router();
   const client = tg.requireRole('client');
   const gate = [tg.toolRun(), tg.requireTool('document_search')];

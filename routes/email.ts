@@ -6,9 +6,9 @@ import { currentRun } from '../middleware/tool-run';
 import { analyzeEmail } from '../src/email/analyze-email';
 import { runEmailWorkflow } from '../src/email/email-workflow';
 import { emailMessageSchema } from '../src/email/message';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
-export function emailRouter(tg: Toolgate): Router {
+export function emailRouter(tg: Pick<RouteServices, 'email' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
   const router = Router();
   const client = tg.requireRole('client');
   const message = validateBody(emailMessageSchema);

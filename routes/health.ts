@@ -2,9 +2,9 @@
 // pending): outside /api, for load balancers.
 import { Router } from 'express';
 import { pendingMigrations } from '../src/db/migrate';
-import type { Toolgate } from '../src/toolgate';
+import type { Sequelize } from 'sequelize';
 
-export function healthRouter(tg: Toolgate): Router {
+export function healthRouter(tg: { sequelize: Sequelize }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -4,7 +4,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { parse } from '../src/http/parse';
 import { migrateEnabledTools } from '../src/legacy/migrate-enabled-tools';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
 const migrationBody = z.strictObject({
   dry_run: z.boolean().default(true),
@@ -12,7 +12,7 @@ const migrationBody = z.strictObject({
 });
 export type EnabledToolsMigrationBody = z.infer<typeof migrationBody>;
 
-export function migrationsRouter(tg: Toolgate): Router {
+export function migrationsRouter(tg: Pick<RouteServices, 'registry' | 'requireRole' | 'sequelize'>): Router {
   const router = Router();
   router.post('/migrations/enabled-tools', tg.requireRole('admin'), async (req, res) => {
     const body = parse(migrationBody, req.body ?? {}, 'body');

@@ -5,7 +5,7 @@ import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
 import { parse, pathId } from '../src/http/parse';
 import { text } from '../src/http/schemas';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
 const resolutionQuery = z
   .strictObject({
@@ -16,7 +16,7 @@ const resolutionQuery = z
     message: 'a run is a sender run or a scheduled run, not both: drop sender or scheduled',
   });
 
-export function resolutionRouter(tg: Toolgate): Router {
+export function resolutionRouter(tg: Pick<RouteServices, 'requireRole' | 'runs'>): Router {
   const router = Router();
   router.get('/agents/:id/tools', tg.requireRole('admin'), async (req, res) => {
     const agentId = pathId(req.params, 'id');

@@ -1,9 +1,9 @@
 // GET /agents/:id/tasks (client): the tasks task_creator filed, oldest first.
 import { Router } from 'express';
 import { pathId } from '../src/http/parse';
-import type { Toolgate } from '../src/toolgate';
+import type { RouteServices } from './route-services';
 
-export function tasksRouter(tg: Toolgate): Router {
+export function tasksRouter(tg: Pick<RouteServices, 'agents' | 'requireRole' | 'tasks'>): Router {
   const router = Router();
   router.get('/agents/:id/tasks', tg.requireRole('client'), async (req, res) => {
     const agent = await tg.agents.get(pathId(req.params, 'id'));

@@ -1,15 +1,14 @@
-// Tool calls: dispatch one host tool under the run's resolution (the path a model harness takes),
-// and read the records (admin).
+// Tool calls: the records (admin), and the dispatch of one host tool under the run's resolution
+// (the path a model harness takes). Two routers, so a host can mount one without the other.
 import { Router } from 'express';
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
-import { NotDispatchableError } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
-import type { Toolgate } from '../src/toolgate';
 import { currentRun } from '../middleware/tool-run';
 import { bodyOf, validateBody } from '../middleware/validate-body';
+import type { RouteServices } from './route-services';
 
 const dispatchBody = z.union([
   z.strictObject({
@@ -24,15 +23,19 @@ const dispatchBody = z.union([
 
 const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
 
-export function toolCallsRouter(tg: Toolgate): Router {
+export function toolCallRecordsRouter(tg: Pick<RouteServices, 'agents' | 'requireRole' | 'sequelize'>): Router {
   const router = Router();
-
   router.get('/agents/:id/tool-calls', tg.requireRole('admin'), async (req, res) => {
     const agentId = pathId(req.params, 'id');
     const { limit } = parse(listQuery, req.query, 'query');
     await tg.agents.get(agentId);
     res.json(await listToolCalls(tg.sequelize, agentId, limit));
   });
+  return router;
+}
+
+export function dispatchRouter(tg: Pick<RouteServices, 'requireRole' | 'toolRun'>): Router {
+  const router = Router();
 
   router.post(
     '/agents/:id/tool-calls',
@@ -40,16 +43,8 @@ export function toolCallsRouter(tg: Toolgate): Router {
     validateBody(dispatchBody),
     tg.toolRun(),
     async (req, res) => {
-      const run = currentRun(req);
       const body = bodyOf(req, dispatchBody);
-      const tool = tg.registry.hostTool(body.tool);
-      // Refused first when not offered, whatever the tool is: the check never depends on it.
-      if (!run.offers(body.tool)) throw await run.refuse(body.tool);
-      if (!tool) throw new NotDispatchableError(body.tool);
-      const input = parse(tool.input, body.input, 'body');
-      const outcome = await run.execute(body.tool, () =>
-        tool.execute(input, { agent_id: run.agentId, run: run.run.kind, routing_key: run.routingKey, sequelize: tg.sequelize }),
-      );
+      const outcome = await currentRun(req).callTool(body.tool, body.input);
       // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
       res.json(outcome.status === 'success' ? { tool: body.tool, status: 'success', output: outcome.output } : { tool: body.tool, status: 'failure', error: outcome.error });
     },

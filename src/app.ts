@@ -9,7 +9,7 @@ import { healthRouter } from '../routes/health';
 import type { TrustProxy } from './config';
 import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
-import type { Toolgate } from './toolgate';
+import { internalsOf, type Toolgate } from './toolgate';
 
 export interface AppOptions {
   logger: Logger;
@@ -34,11 +34,11 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(helmet());
   app.use(requestId());
   // Probes stay out of the logs; every other request gets one line.
-  app.use(healthRouter(tg));
+  app.use(healthRouter(internalsOf(tg)));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(notFoundHandler());
-  app.use(errorHandler(options.logger));
+  app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;
 }

@@ -7,6 +7,7 @@ import type { ServiceConfig } from './config';
 import { createSequelize } from './db/connect';
 import { resolveDatabase } from './db/database-url';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
+import { createLanguageModel } from './llm/select-model';
 import type { Logger } from './logger';
 import { authenticatedSender } from '../middleware/sender-check';
 import { createToolgate, type Toolgate } from './toolgate';
@@ -48,6 +49,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       rateLimit: config.rateLimit,
       senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
       logger,
+      model: createLanguageModel(process.env),
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

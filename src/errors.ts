@@ -100,8 +100,9 @@ export class UpstreamError extends HttpError {
 
 /** The database cannot be reached: the request is refused, never answered by granting anything. */
 export class UnavailableError extends HttpError {
-  constructor() {
+  constructor(options?: { cause?: unknown }) {
     super(503, 'unavailable', 'The service cannot reach its database right now; nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 

@@ -1,34 +1,92 @@
-// toolgate's public surface: the plugin, its middleware factories, the pure core, and the errors.
-// Everything a host needs is re-exported here; nothing else is public.
+// toolgate's public surface, and nothing else: the plugin and its options, what a host mounts and
+// calls on a request, the errors it may meet, the models it may plug in, and the pure core a host
+// may call itself. test/package/exports.test.ts pins this list.
 //
-//   import { createToolgate, defineTool } from 'toolgate';
-//   const tg = createToolgate({ sequelize, adminToken, tools: [lookupOrder] });
+//   const tg = createToolgate({ sequelize: createSequelize(databaseUrl), adminToken, tools: [lookupOrder] });
 //   await tg.migrate(); await tg.syncSystemToolkits();
 //   app.use('/api', tg.router);
-//   app.post('/triage/:id', tg.toolRun(), tg.requireTool('email_analyzer'), handler);
+//   app.post('/triage/:id', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), handler);
+//   app.use(tg.errorHandler());
 
-export { createToolgate, type Toolgate, type ToolgateOptions } from './toolgate';
-export { createApp, type AppOptions } from './app';
-export { defineTool, ToolRegistry, BUILTIN_LEGACY_NAMES, type HostTool, type ToolContext } from './tools/tool-registry';
-export { ToolRun, type DispatchOptions, type DispatchRun } from './run/tool-run';
-export { RunService } from './run/run-service';
-export { toolRun, currentRun, defaultRunOf, senderAsGiven, type RunRequest, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
-export { requireTool } from '../middleware/require-tool';
-export { authenticate, requireRole, type AuthOptions, type AuthState, type Role } from '../middleware/auth';
-export { errorHandler, notFoundHandler } from '../middleware/error-handler';
-export { authenticatedSender } from '../middleware/sender-check';
-export { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
-export { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
-export { loadAgentPolicy } from './services/policy-loader';
+// The plugin.
+export { createToolgate, ROUTE_GROUPS } from './toolgate';
+export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
+export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';
-export { migrateUp, migrateDown, pendingMigrations } from './db/migrate';
-export * from './core';
-export * from './errors';
-export { migrateEnabledTools, type EnabledToolsMigrationOptions, type MigrationProgress } from './legacy/migrate-enabled-tools';
-export { undoEnabledTools } from './legacy/undo-enabled-tools';
+export type { CreateSequelizeOptions } from './db/connect';
+
+// Tools, and a request's run.
+export { defineTool } from './tools/tool-registry';
+export type { HostTool, ToolContext } from './tools/tool-registry';
+export { currentRun } from '../middleware/tool-run';
+export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/tool-run';
+export type { DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
+export type { RunAgent } from './services/policy-loader';
+export type { ToolgateRequestState } from '../middleware/request-state';
+export type { AuthState, Role } from '../middleware/auth';
+export { authenticatedSender } from '../middleware/sender-check';
+export type { ClientRateLimitOptions } from './rate-limit-options';
+
+// What the services take and give.
+export type { AgentService, AgentView } from './services/agents';
+export type { AttachmentService, AttachmentView, RuleView } from './services/attachments';
+export type { ToolkitService, ToolkitView } from './services/toolkits';
+export type { SyncReport } from './services/system-toolkits';
+export type { AgentInput, AgentPatch, AttachInput, AttachmentPatch, RuleInput, ToolkitInput, ToolkitPatch } from './services/inputs';
 export type { MigrationReport } from './legacy/report';
-export { ParityMismatchError, SchemaNotMigratedError, MigrationBusyError } from './legacy/errors';
-export * from './llm';
-export * from './documents';
-export * from './tasks';
-export { validateBody, bodyOf } from '../middleware/validate-body';
+
+// Errors.
+export {
+  ConflictError,
+  ForbiddenError,
+  HttpError,
+  InvalidJsonError,
+  NotDispatchableError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ToolForbiddenError,
+  ToolgateConfigError,
+  UnauthenticatedError,
+  UnavailableError,
+  UpstreamError,
+  ValidationError,
+} from './errors';
+export type { ValidationIssue } from './errors';
+
+// Language models.
+export { LocalModel } from './llm/local-model';
+export { OpenAIModel } from './llm/openai-model';
+export type { OpenAIModelOptions } from './llm/openai-model';
+export { ModelError } from './llm/language-model';
+export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
+export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/schemas';
+
+// The pure core: plain functions over plain data.
+export { BUILTIN_TOOLS } from './core/tool-manifest';
+export { routingKeyOf } from './core/routing-key';
+export { matchesPattern, parsePattern } from './core/pattern';
+export type { PatternResult } from './core/pattern';
+export { decideAttachment, decideGate } from './core/gate';
+export { resolveRun } from './core/resolution';
+export { compilePolicy } from './core/compiled-policy';
+export type { CompiledPolicy } from './core/compiled-policy';
+export { legacyHasTool, readEnabledTools } from './core/legacy-enabled-tools';
+export type { LegacyReading, UnmatchedToken } from './core/legacy-enabled-tools';
+export { parseAuthenticationResults } from './core/authentication-results';
+export type { AuthenticationResults, AuthenticationResultsParse, AuthResult } from './core/authentication-results';
+export { authenticatedRoutingKey } from './core/sender-authentication';
+export type { SenderAuthentication, SenderAuthenticationInput, SenderVerdict } from './core/sender-authentication';
+export type {
+  AgentPolicyData,
+  AttachmentExplanation,
+  AttachmentPolicy,
+  GateDecision,
+  GateReason,
+  GateRule,
+  Resolution,
+  RuleKind,
+  Run,
+  RunKind,
+  ToolDefinition,
+  ToolKind,
+} from './core/types';

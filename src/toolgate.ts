@@ -1,84 +1,108 @@
-// The plugin: one object holding a toolgate's registry, services and middleware factories, and a
-// router with the HTTP.md routes that a host Express app mounts under /api.
-import { Router, type RequestHandler } from 'express';
+// The plugin: createToolgate() checks its options once, binds its models to the host's Sequelize,
+// and hands back the middleware a host mounts, the services an operator's code calls, and a router
+// with the HTTP routes, each group of which can be switched off.
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
+import { errorHandler } from '../middleware/error-handler';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
 import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
-import { initModels } from '../models';
+import { defineModels } from '../models';
 import { agentsRouter } from '../routes/agents';
 import { attachmentsRouter } from '../routes/attachments';
-import { resolutionRouter } from '../routes/resolution';
-import { toolCallsRouter } from '../routes/tool-calls';
-import { toolkitsRouter } from '../routes/toolkits';
-import { toolsRouter } from '../routes/tools';
 import { chatRouter } from '../routes/chat';
 import { documentsRouter } from '../routes/documents';
 import { emailRouter } from '../routes/email';
 import { migrationsRouter } from '../routes/migrations';
+import { resolutionRouter } from '../routes/resolution';
+import type { RouteServices } from '../routes/route-services';
 import { tasksRouter } from '../routes/tasks';
-import { DocumentStore } from './documents/document-store';
-import type { EmailDeps } from './email/email-deps';
-import type { LanguageModel } from './llm/language-model';
-import { createLanguageModel } from './llm/select-model';
-import { TaskStore } from './tasks/task-store';
+import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
+import { toolkitsRouter } from '../routes/toolkits';
+import { toolsRouter } from '../routes/tools';
+import { closestToolId } from './core/closest-tool';
+import type { Resolution, Run, ToolDefinition } from './core/types';
 import { migrateUp } from './db/migrate';
+import { DocumentStore } from './documents/document-store';
 import { ToolgateConfigError } from './errors';
+import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
+import type { MigrationReport } from './legacy/report';
+import type { LanguageModel } from './llm/language-model';
+import { LocalModel } from './llm/local-model';
 import { RunService } from './run/run-service';
 import { AgentService } from './services/agents';
 import { AttachmentService } from './services/attachments';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 import { ToolkitService } from './services/toolkits';
+import { TaskStore } from './tasks/task-store';
+import type { ToolgateLogger } from './toolgate-logger';
 import { ToolRegistry, type HostTool } from './tools/tool-registry';
 
+/** The bundled route groups, each of which `routes` can switch off. */
+export const ROUTE_GROUPS = ['admin', 'dispatch', 'email', 'documents', 'tasks', 'chat', 'migrations'] as const;
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+
 export interface ToolgateOptions extends AuthOptions {
-  /** A Sequelize instance on PostgreSQL; toolgate binds its models to it. */
+  /** A Sequelize instance on PostgreSQL; toolgate defines its models on it. */
   sequelize: Sequelize;
   /** The host's own tools, beside the four builtins. */
   tools?: readonly HostTool[];
   /** How a message's sender counts (SEMANTICS §7). Default: taken as given. */
   senderCheck?: SenderCheck;
-  /** The JSON body cap. Default `1mb`. */
+  /** The JSON body cap of the router. Default `1mb`. */
   bodyLimit?: string;
   /** A per-caller budget on the client routes (admin and scheduler are not limited). Default off. */
   rateLimit?: ClientRateLimitOptions | false;
-  /** The model behind analysis, replies, answers and chat. Default: from the environment (local). */
+  /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
   model?: LanguageModel;
-  /** Where toolgate reports what it cannot answer a request with (pino-compatible). Default: nowhere. */
+  /** Where toolgate reports what it cannot answer a request with. Default: nowhere. */
   logger?: ToolgateLogger;
+  /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
+  routes?: Partial<Record<RouteGroup, boolean>>;
 }
 
-/** The little of a logger toolgate uses; a pino logger fits. */
-export interface ToolgateLogger {
-  error(details: Record<string, unknown>, message: string): void;
+/** What `migrateEnabledTools()` does: a dry run (the default) or the applied, verified migration. */
+export interface EnabledToolsMigrationRequest {
+  dryRun?: boolean;
+  /** Grant what a typo most likely meant (`Email_Analyzer` → email_analyzer). Default false. */
+  mapTypos?: boolean;
 }
 
 export interface Toolgate {
-  readonly sequelize: Sequelize;
-  readonly registry: ToolRegistry;
+  /** The HTTP routes (JSON parsing, tokens and roles included). Mount with `app.use('/api', tg.router)`. */
+  readonly router: Router;
+  /** The tool manifest: the four builtins and the host's tools. */
+  readonly tools: readonly ToolDefinition[];
   readonly toolkits: ToolkitService;
   readonly agents: AgentService;
   readonly attachments: AttachmentService;
-  readonly runs: RunService;
-  readonly model: LanguageModel;
-  readonly documents: DocumentStore;
-  readonly tasks: TaskStore;
-  /** What the email analysis and workflow use cases run with. */
-  readonly email: EmailDeps;
-  /** The /api routes: JSON parsing, tokens and roles included. Mount with `app.use('/api', tg.router)`. */
-  readonly router: Router;
-  /** Resolves the request's run once and sets `req.toolRun`. */
+  /** Resolves the request's run once; read it with currentRun(req). Needs the JSON body parsed. */
   toolRun(options?: ToolRunOptions): RequestHandler;
-  /** Refuses a gate tool not offered to the run; lets an enhancement tool through. */
+  /** Refuses a gate tool not offered to the run (403 tool_forbidden); lets an enhancement through. */
   requireTool(toolId: string): RequestHandler;
-  /** Admits the listed roles (HTTP.md, "Who may call"). */
+  /** Admits the listed roles (the router's bearer tokens must have been read first). */
   requireRole(...roles: Role[]): RequestHandler;
-  /** Applies pending schema migrations. */
+  /** Renders toolgate's errors as JSON ({detail, code, ...}); passes every other error on. Mount last. */
+  errorHandler(): ErrorRequestHandler;
+  /** Which tools a run of this agent is offered, and why: the explanation view. */
+  explain(agentId: number, run: Run): Promise<Resolution>;
+  /** Applies pending schema migrations, then indexes documents that have no search chunks yet. */
   migrate(): Promise<string[]>;
-  /** Creates or refreshes the system toolkits (All Tools, Default Tools). */
+  /** Creates or refreshes the system toolkits (All Tools, Default Tools). Run it on every deploy. */
   syncSystemToolkits(): Promise<SyncReport>;
+  /** Turns agents' legacy `enabled_tools` strings into toolkits, with the same access (SEMANTICS §6). */
+  migrateEnabledTools(request?: EnabledToolsMigrationRequest): Promise<MigrationReport>;
+}
+
+const internals = new WeakMap<Toolgate, RouteServices>();
+
+/** The parts behind a toolgate, for the service and the tests of this repository; not exported. */
+export function internalsOf(tg: Toolgate): RouteServices {
+  const parts = internals.get(tg);
+  if (!parts) throw new ToolgateConfigError('ERR_TOOLGATE_NOT_A_TOOLGATE', 'internalsOf() takes what createToolgate() returned.');
+  return parts;
 }
 
 /**
@@ -86,17 +110,19 @@ export interface Toolgate {
  * not on the first request.
  *
  * @example
- * const tg = createToolgate({ sequelize, adminToken: process.env.TOOLGATE_ADMIN_TOKEN });
+ * const tg = createToolgate({ sequelize: createSequelize(databaseUrl), adminToken, tools: [lookupOrder] });
  * await tg.migrate(); await tg.syncSystemToolkits();
  * app.use('/api', tg.router);
- * app.post('/my/:id/triage', tg.toolRun(), tg.requireTool('email_analyzer'), handler);
+ * app.post('/my/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), handler);
+ * app.use(tg.errorHandler());
  */
 export function createToolgate(options: ToolgateOptions): Toolgate {
-  if (!options.sequelize || options.sequelize.getDialect() !== 'postgres') {
+  if (!options?.sequelize || typeof options.sequelize.getDialect !== 'function' || options.sequelize.getDialect() !== 'postgres') {
     throw new ToolgateConfigError('ERR_TOOLGATE_DATABASE', 'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").');
   }
+  const groups = routeGroups(options.routes);
   const sequelize = options.sequelize;
-  initModels(sequelize);
+  const models = defineModels(sequelize);
   const registry = new ToolRegistry(options.tools ?? []);
   const manifest = registry.manifest;
   const logger = options.logger;
@@ -104,48 +130,92 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
   });
   const senderCheck = options.senderCheck ?? senderAsGiven;
-  const model = options.model ?? createLanguageModel(process.env);
+  const model = options.model ?? new LocalModel();
   const tasks = new TaskStore(sequelize);
+  const documents = new DocumentStore(sequelize);
+  const authenticateBearer = authenticate(options);
+  const limitCallers = clientRateLimit(options.rateLimit ?? false);
+  const body = jsonBody({ limit: options.bodyLimit ?? '1mb' });
 
-  const base = {
+  const parts: RouteServices = {
     sequelize,
     registry,
-    toolkits: new ToolkitService(sequelize, manifest),
-    agents: new AgentService(sequelize, manifest),
-    attachments: new AttachmentService(sequelize, manifest),
+    toolkits: new ToolkitService(sequelize, manifest, models),
+    agents: new AgentService(sequelize, manifest, models),
+    attachments: new AttachmentService(sequelize, manifest, models),
     runs,
     model,
-    documents: new DocumentStore(sequelize),
+    documents,
     tasks,
     email: { model, tasks, now: () => new Date() },
+    requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId),
-    requireRole,
-    migrate: () => migrateUp(sequelize),
-    syncSystemToolkits: () => syncSystemToolkits(sequelize, manifest),
+    syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
   };
 
   const router = Router();
-  const limitCallers = clientRateLimit(options.rateLimit ?? false);
   // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
   // flood is refused before its bodies are parsed.
-  router.use(authenticate(options));
+  router.use(authenticateBearer);
   router.use(function limitClientRoutes(req, res, next) {
-    if (req.auth?.role === 'admin' || req.auth?.role === 'scheduler') return next();
+    const role = req.toolgate?.auth?.role;
+    if (role === 'admin' || role === 'scheduler') return next();
     return limitCallers(req, res, next);
   });
-  router.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
-  const toolgate: Toolgate = { ...base, router };
-  router.use(toolsRouter(toolgate));
-  router.use(toolkitsRouter(toolgate));
-  router.use(agentsRouter(toolgate));
-  router.use(attachmentsRouter(toolgate));
-  router.use(resolutionRouter(toolgate));
-  router.use(toolCallsRouter(toolgate));
-  router.use(migrationsRouter(toolgate));
-  router.use(emailRouter(toolgate));
-  router.use(documentsRouter(toolgate));
-  router.use(tasksRouter(toolgate));
-  router.use(chatRouter(toolgate));
-  return toolgate;
+  router.use(body);
+  if (groups.has('admin')) {
+    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, resolutionRouter, toolCallRecordsRouter]) router.use(make(parts));
+  }
+  if (groups.has('dispatch')) router.use(dispatchRouter(parts));
+  if (groups.has('migrations')) router.use(migrationsRouter(parts));
+  if (groups.has('email')) router.use(emailRouter(parts));
+  if (groups.has('documents')) router.use(documentsRouter(parts));
+  if (groups.has('tasks')) router.use(tasksRouter(parts));
+  if (groups.has('chat')) router.use(chatRouter(parts));
+
+  const tg: Toolgate = {
+    router,
+    tools: manifest.list(),
+    toolkits: parts.toolkits,
+    agents: parts.agents,
+    attachments: parts.attachments,
+    toolRun: parts.toolRun,
+    requireTool: parts.requireTool,
+    requireRole,
+    errorHandler: () => errorHandler({ logger }),
+    explain: (agentId, run) => runs.explain(agentId, run),
+    migrate: async () => {
+      const applied = await migrateUp(sequelize);
+      await documents.indexUnchunked();
+      return applied;
+    },
+    syncSystemToolkits: parts.syncSystemToolkits,
+    migrateEnabledTools: (request = {}) =>
+      migrateEnabledTools(sequelize, manifest, { mode: request.dryRun === false ? 'apply' : 'dry_run', mapTypos: request.mapTypos ?? false }),
+  };
+  internals.set(tg, parts);
+  return tg;
+}
+
+function routeGroups(routes: ToolgateOptions['routes']): ReadonlySet<RouteGroup> {
+  const on = new Set<RouteGroup>(ROUTE_GROUPS);
+  if (routes === undefined) return on;
+  if (typeof routes !== 'object' || routes === null) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes }) takes an object such as { chat: false }, not ${JSON.stringify(routes)}.`);
+  }
+  for (const [name, value] of Object.entries(routes)) {
+    if (!(ROUTE_GROUPS as readonly string[]).includes(name)) {
+      const guess = closestToolId(name, ROUTE_GROUPS);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_ROUTES',
+        `createToolgate({ routes: { ${name} } }) names no route group${guess ? `: did you mean "${guess}"?` : '.'} The groups are ${ROUTE_GROUPS.join(', ')}.`,
+      );
+    }
+    if (typeof value !== 'boolean') {
+      throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes: { ${name}: ${JSON.stringify(value)} } }): say true or false.`);
+    }
+    if (!value) on.delete(name as RouteGroup);
+  }
+  return on;
 }

@@ -5,15 +5,18 @@ import { idText, MAX_ROW_ID } from './schemas';
 
 export type Location = 'body' | 'query' | 'path';
 
-export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Location): z.infer<S> {
+/** Where a value was read: a part of the request, or a field within one (`['body', 'input']`). */
+export type Where = Location | [Location, ...(string | number)[]];
+
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new ValidationError(result.error.issues.map((issue) => toValidationIssue(issue, where)));
 }
 
-function toValidationIssue(issue: z.core.$ZodIssue, where: Location): ValidationIssue {
+function toValidationIssue(issue: z.core.$ZodIssue, where: Where): ValidationIssue {
   return {
-    loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    loc: [...(typeof where === 'string' ? [where] : where), ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
     msg: issue.message,
     type: issue.code,
   };

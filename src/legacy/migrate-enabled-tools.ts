@@ -38,8 +38,8 @@ const MISMATCHES_KEPT = 50;
  * Migrates every agent's `enabled_tools` string to legacy toolkit grants, or previews it.
  *
  * @example
- * const preview = await migrateEnabledTools(sequelize, tg.registry.manifest, { mode: 'dry_run' });
- * const done = await migrateEnabledTools(sequelize, tg.registry.manifest, { mode: 'apply' });
+ * const preview = await migrateEnabledTools(sequelize, manifest, { mode: 'dry_run' });
+ * const done = await migrateEnabledTools(sequelize, manifest, { mode: 'apply' });
  */
 export async function migrateEnabledTools(sequelize: Sequelize, manifest: ToolManifest, options: EnabledToolsMigrationOptions): Promise<MigrationReport> {
   const started = performance.now();

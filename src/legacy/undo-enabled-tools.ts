@@ -21,7 +21,7 @@ const SOUND = `(t.legacy_tool_set = (SELECT coalesce(string_agg(DISTINCT m::text
 
 /**
  * @example
- * const report = await undoEnabledTools(sequelize, tg.registry.manifest);
+ * const report = await undoEnabledTools(sequelize, manifest);
  * report.changes; // { attachments_removed, toolkits_removed, ... }
  */
 export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManifest, options: UndoOptions = {}): Promise<MigrationReport> {

@@ -4,9 +4,9 @@
 //
 // Retries are done here, not by the client: the client would sleep for whatever Retry-After the
 // server sends, and `timeoutMs` must bound the whole call, retries and waits included.
-import OpenAI from 'openai';
-import { zodResponseFormat } from 'openai/helpers/zod';
+import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { ToolgateConfigError } from '../errors';
 import { ModelError, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
 import { analysisMessages, answerMessages, chatMessages, fromWire, replyMessages, wireAnalysisSchema } from './openai-prompts';
 import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
@@ -29,25 +29,44 @@ const BACKOFF_MS = 200;
 const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
-const analysisFormat = zodResponseFormat(wireAnalysisSchema, 'email_analysis');
+/** The openai package's parts used here. It is an optional peer dependency: loaded when a model is made. */
+interface OpenAISdk {
+  OpenAI: typeof OpenAI;
+  zodResponseFormat: typeof import('openai/helpers/zod').zodResponseFormat;
+}
+
+function loadOpenAISdk(): OpenAISdk {
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    return { OpenAI: (require('openai') as typeof import('openai')).OpenAI, zodResponseFormat: (require('openai/helpers/zod') as typeof import('openai/helpers/zod')).zodResponseFormat };
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
+    throw new ToolgateConfigError('ERR_TOOLGATE_OPENAI_MISSING', 'OpenAIModel needs the openai package, which toolgate does not install for you: npm install openai@6.');
+  }
+}
 
 export class OpenAIModel implements LanguageModel {
   readonly provider = 'openai' as const;
   readonly model: string;
+  private readonly sdk: OpenAISdk;
   private readonly client: OpenAI;
+  private readonly analysisFormat: ChatCompletionCreateParamsNonStreaming['response_format'];
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
 
   constructor(options: OpenAIModelOptions) {
+    this.sdk = loadOpenAISdk();
+    this.analysisFormat = this.sdk.zodResponseFormat(wireAnalysisSchema, 'email_analysis');
     this.model = options.model;
     this.timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
     // logLevel off: the client's own logs could carry request details; ours never carry the key.
-    this.client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: this.timeoutMs, logLevel: 'off' });
+    this.client = new this.sdk.OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: this.timeoutMs, logLevel: 'off' });
   }
 
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {
-    const content = await this.complete(analysisMessages(email, ctx), analysisFormat);
+    const content = await this.complete(analysisMessages(email, ctx), this.analysisFormat);
     let json: unknown;
     try {
       json = JSON.parse(content);
@@ -119,8 +138,8 @@ export class OpenAIModel implements LanguageModel {
       try {
         return await attempt(Math.max(1, Math.floor(left)));
       } catch (err) {
-        const failure = toModelError(err, this.timeoutMs);
-        const wait = retryWait(err, tries);
+        const failure = toModelError(this.sdk, err, this.timeoutMs);
+        const wait = retryWait(this.sdk, err, tries);
         if (tries >= this.maxRetries || failure.kind !== 'upstream' || wait === null || Date.now() + wait >= deadline) throw failure;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
@@ -133,7 +152,7 @@ function timedOut(timeoutMs: number): ModelError {
 }
 
 /** Sentences built from the status and error code only: the provider's text may echo the key. */
-function toModelError(err: unknown, timeoutMs: number): ModelError {
+function toModelError({ OpenAI }: OpenAISdk, err: unknown, timeoutMs: number): ModelError {
   if (err instanceof ModelError) return err;
   if (err instanceof OpenAI.APIConnectionTimeoutError) return timedOut(timeoutMs);
   if (err instanceof OpenAI.APIConnectionError) return new ModelError('upstream', 'The model provider could not be reached.');
@@ -145,7 +164,7 @@ function toModelError(err: unknown, timeoutMs: number): ModelError {
 }
 
 /** How long to wait before the next attempt, or null when the failure is not worth retrying. */
-function retryWait(err: unknown, tries: number): number | null {
+function retryWait({ OpenAI }: OpenAISdk, err: unknown, tries: number): number | null {
   const backoff = BACKOFF_MS * 2 ** tries;
   if (err instanceof OpenAI.APIConnectionTimeoutError) return null;
   if (err instanceof OpenAI.APIConnectionError) return backoff;

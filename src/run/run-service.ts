@@ -3,6 +3,7 @@
 import type { Sequelize } from 'sequelize';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
+import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
 import { completeToolCall, recordToolCall, startToolCall } from '../services/tool-calls';
@@ -17,7 +18,7 @@ export class RunService {
   ) {}
 
   async policy(agentId: number): Promise<{ agent: RunAgent; compiled: CompiledPolicy }> {
-    const loaded = await loadAgentPolicy(this.sequelize, agentId);
+    const loaded = await orUnavailable(loadAgentPolicy(this.sequelize, agentId));
     if (!loaded) throw new NotFoundError(`Agent ${agentId}`);
     return { agent: loaded.agent, compiled: compilePolicy(loaded.policy, this.registry.manifest.ids) };
   }
@@ -26,8 +27,10 @@ export class RunService {
     const { agent, compiled } = await this.policy(agentId);
     return new ToolRun(agent, run, compiled.resolve(run), {
       legacyName: (id) => this.registry.legacyName(id),
-      record: (record) => recordToolCall(this.sequelize, record),
-      start: (record) => startToolCall(this.sequelize, record),
+      hostTool: (id) => this.registry.hostTool(id),
+      toolContext: { sequelize: this.sequelize },
+      record: (record) => orUnavailable(recordToolCall(this.sequelize, record)),
+      start: (record) => orUnavailable(startToolCall(this.sequelize, record)),
       complete: (id, outcome) => completeToolCall(this.sequelize, id, outcome),
       onRecordError: this.onRecordError,
     });

@@ -1,9 +1,11 @@
 // One run's resolution and the single dispatch path: the catalogue offered to the run and the
 // check at execution read the same resolved set, and no tool runs without its record.
 import type { Resolution, Run } from '../core/types';
-import { ToolForbiddenError } from '../errors';
+import { NotDispatchableError, ToolForbiddenError } from '../errors';
+import { parse } from '../http/parse';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
+import type { HostTool, ToolContext } from '../tools/tool-registry';
 
 export type DispatchRun = Extract<Run, { kind: 'sender' | 'scheduled' }>;
 
@@ -11,6 +13,10 @@ type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
 
 export interface ToolRunDeps {
   legacyName(toolId: string): string;
+  /** A host tool's registration (input schema and implementation), by id. */
+  hostTool(toolId: string): HostTool | undefined;
+  /** What a host tool's implementation is given besides its input. */
+  toolContext: Pick<ToolContext, 'sequelize'>;
   /** Writes a record complete as it stands (`denied`, `skipped`). */
   record(record: ToolCallRecord): Promise<void>;
   /** Writes the `started` record of an execution and returns its id; a failure here stops the tool. */
@@ -86,6 +92,21 @@ export class ToolRun {
       this.deps.onRecordError(err, { tool_id: toolId, record_id: id });
     }
     return outcome;
+  }
+
+  /**
+   * Calls a registered host tool by id, as a model harness or a host route would: refused and
+   * recorded when not offered; its input checked against the tool's schema (422, nothing runs);
+   * then the one dispatch path. A builtin has no implementation to call here (422 not_dispatchable).
+   */
+  async callTool(toolId: string, input: unknown): Promise<ToolOutcome<unknown>> {
+    // Refused first when not offered, whatever the tool is: the check never depends on it.
+    if (!this.offers(toolId)) throw await this.refuse(toolId);
+    const tool = this.deps.hostTool(toolId);
+    if (!tool) throw new NotDispatchableError(toolId);
+    const checked: unknown = parse(tool.input, input, ['body', 'input']);
+    const context: ToolContext = { ...this.deps.toolContext, agent_id: this.agentId, run: this.run.kind, routing_key: this.routingKey };
+    return this.execute(toolId, () => tool.execute(checked, context));
   }
 
   /** As execute(), for code that runs a tool as a step of its own: a tool that throws, throws. */

@@ -1,11 +1,11 @@
 // Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
 // read, update and delete. Each change is one transaction.
 import type { Sequelize } from 'sequelize';
-import { Agent } from '../../models/agent';
-import { AgentToolkit } from '../../models/agent-toolkit';
-import { Toolkit } from '../../models/toolkit';
+import type { Agent, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
 import { NotFoundError, ValidationError } from '../errors';
+import { parse } from '../http/parse';
+import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
 import { defaultToolsId } from './system-toolkits';
 
@@ -17,14 +17,6 @@ export interface AgentView {
   enabled_tools: string | null;
   created_at: string | null;
   updated_at: string | null;
-}
-
-export interface AgentInput {
-  name: string;
-  description?: string | null;
-  system_prompt?: string | null;
-  enabled_tools?: string | null;
-  toolkit_ids?: number[];
 }
 
 export type AgentCreated = AgentView & { enabled_tools_report?: LegacyAttachResult };
@@ -46,10 +38,11 @@ export class AgentService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly manifest: ToolManifest,
+    private readonly models: Models,
   ) {}
 
   async list(): Promise<AgentView[]> {
-    return (await Agent.findAll({ order: [['id', 'ASC']] })).map(agentView);
+    return (await this.models.Agent.findAll({ order: [['id', 'ASC']] })).map(agentView);
   }
 
   async get(id: number): Promise<AgentView> {
@@ -61,9 +54,10 @@ export class AgentService {
    * toolkits or carries a legacy `enabled_tools` string (even an empty one, which grants nothing).
    * Before the first sync there is no Default Tools, and so no tools.
    */
-  async create(input: AgentInput): Promise<AgentCreated> {
+  async create(given: AgentInput): Promise<AgentCreated> {
+    const input = parse(agentInputSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
-      const agent = await Agent.create(
+      const agent = await this.models.Agent.create(
         {
           name: input.name,
           description: input.description ?? null,
@@ -75,7 +69,7 @@ export class AgentService {
       let report: LegacyAttachResult | undefined;
       if (input.toolkit_ids !== undefined) {
         await this.checkToolkitsExist(input.toolkit_ids, transaction);
-        await AgentToolkit.bulkCreate(
+        await this.models.AgentToolkit.bulkCreate(
           [...new Set(input.toolkit_ids)].map((toolkit_id) => ({ agent_id: agent.id, toolkit_id, origin: 'operator' as const })),
           { transaction },
         );
@@ -84,14 +78,15 @@ export class AgentService {
         report = await attachLegacyToolkit(this.sequelize, this.manifest, agent.id, input.enabled_tools, transaction);
       }
       if (input.toolkit_ids === undefined && input.enabled_tools === undefined) {
-        const defaults = await defaultToolsId(transaction);
-        if (defaults !== null) await AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
+        const defaults = await defaultToolsId(this.models, transaction);
+        if (defaults !== null) await this.models.AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
       }
       return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
     });
   }
 
-  async update(id: number, patch: Omit<Partial<AgentInput>, 'toolkit_ids'>): Promise<AgentCreated> {
+  async update(id: number, given: AgentPatch): Promise<AgentCreated> {
+    const patch = parse(agentPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const agent = await this.find(id, transaction);
       if (patch.name !== undefined) agent.name = patch.name;
@@ -118,18 +113,18 @@ export class AgentService {
       for (const table of ['documents', 'tasks', 'tool_calls']) {
         await this.sequelize.query(`DELETE FROM ${table} WHERE agent_id = :id`, { replacements: { id }, transaction });
       }
-      await Agent.destroy({ where: { id }, transaction });
+      await this.models.Agent.destroy({ where: { id }, transaction });
     });
   }
 
   private async find(id: number, transaction?: import('sequelize').Transaction): Promise<Agent> {
-    const agent = await Agent.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    const agent = await this.models.Agent.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
     if (!agent) throw new NotFoundError(`Agent ${id}`);
     return agent;
   }
 
   private async checkToolkitsExist(ids: number[], transaction: import('sequelize').Transaction): Promise<void> {
-    const found = new Set((await Toolkit.findAll({ where: { id: ids }, attributes: ['id'], transaction })).map((t) => t.id));
+    const found = new Set((await this.models.Toolkit.findAll({ where: { id: ids }, attributes: ['id'], transaction })).map((t) => t.id));
     const issues = ids
       .map((id, index) => ({ id, index }))
       .filter(({ id }) => !found.has(id))

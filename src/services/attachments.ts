@@ -1,22 +1,18 @@
 // Attachments and their gate rules: granting a toolkit to an agent on its own terms, changing
 // those terms, revoking. Patterns arrive normalized (the route parses them with the core).
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { Agent } from '../../models/agent';
-import { AgentToolkit } from '../../models/agent-toolkit';
-import { AgentToolkitRule } from '../../models/agent-toolkit-rule';
-import { Toolkit } from '../../models/toolkit';
+import type { AgentToolkit, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
 import type { RuleKind } from '../core/types';
 import { ConflictError, NotFoundError } from '../errors';
+import { parse } from '../http/parse';
+import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
 import { toolkitView, type ToolkitView } from './toolkits';
 
-export interface RuleInput {
+export interface RuleView {
+  id: number;
   kind: RuleKind;
   pattern: string;
-}
-
-export interface RuleView extends RuleInput {
-  id: number;
 }
 
 export interface AttachmentView {
@@ -27,54 +23,51 @@ export interface AttachmentView {
   rules: RuleView[];
 }
 
-export interface AttachInput {
-  toolkit_id: number;
-  allow_proactive?: boolean;
-  rules?: RuleInput[];
-}
-
 export class AttachmentService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly manifest: ToolManifest,
+    private readonly models: Models,
   ) {}
 
   async list(agentId: number): Promise<AttachmentView[]> {
     await this.agentExists(agentId);
-    const rows = await AgentToolkit.findAll({
+    const rows = await this.models.AgentToolkit.findAll({
       where: { agent_id: agentId },
       include: [
-        { model: Toolkit, as: 'toolkit' },
-        { model: AgentToolkitRule, as: 'rules' },
+        { model: this.models.Toolkit, as: 'toolkit' },
+        { model: this.models.AgentToolkitRule, as: 'rules' },
       ],
-      order: [['id', 'ASC'], [{ model: AgentToolkitRule, as: 'rules' }, 'id', 'ASC']],
+      order: [['id', 'ASC'], [{ model: this.models.AgentToolkitRule, as: 'rules' }, 'id', 'ASC']],
     });
     return rows.map((row) => this.view(row));
   }
 
   async get(agentId: number, attachmentId: number, transaction?: Transaction): Promise<AttachmentView> {
-    const row = await AgentToolkit.findOne({
+    const row = await this.models.AgentToolkit.findOne({
       where: { id: attachmentId, agent_id: agentId },
       include: [
-        { model: Toolkit, as: 'toolkit' },
-        { model: AgentToolkitRule, as: 'rules' },
+        { model: this.models.Toolkit, as: 'toolkit' },
+        { model: this.models.AgentToolkitRule, as: 'rules' },
       ],
-      order: [[{ model: AgentToolkitRule, as: 'rules' }, 'id', 'ASC']],
+      order: [[{ model: this.models.AgentToolkitRule, as: 'rules' }, 'id', 'ASC']],
       transaction,
     });
     if (!row) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
     return this.view(row);
   }
 
-  async attach(agentId: number, input: AttachInput): Promise<AttachmentView> {
+  /** Rules' patterns are normalized as the API does (`Mara@TheScoop.com` → `mara@thescoop.com`). */
+  async attach(agentId: number, given: AttachInput): Promise<AttachmentView> {
+    const input = parse(attachInputSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       await this.agentExists(agentId, transaction);
-      if (!(await Toolkit.findByPk(input.toolkit_id, { attributes: ['id'], transaction }))) {
+      if (!(await this.models.Toolkit.findByPk(input.toolkit_id, { attributes: ['id'], transaction }))) {
         throw new NotFoundError(`Toolkit ${input.toolkit_id}`);
       }
       let attachment: AgentToolkit;
       try {
-        attachment = await AgentToolkit.create(
+        attachment = await this.models.AgentToolkit.create(
           { agent_id: agentId, toolkit_id: input.toolkit_id, allow_proactive: input.allow_proactive ?? false, origin: 'operator' },
           { transaction },
         );
@@ -90,7 +83,8 @@ export class AttachmentService {
   }
 
   /** `rules`, when given, replaces the whole list in the same transaction as the other terms. */
-  async update(agentId: number, attachmentId: number, patch: { allow_proactive?: boolean; rules?: RuleInput[] }): Promise<AttachmentView> {
+  async update(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
+    const patch = parse(attachmentPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       if (patch.allow_proactive !== undefined) {
@@ -99,7 +93,7 @@ export class AttachmentService {
         await attachment.save({ transaction });
       }
       if (patch.rules !== undefined) {
-        await AgentToolkitRule.destroy({ where: { agent_toolkit_id: attachment.id }, transaction });
+        await this.models.AgentToolkitRule.destroy({ where: { agent_toolkit_id: attachment.id }, transaction });
         await this.writeRules(attachment.id, patch.rules, transaction);
       }
       return this.get(agentId, attachmentId, transaction);
@@ -107,15 +101,16 @@ export class AttachmentService {
   }
 
   async detach(agentId: number, attachmentId: number): Promise<void> {
-    const deleted = await AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId } });
+    const deleted = await this.models.AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId } });
     if (deleted === 0) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
   }
 
-  async addRule(agentId: number, attachmentId: number, rule: RuleInput): Promise<RuleView> {
+  async addRule(agentId: number, attachmentId: number, given: RuleInput): Promise<RuleView> {
+    const rule = parse(ruleSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       try {
-        const created = await AgentToolkitRule.create({ agent_toolkit_id: attachment.id, kind: rule.kind, pattern: rule.pattern }, { transaction });
+        const created = await this.models.AgentToolkitRule.create({ agent_toolkit_id: attachment.id, kind: rule.kind, pattern: rule.pattern }, { transaction });
         return { id: created.id, kind: created.kind, pattern: created.pattern };
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
@@ -129,15 +124,15 @@ export class AttachmentService {
   async deleteRule(agentId: number, attachmentId: number, ruleId: number): Promise<void> {
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
-      const deleted = await AgentToolkitRule.destroy({ where: { id: ruleId, agent_toolkit_id: attachment.id }, transaction });
+      const deleted = await this.models.AgentToolkitRule.destroy({ where: { id: ruleId, agent_toolkit_id: attachment.id }, transaction });
       if (deleted === 0) throw new NotFoundError(`Rule ${ruleId} of attachment ${attachmentId}`);
     });
   }
 
-  private async writeRules(attachmentId: number, rules: RuleInput[], transaction: Transaction): Promise<void> {
+  private async writeRules(attachmentId: number, rules: readonly { kind: RuleKind; pattern: string }[], transaction: Transaction): Promise<void> {
     // The same rule twice is one rule: patterns are compared after normalization.
     const unique = new Map(rules.map((r) => [`${r.kind} ${r.pattern}`, r]));
-    await AgentToolkitRule.bulkCreate(
+    await this.models.AgentToolkitRule.bulkCreate(
       [...unique.values()].map((r) => ({ agent_toolkit_id: attachmentId, kind: r.kind, pattern: r.pattern })),
       { transaction },
     );
@@ -145,13 +140,13 @@ export class AttachmentService {
 
   /** Locks the attachment row so concurrent edits of one gate apply one after the other. */
   private async findAttachment(agentId: number, attachmentId: number, transaction: Transaction): Promise<AgentToolkit> {
-    const attachment = await AgentToolkit.findOne({ where: { id: attachmentId, agent_id: agentId }, transaction, lock: transaction.LOCK.UPDATE });
+    const attachment = await this.models.AgentToolkit.findOne({ where: { id: attachmentId, agent_id: agentId }, transaction, lock: transaction.LOCK.UPDATE });
     if (!attachment) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
     return attachment;
   }
 
   private async agentExists(agentId: number, transaction?: Transaction): Promise<void> {
-    if (!(await Agent.findByPk(agentId, { attributes: ['id'], transaction }))) throw new NotFoundError(`Agent ${agentId}`);
+    if (!(await this.models.Agent.findByPk(agentId, { attributes: ['id'], transaction }))) throw new NotFoundError(`Agent ${agentId}`);
   }
 
   private view(row: AgentToolkit): AttachmentView {

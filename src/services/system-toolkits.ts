@@ -2,7 +2,8 @@
 // created once with the builtins and is the operators' to curate afterwards. Safe to run on every
 // deploy, from several instances at once: syncs queue on one advisory lock.
 import { col, fn, where, type Sequelize, type Transaction } from 'sequelize';
-import { Toolkit, type SystemKey } from '../../models/toolkit';
+import type { Models, Toolkit } from '../../models';
+import type { SystemKey } from '../../models/toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError } from '../errors';
 import { toolkitView, type ToolkitView } from './toolkits';
@@ -27,13 +28,13 @@ const SYSTEM_TOOLKITS: Record<SystemKey, { name: string; description: string }> 
 // A constant key for pg_advisory_xact_lock: every instance's sync waits for the one before.
 const SYNC_LOCK_KEY = 0x746f6f6c; // "tool"
 
-export async function syncSystemToolkits(sequelize: Sequelize, manifest: ToolManifest): Promise<SyncReport> {
+export async function syncSystemToolkits(sequelize: Sequelize, models: Models, manifest: ToolManifest): Promise<SyncReport> {
   return sequelize.transaction(async (transaction) => {
     await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: SYNC_LOCK_KEY }, transaction });
     const created: SystemKey[] = [];
     const liveIds = manifest.list().map((t) => t.id);
 
-    const all = await findOrCreate('all_tools', liveIds, transaction, created);
+    const all = await findOrCreate(models, 'all_tools', liveIds, transaction, created);
     const before = new Set(all.member_tool_ids);
     const added = liveIds.filter((id) => !before.has(id));
     const removed = all.member_tool_ids.filter((id) => !manifest.has(id));
@@ -42,7 +43,7 @@ export async function syncSystemToolkits(sequelize: Sequelize, manifest: ToolMan
       await all.save({ transaction });
     }
 
-    const defaults = await findOrCreate('default_tools', manifest.builtinIds(), transaction, created);
+    const defaults = await findOrCreate(models, 'default_tools', manifest.builtinIds(), transaction, created);
     const defaultsView = toolkitView(defaults, manifest);
     return {
       all_tools: toolkitView(all, manifest),
@@ -55,7 +56,7 @@ export async function syncSystemToolkits(sequelize: Sequelize, manifest: ToolMan
   });
 }
 
-async function findOrCreate(key: SystemKey, members: string[], transaction: Transaction, created: SystemKey[]): Promise<Toolkit> {
+async function findOrCreate({ Toolkit }: Models, key: SystemKey, members: string[], transaction: Transaction, created: SystemKey[]): Promise<Toolkit> {
   const existing = await Toolkit.findOne({ where: { system_key: key }, transaction });
   if (existing) return existing;
   const { name, description } = SYSTEM_TOOLKITS[key];
@@ -68,7 +69,7 @@ async function findOrCreate(key: SystemKey, members: string[], transaction: Tran
 }
 
 /** The Default Tools toolkit's id, or null before the first sync. */
-export async function defaultToolsId(transaction?: Transaction): Promise<number | null> {
+export async function defaultToolsId({ Toolkit }: Models, transaction?: Transaction): Promise<number | null> {
   const toolkit = await Toolkit.findOne({ where: { system_key: 'default_tools' }, attributes: ['id'], transaction });
   return toolkit ? toolkit.id : null;
 }

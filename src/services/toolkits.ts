@@ -1,10 +1,13 @@
 // Toolkits as operators manage them: create, read, update, delete, with members checked against
 // the manifest on the way in and stale members reported on the way out.
 import { UniqueConstraintError, type Sequelize } from 'sequelize';
-import { Toolkit, type SystemKey } from '../../models/toolkit';
+import type { Models, Toolkit } from '../../models';
+import type { SystemKey } from '../../models/toolkit';
 import { closestToolId } from '../core/closest-tool';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
+import { parse } from '../http/parse';
+import { toolkitInputSchema, toolkitPatchSchema, type ToolkitInput, type ToolkitPatch } from './inputs';
 
 export interface ToolkitView {
   id: number;
@@ -13,12 +16,6 @@ export interface ToolkitView {
   member_tool_ids: string[];
   stale_tool_ids: string[];
   system_key: SystemKey | null;
-}
-
-export interface ToolkitInput {
-  name: string;
-  description?: string;
-  member_tool_ids: string[];
 }
 
 export function toolkitView(toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>, manifest: ToolManifest): ToolkitView {
@@ -36,10 +33,11 @@ export class ToolkitService {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly manifest: ToolManifest,
+    private readonly models: Models,
   ) {}
 
   async list(): Promise<ToolkitView[]> {
-    const rows = await Toolkit.findAll({ order: [['id', 'ASC']] });
+    const rows = await this.models.Toolkit.findAll({ order: [['id', 'ASC']] });
     return rows.map((t) => toolkitView(t, this.manifest));
   }
 
@@ -47,17 +45,19 @@ export class ToolkitService {
     return toolkitView(await this.find(id), this.manifest);
   }
 
-  async create(input: ToolkitInput): Promise<ToolkitView> {
+  async create(given: ToolkitInput): Promise<ToolkitView> {
+    const input = parse(toolkitInputSchema, given, 'body');
     const members = this.checkMembers(input.member_tool_ids, []);
     try {
-      const toolkit = await Toolkit.create({ name: input.name, description: input.description ?? '', member_tool_ids: members });
+      const toolkit = await this.models.Toolkit.create({ name: input.name, description: input.description ?? '', member_tool_ids: members });
       return toolkitView(toolkit, this.manifest);
     } catch (err) {
       throw nameConflict(err, input.name);
     }
   }
 
-  async update(id: number, patch: Partial<ToolkitInput>): Promise<ToolkitView> {
+  async update(id: number, given: ToolkitPatch): Promise<ToolkitView> {
+    const patch = parse(toolkitPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const toolkit = await this.find(id, true, transaction);
       if (patch.member_tool_ids !== undefined) {
@@ -86,7 +86,7 @@ export class ToolkitService {
   }
 
   private async find(id: number, lock = false, transaction?: import('sequelize').Transaction): Promise<Toolkit> {
-    const toolkit = await Toolkit.findByPk(id, { transaction, lock: lock && transaction ? transaction.LOCK.UPDATE : undefined });
+    const toolkit = await this.models.Toolkit.findByPk(id, { transaction, lock: lock && transaction ? transaction.LOCK.UPDATE : undefined });
     if (!toolkit) throw new NotFoundError(`Toolkit ${id}`);
     return toolkit;
   }

@@ -14,7 +14,7 @@ export interface ToolContext {
   sequelize: Sequelize;
 }
 
-export interface HostTool<S extends z.ZodType = z.ZodType> {
+export interface HostTool<S extends z.ZodType = z.ZodType, R = unknown> {
   id: string;
   display_name: string;
   summary: string;
@@ -23,7 +23,7 @@ export interface HostTool<S extends z.ZodType = z.ZodType> {
   /** The name tool-call records carry; the id unless the host's history used another. */
   legacy_name?: string;
   input: S;
-  execute: (input: z.infer<S>, context: ToolContext) => unknown;
+  execute: (input: z.infer<S>, context: ToolContext) => R | Promise<R>;
 }
 
 /** What the tool-call records' `tool_name` column holds. */
@@ -31,7 +31,7 @@ const MAX_LEGACY_NAME = 100;
 const legacyNameSchema = z.string().min(1).max(MAX_LEGACY_NAME).regex(/^[^\p{Cc}]+$/u);
 
 /** Identity, for inference: `defineTool({ input: z.object(...), execute: (input) => ... })`. */
-export function defineTool<S extends z.ZodType>(tool: HostTool<S>): HostTool<S> {
+export function defineTool<S extends z.ZodType, R>(tool: HostTool<S, R>): HostTool<S, R> {
   return tool;
 }
 

@@ -279,13 +279,13 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
   test('when the body carries a pass from our server, then the key is returned and the verdict kept on the request', () => {
     const req = request({ from: MARA, authentication_results: [PASS] });
     expect(check(req, MARA)).toBe('mara@thescoop.com');
-    expect(req.senderAuthentication?.verdict).toBe('authenticated');
+    expect(req.toolgate?.senderAuthentication?.verdict).toBe('authenticated');
   });
 
   test('when the body carries no authentication_results, then there is no key', () => {
     const req = request({ from: MARA });
     expect(check(req, MARA)).toBeNull();
-    expect(req.senderAuthentication?.verdict).toBe('unauthenticated');
+    expect(req.toolgate?.senderAuthentication?.verdict).toBe('unauthenticated');
   });
 
   test.each([
@@ -296,7 +296,7 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
   ])('when authentication_results is %s, then there is no key', (_name, values) => {
     const req = request({ from: MARA, authentication_results: values });
     expect(check(req, MARA)).toBeNull();
-    expect(req.senderAuthentication?.verdict).toBe('ambiguous');
+    expect(req.toolgate?.senderAuthentication?.verdict).toBe('ambiguous');
   });
 
   test('when the sender is not a string, then there is no key', () => {

@@ -2,7 +2,8 @@
 // answer made only of text copied from the sources.
 import { askDocuments, type AnswerFn } from '../../src/documents/ask';
 import { DocumentStore } from '../../src/documents/document-store';
-import { LocalModel, NO_ANSWER, type ModelSource } from '../../src/llm';
+import { NO_ANSWER, type ModelSource } from '../../src/llm/language-model';
+import { LocalModel } from '../../src/llm/local-model';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { createAgent, uploadCorpus } from './support';
 

@@ -4,9 +4,7 @@
 import express from 'express';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
-import { errorHandler } from '../../middleware/error-handler';
 import { currentRun } from '../../middleware/tool-run';
-import { createLogger } from '../../src/logger';
 import { ToolgateConfigError } from '../../src/errors';
 import { createTestApp, type TestApp } from '../support/app';
 
@@ -29,7 +27,7 @@ beforeAll(async () => {
     const run = currentRun(req);
     res.json({ analyzed: true, tasks: run.offers('task_creator') ? 'created' : 'skipped', tools: run.tools, routing_key: run.routingKey });
   });
-  host.use(errorHandler(createLogger(false)));
+  host.use(t.tg.errorHandler());
 });
 
 afterAll(() => t.close());

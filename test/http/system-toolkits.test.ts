@@ -2,8 +2,7 @@
 // the manifest; Default Tools keeps its curated members and reports stale ones; neither can be
 // deleted, not even with SQL; new agents get Default Tools.
 import { QueryTypes } from 'sequelize';
-import { syncSystemToolkits } from '../../src/services/system-toolkits';
-import { ToolRegistry } from '../../src/tools/tool-registry';
+import { createToolgate } from '../../src/toolgate';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { createTestApp, type TestApp } from '../support/app';
 
@@ -39,7 +38,7 @@ describe('when the sync runs', () => {
 
   test('then All Tools holds every registered tool and Default Tools the builtins only', async () => {
     const res = await t.admin().post('/api/toolkits/sync').expect(200);
-    expect(res.body.all_tools.member_tool_ids).toEqual(t.tg.registry.manifest.list().map((x) => x.id));
+    expect(res.body.all_tools.member_tool_ids).toEqual(t.tg.tools.map((x) => x.id));
     expect(res.body.default_tools.member_tool_ids).toEqual(['email_analyzer', 'document_search', 'task_creator', 'reply_generator']);
     expect(res.body.all_tools.system_key).toBe('all_tools');
   });
@@ -60,8 +59,9 @@ describe('when the sync runs', () => {
   });
 
   test('then a tool whose registration was removed is dropped from All Tools, and kept but reported stale in Default Tools', async () => {
-    const fewer = new ToolRegistry(SCOOP_TOOLS.filter((tool) => tool.id !== 'lookup_order'));
-    const report = await syncSystemToolkits(t.sequelize, fewer.manifest);
+    // The same database, served by a deploy whose code no longer registers lookup_order.
+    const fewer = createToolgate({ sequelize: t.sequelize, tools: SCOOP_TOOLS.filter((tool) => tool.id !== 'lookup_order') });
+    const report = await fewer.syncSystemToolkits();
     expect(report.all_tools_removed).toEqual(['lookup_order']);
     expect(report.all_tools.member_tool_ids).not.toContain('lookup_order');
     expect(report.default_tools.member_tool_ids).toEqual(['email_analyzer', 'lookup_order']);

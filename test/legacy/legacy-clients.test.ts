@@ -3,6 +3,7 @@
 import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
 import { createTestApp, type TestApp } from '../support/app';
 import { insertLegacyAgents } from './fixtures/legacy-database';
+import { internalsOf } from '../../src/toolgate';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ const tools = async (agentId: number) => (await t.admin().get(`/api/agents/${age
 describe('when a legacy client creates an agent with an enabled_tools string', () => {
   test('then it gets the toolkit the bulk migration made for the same set, not Default Tools', async () => {
     const [bulk] = await insertLegacyAgents(t.sequelize, [{ name: 'Migrated', enabled_tools: 'task_creator,email_analyzer' }]);
-    await migrateEnabledTools(t.sequelize, t.tg.registry.manifest, { mode: 'apply' });
+    await migrateEnabledTools(t.sequelize, internalsOf(t.tg).registry.manifest, { mode: 'apply' });
     const created = (await t.admin().post('/api/agents').send({ name: 'Posted', enabled_tools: ' email_analyzer, task_creator,' }).expect(201)).body;
     expect(created.enabled_tools_report).toEqual({ tool_ids: ['email_analyzer', 'task_creator'], unmatched: [], toolkit_id: expect.any(Number) });
     expect(await grants(created.id)).toEqual(['Legacy: email_analyzer, task_creator']);
@@ -64,7 +65,7 @@ describe('when a legacy client updates an agent\'s enabled_tools', () => {
 
   test('then re-sending the same string keeps a grant the admin mapped from typos', async () => {
     const [agent] = await insertLegacyAgents(t.sequelize, [{ name: 'Mapped', enabled_tools: 'Email_Analyzer' }]);
-    await migrateEnabledTools(t.sequelize, t.tg.registry.manifest, { mode: 'apply', mapTypos: true });
+    await migrateEnabledTools(t.sequelize, internalsOf(t.tg).registry.manifest, { mode: 'apply', mapTypos: true });
     expect(await tools(agent!)).toEqual(['email_analyzer']);
     await t.admin().patch(`/api/agents/${agent}`).send({ name: 'Mapped', enabled_tools: 'Email_Analyzer' }).expect(204);
     expect(await tools(agent!)).toEqual(['email_analyzer']);
@@ -75,7 +76,7 @@ describe('when a legacy client updates an agent\'s enabled_tools', () => {
 
 describe('when agents were written by both paths', () => {
   test('then a bulk apply afterwards finds nothing to change', async () => {
-    const again = await migrateEnabledTools(t.sequelize, t.tg.registry.manifest, { mode: 'apply' });
+    const again = await migrateEnabledTools(t.sequelize, internalsOf(t.tg).registry.manifest, { mode: 'apply' });
     expect(again.agents).toMatchObject({ follow: 6, changed: 0 });
     expect(again.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 0, attachments_removed: 0 });
     expect(again.verification.status).toBe('passed');

@@ -13,7 +13,7 @@ import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
 import type { MigrationReport } from '../../src/legacy/report';
 import { undoEnabledTools } from '../../src/legacy/undo-enabled-tools';
 import { createLogger } from '../../src/logger';
-import { createToolgate, type Toolgate } from '../../src/toolgate';
+import { createToolgate, type Toolgate, internalsOf } from '../../src/toolgate';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 import { buildLegacyDatabase, insertLegacyAgents, LEGACY_AGENTS, OPERATOR_MANAGED_AGENT } from './fixtures/legacy-database';
 import { fingerprint, legacySnapshot } from './support/snapshots';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await migrateUp(sql);
   tg = createToolgate({ sequelize: sql, adminToken: ADMIN });
   await tg.syncSystemToolkits();
-  app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(tg)] });
+  app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(internalsOf(tg))] });
 });
 afterAll(() => db.drop());
 
@@ -159,7 +159,7 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
 
   test('then a second apply changes nothing', async () => {
     const before = await fingerprint(sql);
-    const again = await migrateEnabledTools(sql, tg.registry.manifest, { mode: 'apply' });
+    const again = await migrateEnabledTools(sql, internalsOf(tg).registry.manifest, { mode: 'apply' });
     expect(again.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 0, attachments_removed: 0 });
     expect(again.agents).toMatchObject({ changed: 0, unchanged: 17 });
     expect(await fingerprint(sql)).toEqual(before);
@@ -168,14 +168,14 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
   test('then agents the legacy application adds later are picked up by the next run', async () => {
     const [later] = await insertLegacyAgents(sql, [{ name: 'Added later', enabled_tools: 'task_creator , email_analyzer' }]);
     expect(await offered(later!, 'jane@acme.com')).toEqual([]);
-    const next = await migrateEnabledTools(sql, tg.registry.manifest, { mode: 'apply' });
+    const next = await migrateEnabledTools(sql, internalsOf(tg).registry.manifest, { mode: 'apply' });
     expect(next.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 1, attachments_removed: 0 });
     expect(await offered(later!, 'jane@acme.com')).toEqual(['email_analyzer', 'task_creator']);
   });
 
   test('then an agent whose string the legacy application changed is re-planned by the next run', async () => {
     await sql.query("UPDATE agents SET enabled_tools = 'document_search' WHERE name = 'Triage'");
-    const next = await migrateEnabledTools(sql, tg.registry.manifest, { mode: 'apply' });
+    const next = await migrateEnabledTools(sql, internalsOf(tg).registry.manifest, { mode: 'apply' });
     expect(next.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 1, attachments_removed: 1 });
     expect(await offered(1, 'jane@acme.com')).toEqual(['document_search']);
   });
@@ -190,7 +190,7 @@ describe('when the admin undoes the migration', () => {
     const kits = (await admin.get('/api/toolkits').expect(200)).body as { id: number; name: string }[];
     handAttached = kits.find((k) => k.name === 'Legacy: reply_generator')!.id;
     await admin.post(`/api/agents/${OPERATOR_MANAGED_AGENT}/toolkits`).send({ toolkit_id: handAttached }).expect(201);
-    report = await undoEnabledTools(sql, tg.registry.manifest);
+    report = await undoEnabledTools(sql, internalsOf(tg).registry.manifest);
   });
 
   test('then every legacy grant and every legacy toolkit nothing else uses is removed', async () => {

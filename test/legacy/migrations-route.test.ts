@@ -7,6 +7,7 @@ import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { ADMIN_TOKEN, CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
 import { insertLegacyAgents } from './fixtures/legacy-database';
+import { internalsOf } from '../../src/toolgate';
 
 let t: TestApp;
 let app: Express;
@@ -15,7 +16,7 @@ const asAdmin = () => request(app).post(URL).set('Authorization', `Bearer ${ADMI
 
 beforeAll(async () => {
   t = await createTestApp();
-  app = createApp(t.tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(t.tg)] });
+  app = createApp(t.tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(internalsOf(t.tg))] });
   await insertLegacyAgents(t.sequelize, [
     { name: 'Legacy triage', enabled_tools: 'email_analyzer, task_creator' },
     { name: 'Legacy typo', enabled_tools: 'Email_Analyzer' },

@@ -41,7 +41,7 @@ beforeAll(async () => {
     throw new Error('a bug in a host route');
   });
   app.use(notFoundHandler());
-  app.use(errorHandler(logger));
+  app.use(errorHandler({ logger, renderAll: true }));
 });
 
 afterAll(() => t.close());

@@ -1,0 +1,39 @@
+// Everything toolgate puts on a request lives under one property, `req.toolgate`, so it never
+// collides with a host's own middleware (express-oauth2-jwt-bearer's `req.auth`, a `req.id`).
+import type { Request } from 'express';
+import type { SenderAuthentication } from '../src/core/sender-authentication';
+import type { ToolRun } from '../src/run/tool-run';
+
+/** The roles of the bearer tokens (HTTP.md, "Who may call"). */
+export type Role = 'admin' | 'scheduler' | 'client';
+
+export interface AuthState {
+  /** The caller's role, or null for no token (or an open client route). */
+  role: Role | null;
+  /** True when the client routes are open because no client token is configured. */
+  anonymousClient: boolean;
+}
+
+export interface ToolgateRequestState {
+  /** The caller's role, set by toolgate's router from the bearer token. */
+  auth?: AuthState;
+  /** The run resolved by toolRun(); read it with currentRun(req). */
+  run?: ToolRun;
+  /** Why the sender did or did not count, set by authenticatedSender(). */
+  senderAuthentication?: SenderAuthentication;
+  /** The request's id, set by the service's requestId() and carried into logs and error bodies. */
+  requestId?: string;
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      toolgate?: ToolgateRequestState;
+    }
+  }
+}
+
+/** The request's toolgate state, made on first use. */
+export function requestState(req: Request): ToolgateRequestState {
+  return (req.toolgate ??= {});
+}

@@ -1,0 +1,33 @@
+// What the bundled routes work with. Each router takes the few members it uses (a Pick of this), so
+// a route file depends on services, never on the plugin object that mounts it.
+import type { RequestHandler } from 'express';
+import type { Sequelize } from 'sequelize';
+import type { Role } from '../middleware/auth';
+import type { ToolRunOptions } from '../middleware/tool-run';
+import type { DocumentStore } from '../src/documents/document-store';
+import type { EmailDeps } from '../src/email/email-deps';
+import type { LanguageModel } from '../src/llm/language-model';
+import type { RunService } from '../src/run/run-service';
+import type { AgentService } from '../src/services/agents';
+import type { AttachmentService } from '../src/services/attachments';
+import type { SyncReport } from '../src/services/system-toolkits';
+import type { ToolkitService } from '../src/services/toolkits';
+import type { TaskStore } from '../src/tasks/task-store';
+import type { ToolRegistry } from '../src/tools/tool-registry';
+
+export interface RouteServices {
+  sequelize: Sequelize;
+  registry: ToolRegistry;
+  toolkits: ToolkitService;
+  agents: AgentService;
+  attachments: AttachmentService;
+  runs: RunService;
+  model: LanguageModel;
+  documents: DocumentStore;
+  tasks: TaskStore;
+  email: EmailDeps;
+  requireRole(...roles: Role[]): RequestHandler;
+  toolRun(options?: ToolRunOptions): RequestHandler;
+  requireTool(toolId: string): RequestHandler;
+  syncSystemToolkits(): Promise<SyncReport>;
+}

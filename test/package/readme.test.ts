@@ -1,0 +1,21 @@
+// The README's plugin example is the tested file, word for word.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+test('the README shows examples/host-app.ts verbatim, as a TypeScript block', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const example = readFileSync(path.join(ROOT, 'examples', 'host-app.ts'), 'utf8');
+  expect(readme).toContain('```ts\n' + example + '```');
+});
+
+test('no link in the README or the docs leaves the repository', () => {
+  const docs = ['README.md', ...['SEMANTICS.md', 'HTTP.md', 'DECISIONS.md', 'SECURITY.md', 'MIGRATING.md', 'LEGACY-API.md'].map((f) => path.join('docs', f))];
+  for (const file of docs) {
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    const links = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!);
+    expect({ file, outside: links.filter((l) => /^[a-z]+:/i.test(l) || l.startsWith('../../') || (file === 'README.md' && l.startsWith('../'))) }).toEqual({ file, outside: [] });
+    expect({ file, shared: text.includes('../shared') }).toEqual({ file, shared: false });
+  }
+});
