@@ -1,0 +1,51 @@
+// A host app that embeds toolgate: its own route gated by toolgate, toolgate's HTTP routes under
+// /api, and toolgate's refusals answered as JSON. Start it on an empty database:
+//   DATABASE_URL=postgres://user@127.0.0.1:5432/shop ADMIN_TOKEN=$(openssl rand -hex 32) node host-app.js
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { z } from 'zod';
+import { createSequelize, createToolgate, currentRun, defineTool } from 'toolgate';
+
+const lookupOrder = defineTool({
+  id: 'lookup_order',
+  display_name: 'Look up order',
+  summary: 'Finds an order by its id and tells its status.',
+  input: z.object({ order_id: z.string() }),
+  execute: async ({ order_id }) => ({ order_id, status: 'delivered' }),
+});
+
+async function main(): Promise<void> {
+  const tg = createToolgate({
+    sequelize: createSequelize(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/shop'),
+    adminToken: process.env.ADMIN_TOKEN,
+    tools: [lookupOrder],
+  });
+  await tg.migrate();
+  await tg.syncSystemToolkits();
+
+  // An operator's grant, made from code: Sundae triages mail and looks orders up for the shop only.
+  const triage = await tg.toolkits.create({ name: 'Triage', member_tool_ids: ['email_analyzer', 'lookup_order'] });
+  const sundae = await tg.agents.create({ name: 'Sundae', toolkit_ids: [] });
+  await tg.attachments.attach(sundae.id, { toolkit_id: triage.id, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] });
+
+  const app = express();
+  app.use('/api', tg.router); // toolgate's own routes: toolkits, agents, grants, tool calls...
+  app.post('/agents/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
+    const run = currentRun(req); // resolved once, for this message's sender
+    const order = await run.callTool('lookup_order', { order_id: req.body.order_id }); // checked, recorded, run
+    // task_creator is an enhancement: when it is not offered, the step is skipped, never refused.
+    const tasks = run.offers('task_creator') ? [`Reply to ${req.body.from}`] : (await run.skip('task_creator'), []);
+    res.json({ tools: run.tools, order, tasks });
+  });
+  app.use(tg.errorHandler()); // refusals as {detail, code, tool}; other errors go on to yours
+
+  const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    console.log(`listening on http://127.0.0.1:${port}, agent ${sundae.id}`);
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
