@@ -109,6 +109,8 @@ interface AttachmentIndex {
 class PolicyIndex implements CompiledPolicy {
   readonly agent_id: number;
   readonly #attachments: readonly AttachmentIndex[];
+  /** The agent's access rules, decided before any attachment for a sender run. */
+  readonly #access: GateIndex;
   readonly #masked: boolean;
   readonly #scheduled: ReadonlySet<string>;
   readonly #catalogue: ReadonlySet<string>;
@@ -123,6 +125,7 @@ class PolicyIndex implements CompiledPolicy {
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
+    this.#access = new GateIndex(data.access_rules ?? []);
     this.#attachments = data.attachments.map((a) => ({
       attachment_id: a.attachment_id,
       toolkit_id: a.toolkit_id,
@@ -160,6 +163,7 @@ class PolicyIndex implements CompiledPolicy {
   // Every call gets a Set of its own: a shared one could be changed by one caller and so leak
   // that sender's grants into the next run.
   toolsFor(run: Run): ReadonlySet<string> {
+    if (this.#refusedAccess(run)) return new Set();
     const key = keyOf(run);
     if (key === null) return new Set(this.#fixedOffer(run));
     if (!this.#masked) return new Set(this.resolve(run).tools);
@@ -172,6 +176,7 @@ class PolicyIndex implements CompiledPolicy {
   }
 
   offers(run: Run, toolId: string): boolean {
+    if (this.#refusedAccess(run)) return false;
     const key = keyOf(run);
     if (key === null) return this.#fixedOffer(run).has(toolId);
     if (!this.#masked) return this.resolve(run).tools.includes(toolId);
@@ -189,7 +194,12 @@ class PolicyIndex implements CompiledPolicy {
       tools: [...a.tools],
       stale_tool_ids: [...a.stale_tool_ids],
     }));
-    return resolutionOf(run, attachments);
+    return resolutionOf(run, run.kind === 'sender' ? this.#access.decide(run.routing_key) : null, attachments);
+  }
+
+  /** A sender run whom the agent's access rules refuse is offered nothing at all. */
+  #refusedAccess(run: Run): boolean {
+    return run.kind === 'sender' && this.#access.hasRules && !this.#access.decide(run.routing_key).admitted;
   }
 
   /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */

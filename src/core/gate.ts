@@ -58,6 +58,15 @@ export function decideAttachment(attachment: AttachmentPolicy, run: Run): GateDe
   }
 }
 
+/**
+ * The agent's access rules for a run (SEMANTICS §9): the gate's grammar and precedence against the
+ * run's routing key, so no rules admit every sender and a run with no key passes only an agent
+ * with no rules. Null for a scheduled run or the catalogue: access rules judge senders only.
+ */
+export function decideAccess(accessRules: readonly GateRule[], run: Run): GateDecision | null {
+  return run.kind === 'sender' ? decideGate(accessRules, run.routing_key) : null;
+}
+
 /** A run kind the types rule out; it throws rather than guess, and a caller treats that as a refusal. */
 export function unknownRun(run: never): never {
   throw new TypeError(`Unknown run kind ${JSON.stringify((run as { kind?: unknown }).kind)}: expected sender, scheduled or catalogue.`);

@@ -1,20 +1,25 @@
 // The tools offered to one run and why (SEMANTICS §5), read straight off the policy data: the
 // reference that the compiled policy must always agree with.
-import { decideAttachment } from './gate';
-import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, Resolution, Run } from './types';
+import { decideAccess, decideAttachment } from './gate';
+import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, GateDecision, Resolution, Run } from './types';
 
 export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: ReadonlySet<string>): Resolution {
-  return resolutionOf(run, data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds)));
+  const access = decideAccess(data.access_rules ?? [], run);
+  return resolutionOf(run, access, data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds)));
 }
 
-/** The run's resolution from its explained attachments: the union of what the admitting ones carry. */
-export function resolutionOf(run: Run, attachments: AttachmentExplanation[]): Resolution {
+/**
+ * The run's resolution from its access decision and explained attachments: the union of what the
+ * admitting ones carry, or nothing when the agent's access rules refuse the sender.
+ */
+export function resolutionOf(run: Run, access: GateDecision | null, attachments: AttachmentExplanation[]): Resolution {
   // Grants only add: the offer is a union, and nothing an attachment refuses is subtracted from it.
-  const offered = new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools));
+  const offered = access?.admitted === false ? [] : [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))];
   return {
     run: run.kind,
     routing_key: run.kind === 'sender' ? run.routing_key : null,
-    tools: [...offered].sort(),
+    access,
+    tools: offered.sort(),
     attachments,
   };
 }

@@ -42,6 +42,11 @@ export interface AttachmentPolicy {
 /** Everything one agent's resolution reads, loaded in one query. */
 export interface AgentPolicyData {
   agent_id: number;
+  /**
+   * The agent's own access rules (SEMANTICS §9): whether it handles a sender's message at all,
+   * decided before any tool. Absent or empty: every sender (the legacy behaviour).
+   */
+  access_rules?: readonly GateRule[];
   attachments: readonly AttachmentPolicy[];
 }
 
@@ -85,7 +90,12 @@ export interface AttachmentExplanation extends GateDecision {
 export interface Resolution {
   run: RunKind;
   routing_key: string | null;
-  /** The union of live members over admitting attachments, sorted. */
+  /**
+   * The agent's access rules' decision for a sender run; null for a scheduled run or the catalogue,
+   * which access rules do not apply to. When it refuses, the run is offered nothing.
+   */
+  access: GateDecision | null;
+  /** The union of live members over admitting attachments, sorted; empty when access refuses. */
   tools: string[];
   attachments: AttachmentExplanation[];
 }

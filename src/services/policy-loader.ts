@@ -1,6 +1,6 @@
-// Reads one agent's attachments, rules and toolkits in a single query and returns the plain data
-// the core resolves over, with the little of the agent a run needs besides (its name and prompt,
-// for the model). No cache: a grant revoked by a returned request is never read again.
+// Reads one agent's access rules, attachments, gate rules and toolkits in a single query and returns
+// the plain data the core resolves over, with the little of the agent a run needs besides (its name
+// and prompt, for the model).
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { AgentPolicyData, AttachmentPolicy, RuleKind } from '../core/types';
 
@@ -20,6 +20,7 @@ interface PolicyRow {
   agent_id: number;
   agent_name: string;
   agent_system_prompt: string | null;
+  access_rules: { id: number; kind: RuleKind; pattern: string }[];
   attachment_id: number | null;
   allow_proactive: boolean | null;
   toolkit_id: number | null;
@@ -31,7 +32,10 @@ interface PolicyRow {
 }
 
 const POLICY_SQL = `
-  SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, at.id AS attachment_id, at.allow_proactive,
+  SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt,
+         (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
+            FROM agent_access_rules ar WHERE ar.agent_id = a.id) AS access_rules,
+         at.id AS attachment_id, at.allow_proactive,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -71,5 +75,5 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
       attachment.rules.push({ id: row.rule_id, kind: row.rule_kind, pattern: row.rule_pattern });
     }
   }
-  return { agent_id: agentId, attachments: [...byId.values()] };
+  return { agent_id: agentId, access_rules: rows[0]?.access_rules ?? [], attachments: [...byId.values()] };
 }

@@ -79,8 +79,10 @@ function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
       stale_tool_ids: members.filter((id) => !LIVE.has(id)),
     };
   });
-  const tools = [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))].sort();
-  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, tools, attachments };
+  // The agent's access rules: the same three steps, for sender runs only; a refusal offers nothing.
+  const access = run.kind === 'sender' ? referenceDecision({ attachment_id: 0, toolkit_id: 0, toolkit_name: '', allow_proactive: false, member_tool_ids: [], rules: data.access_rules ?? [] }, run) : null;
+  const tools = access?.admitted === false ? [] : [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))].sort();
+  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, access, tools, attachments };
 }
 
 const ruleArb = fc.record({
@@ -94,8 +96,9 @@ const attachmentArb = fc.record({
   rules: fc.array(ruleArb, { maxLength: 4 }),
 });
 
-const policyArb: fc.Arbitrary<AgentPolicyData> = fc.array(attachmentArb, { maxLength: 5 }).map((attachments) => ({
+const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb, { maxLength: 5 }), fc.oneof(fc.constant([]), fc.array(ruleArb, { maxLength: 3 }))).map(([attachments, access]) => ({
   agent_id: 1,
+  access_rules: access.map((r, j) => ({ id: 9000 + j, ...r })),
   // Unique rule ids, so that reporting the wrong one of two identical rules cannot pass unseen.
   attachments: attachments.map((a, i) => ({
     attachment_id: i + 1,

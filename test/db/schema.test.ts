@@ -66,13 +66,14 @@ describe('when rows break an invariant', () => {
 });
 
 describe('when the policy loader reads an agent', () => {
-  test('then it issues exactly one query and returns the agent, and its attachments with their rules in order', async () => {
+  test('then it issues exactly one query and returns the agent, its access rules, and its attachments with their rules in order', async () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('Loaded') RETURNING id");
     const k1 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L1', ARRAY['a','b']::varchar(64)[]) RETURNING id");
     const k2 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L2', ARRAY['c']::varchar(64)[]) RETURNING id");
     const a1 = await one<{ id: number }>('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k) RETURNING id', { a: agent.id, k: k1.id });
     await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive) VALUES (:a, :k, true)', { replacements: { a: agent.id, k: k2.id } });
     await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'deny', 'x@y.com'), (:id, 'allow', '*@y.com')", { replacements: { id: a1.id } });
+    await sql.query("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES (:a, 'allow', '*@y.com'), (:a, 'deny', 'z@y.com')", { replacements: { a: agent.id } });
 
     const statements: unknown[] = [];
     sql.addHook('beforeQuery', 'count', (_options, query) => {
@@ -84,6 +85,10 @@ describe('when the policy loader reads an agent', () => {
       expect(loaded?.agent).toEqual({ id: agent.id, name: 'Loaded', system_prompt: null });
       expect(loaded?.policy).toEqual({
         agent_id: agent.id,
+        access_rules: [
+          { id: expect.any(Number), kind: 'allow', pattern: '*@y.com' },
+          { id: expect.any(Number), kind: 'deny', pattern: 'z@y.com' },
+        ],
         attachments: [
           { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], rules: [
             { id: expect.any(Number), kind: 'deny', pattern: 'x@y.com' },
@@ -99,7 +104,7 @@ describe('when the policy loader reads an agent', () => {
 
   test('then an agent with no attachments has an empty policy, and a missing agent none', async () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('Bare') RETURNING id");
-    expect((await loadAgentPolicy(sql, agent.id))?.policy).toEqual({ agent_id: agent.id, attachments: [] });
+    expect((await loadAgentPolicy(sql, agent.id))?.policy).toEqual({ agent_id: agent.id, access_rules: [], attachments: [] });
     expect(await loadAgentPolicy(sql, 2000000000)).toBeNull();
   });
 });
