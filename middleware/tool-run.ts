@@ -60,7 +60,10 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
       }
       run = { kind: 'sender', routing_key: senderCheck(req, asked.sender) };
     }
-    requestState(req).run = await runs.start(agentId, run);
+    const started = await runs.start(agentId, run);
+    // The agent's access rules come before any tool (SEMANTICS §9): a refused sender gets nothing.
+    if (started.access?.admitted === false) throw await started.refuseSender();
+    requestState(req).run = started;
     next();
   };
 }

@@ -1,8 +1,9 @@
 // POST /agents/:id/chat (client): talking to the agent needs no tool (the legacy "pure chat
-// assistant" recipe), so no run is resolved and nothing is dispatched.
+// assistant" recipe), but it is a message from a sender, so the agent's access rules decide first.
 import { Router } from 'express';
 import { z } from 'zod';
-import { parse, pathId } from '../src/http/parse';
+import { currentRun } from '../middleware/tool-run';
+import { bodyOf, validateBody } from '../middleware/validate-body';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import type { RouteServices } from './route-services';
@@ -12,12 +13,12 @@ const chatBody = z.strictObject({
   sender: text(1000).optional(),
 });
 
-export function chatRouter(tg: Pick<RouteServices, 'agents' | 'model' | 'requireRole'>): Router {
+export function chatRouter(tg: Pick<RouteServices, 'model' | 'requireRole' | 'toolRun'>): Router {
   const router = Router();
-  router.post('/agents/:id/chat', tg.requireRole('client'), async (req, res) => {
-    const agent = await tg.agents.get(pathId(req.params, 'id'));
-    const { message } = parse(chatBody, req.body, 'body');
-    const reply = await orUpstreamError(tg.model.chat(message, modelContext(agent, new Date())));
+  router.post('/agents/:id/chat', tg.requireRole('client'), validateBody(chatBody), tg.toolRun(), async (req, res) => {
+    const run = currentRun(req);
+    const { message } = bodyOf(req, chatBody);
+    const reply = await orUpstreamError(tg.model.chat(message, modelContext(run.agent, new Date())));
     res.json({ reply });
   });
   return router;

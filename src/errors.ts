@@ -56,6 +56,13 @@ export class ToolForbiddenError extends HttpError {
   }
 }
 
+/** The agent's access rules refuse this message's sender (SEMANTICS §9): nothing ran. */
+export class SenderForbiddenError extends HttpError {
+  constructor() {
+    super(403, 'sender_forbidden', "This agent's access rules refuse messages from this sender, so nothing was run. An operator can change the agent's access rules.");
+  }
+}
+
 export class NotFoundError extends HttpError {
   constructor(what: string) {
     super(404, 'not_found', `${what} was not found: check the id in the path.`);

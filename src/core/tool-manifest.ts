@@ -78,11 +78,23 @@ export class ToolManifest {
   }
 }
 
+/**
+ * The id a refusal by the agent's access rules is recorded under (SEMANTICS §9): not a tool, so no
+ * tool may be registered with it, and a record under it always means "the sender was refused".
+ */
+export const ACCESS_RULES_RECORD_ID = 'agent_access_rules';
+
 /** The manifest a service runs with: the builtins, then the host application's own tools. */
 export function createManifest(hostTools: readonly ToolDefinition[] = []): ToolManifest {
   const builtinIds = new Set(BUILTIN_TOOLS.map((t) => t.id));
   hostTools.forEach((tool, index) => {
     if (typeof tool !== 'object' || tool === null) return;
+    if (tool.id === ACCESS_RULES_RECORD_ID) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_RESERVED_TOOL_ID',
+        `The host tool "${tool.id}" (entry #${index}) uses the id that records refusals by an agent's access rules. Give the tool another id.`,
+      );
+    }
     if (builtinIds.has(tool.id)) {
       throw new ToolgateConfigError(
         'ERR_TOOLGATE_DUPLICATE_TOOL',

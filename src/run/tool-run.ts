@@ -1,7 +1,8 @@
 // One run's resolution and the single dispatch path: the catalogue offered to the run and the
 // check at execution read the same resolved set, and no tool runs without its record.
-import type { Resolution, Run } from '../core/types';
-import { NotDispatchableError, ToolForbiddenError } from '../errors';
+import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
+import type { GateDecision, Resolution, Run } from '../core/types';
+import { NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
 import { parse } from '../http/parse';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -65,6 +66,22 @@ export class ToolRun {
 
   offers(toolId: string): boolean {
     return this.offered.has(toolId);
+  }
+
+  /** The agent's access rules' decision on this run's sender; null for a scheduled run. */
+  get access(): GateDecision | null {
+    return this.resolution.access;
+  }
+
+  /**
+   * Records the refusal of this run's sender by the agent's access rules (one `denied` record,
+   * naming the rule or the default that refused) and returns the 403 to raise: nothing else runs.
+   */
+  async refuseSender(): Promise<SenderForbiddenError> {
+    const access = this.access;
+    const why = access === null ? 'access rules' : `${access.reason}${access.matched_rule ? ` (${access.matched_rule.kind} ${access.matched_rule.pattern})` : ''}`;
+    await this.deps.record({ ...this.fields(ACCESS_RULES_RECORD_ID, {}), status: 'denied', duration_ms: 0, error: `refused by the agent's access rules: ${why}` });
+    return new SenderForbiddenError();
   }
 
   /**
