@@ -17,16 +17,14 @@ export function authenticatedSender(authservId: string): SenderCheck {
       `authenticatedSender(${JSON.stringify(authservId)}) needs the authserv-id your receiving mail server stamps on Authentication-Results, such as "mx.example.com": one token, no spaces or ";".`,
     );
   }
-  return function authenticatedSenderCheck(req: Request, sender: unknown): string | null {
-    const decided = decide(req, sender, authservId);
+  return function authenticatedSenderCheck(req: Request, sender: unknown, authenticationResults?: unknown): string | null {
+    const decided = decide(sender, authenticationResults, authservId);
     requestState(req).senderAuthentication = decided;
     return decided.routing_key;
   };
 }
 
-function decide(req: Request, sender: unknown, authservId: string): SenderAuthentication {
-  const body: unknown = req.body;
-  const values = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).authentication_results : undefined;
+function decide(sender: unknown, values: unknown, authservId: string): SenderAuthentication {
   if (values !== undefined && !(Array.isArray(values) && values.every((v) => typeof v === 'string'))) {
     return { routing_key: null, verdict: 'ambiguous', reason: 'authentication_results is not a list of header values' };
   }

@@ -8,11 +8,14 @@ import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
 import { requestState } from './request-state';
 
-/** What the request asks for: a sender run with this sender (maybe missing), or a scheduled run. */
-export type RunRequest = { kind: 'sender'; sender: unknown } | { kind: 'scheduled' };
+/**
+ * What the request asks for: a sender run with this sender (maybe missing) and the message's
+ * Authentication-Results values (SEMANTICS §7), or a scheduled run.
+ */
+export type RunRequest = { kind: 'sender'; sender: unknown; authentication_results?: unknown } | { kind: 'scheduled' };
 
 /** Decides whether a sender counts (SEMANTICS §7); null means the run has no routing key. */
-export type SenderCheck = (req: Request, sender: unknown) => string | null;
+export type SenderCheck = (req: Request, sender: unknown, authenticationResults?: unknown) => string | null;
 
 export interface ToolRunOptions {
   /** The route parameter holding the agent id. Default `id`. */
@@ -28,7 +31,7 @@ export function defaultRunOf(req: Request): RunRequest {
   if (typeof body !== 'object' || body === null) return { kind: 'sender', sender: undefined };
   const fields = body as Record<string, unknown>;
   if (fields.scheduled === true) return { kind: 'scheduled' };
-  return { kind: 'sender', sender: fields.from ?? fields.sender };
+  return { kind: 'sender', sender: fields.from ?? fields.sender, authentication_results: fields.authentication_results };
 }
 
 export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);
@@ -58,7 +61,7 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
       if (req.toolgate?.auth?.role === 'scheduler') {
         throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
       }
-      run = { kind: 'sender', routing_key: senderCheck(req, asked.sender) };
+      run = { kind: 'sender', routing_key: senderCheck(req, asked.sender, asked.authentication_results) };
     }
     const started = await runs.start(agentId, run);
     // The agent's access rules come before any tool (SEMANTICS §9): a refused sender gets nothing.

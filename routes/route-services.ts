@@ -4,10 +4,12 @@ import type { RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { ToolRunOptions } from '../middleware/tool-run';
+import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
 import type { RunService } from '../src/run/run-service';
+import type { AccessRuleService } from '../src/services/access-rules';
 import type { AgentService } from '../src/services/agents';
 import type { AttachmentService } from '../src/services/attachments';
 import type { SyncReport } from '../src/services/system-toolkits';
@@ -21,11 +23,14 @@ export interface RouteServices {
   toolkits: ToolkitService;
   agents: AgentService;
   attachments: AttachmentService;
+  accessRules: AccessRuleService;
   runs: RunService;
   model: LanguageModel;
   documents: DocumentStore;
   tasks: TaskStore;
   email: EmailDeps;
+  /** What agent runs work with: the model, the tool specs, the limits and the run store. */
+  agentRuns: AgentRunsDeps;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;
   requireTool(toolId: string): RequestHandler;

@@ -11,13 +11,15 @@
 // The plugin.
 export { createToolgate, ROUTE_GROUPS } from './toolgate';
 export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
+export type { AgentRunLimits } from './agent/agent-run';
+export type { AgentRunView, StepView, Stopped, ThreadView } from './agent/run-store';
 export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';
 export type { CreateSequelizeOptions } from './db/connect';
 
 // Tools, and a request's run.
 export { defineTool } from './tools/tool-registry';
-export type { HostTool, ToolContext } from './tools/tool-registry';
+export type { HostTool, ToolContext, ToolImplementation } from './tools/tool-registry';
 export { currentRun } from '../middleware/tool-run';
 export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/tool-run';
 export type { DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
@@ -28,6 +30,7 @@ export { authenticatedSender } from '../middleware/sender-check';
 export type { ClientRateLimitOptions } from './rate-limit-options';
 
 // What the services take and give.
+export type { AccessRuleService } from './services/access-rules';
 export type { AgentService, AgentView } from './services/agents';
 export type { AttachmentService, AttachmentView, RuleView } from './services/attachments';
 export type { ToolkitService, ToolkitView } from './services/toolkits';
@@ -44,6 +47,7 @@ export {
   NotDispatchableError,
   NotFoundError,
   PayloadTooLargeError,
+  SenderForbiddenError,
   ToolForbiddenError,
   ToolgateConfigError,
   UnauthenticatedError,
@@ -59,6 +63,7 @@ export { OpenAIModel } from './llm/openai-model';
 export type { OpenAIModelOptions } from './llm/openai-model';
 export { ModelError } from './llm/language-model';
 export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
+export type { AgentStepRequest, AgentStepResult, AgentToolCall, AgentToolSpec, AgentTurn, InboundMessage } from './llm/agent-step';
 export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/schemas';
 
 // The pure core: plain functions over plain data.

@@ -10,6 +10,8 @@ import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate
 import { requireTool } from '../middleware/require-tool';
 import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
 import { defineModels } from '../models';
+import { accessRulesRouter } from '../routes/access-rules';
+import { agentRunsRouter } from '../routes/agent-runs';
 import { agentsRouter } from '../routes/agents';
 import { attachmentsRouter } from '../routes/attachments';
 import { chatRouter } from '../routes/chat';
@@ -22,6 +24,8 @@ import { tasksRouter } from '../routes/tasks';
 import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
 import { toolkitsRouter } from '../routes/toolkits';
 import { toolsRouter } from '../routes/tools';
+import type { AgentRunLimits } from './agent/agent-run';
+import { RunStore } from './agent/run-store';
 import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
 import { migrateUp } from './db/migrate';
@@ -32,16 +36,18 @@ import type { MigrationReport } from './legacy/report';
 import type { LanguageModel } from './llm/language-model';
 import { LocalModel } from './llm/local-model';
 import { RunService } from './run/run-service';
+import { AccessRuleService } from './services/access-rules';
 import { AgentService } from './services/agents';
 import { AttachmentService } from './services/attachments';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 import { ToolkitService } from './services/toolkits';
 import { TaskStore } from './tasks/task-store';
 import type { ToolgateLogger } from './toolgate-logger';
+import { builtinTools } from './tools/builtin-tools';
 import { ToolRegistry, type HostTool } from './tools/tool-registry';
 
 /** The bundled route groups, each of which `routes` can switch off. */
-export const ROUTE_GROUPS = ['admin', 'dispatch', 'email', 'documents', 'tasks', 'chat', 'migrations'] as const;
+export const ROUTE_GROUPS = ['admin', 'dispatch', 'agent_runs', 'email', 'documents', 'tasks', 'chat', 'migrations'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 
 export interface ToolgateOptions extends AuthOptions {
@@ -61,7 +67,11 @@ export interface ToolgateOptions extends AuthOptions {
   logger?: ToolgateLogger;
   /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
   routes?: Partial<Record<RouteGroup, boolean>>;
+  /** Bounds on one agent run: model steps (default 8) and tool calls (default 16). */
+  agentRuns?: Partial<AgentRunLimits>;
 }
+
+export const DEFAULT_AGENT_RUN_LIMITS: AgentRunLimits = { maxSteps: 8, maxToolCalls: 16 };
 
 /** What `migrateEnabledTools()` does: a dry run (the default) or the applied, verified migration. */
 export interface EnabledToolsMigrationRequest {
@@ -78,6 +88,8 @@ export interface Toolgate {
   readonly toolkits: ToolkitService;
   readonly agents: AgentService;
   readonly attachments: AttachmentService;
+  /** The agents' own access rules: which senders each agent handles at all (SEMANTICS §9). */
+  readonly accessRules: AccessRuleService;
   /** Resolves the request's run once; read it with currentRun(req). Needs the JSON body parsed. */
   toolRun(options?: ToolRunOptions): RequestHandler;
   /** Refuses a gate tool not offered to the run (403 tool_forbidden); lets an enhancement through. */
@@ -121,18 +133,20 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     throw new ToolgateConfigError('ERR_TOOLGATE_DATABASE', 'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").');
   }
   const groups = routeGroups(options.routes);
+  const limits = agentRunLimits(options.agentRuns);
   const sequelize = options.sequelize;
   const models = defineModels(sequelize);
-  const registry = new ToolRegistry(options.tools ?? []);
+  const model = options.model ?? new LocalModel();
+  const tasks = new TaskStore(sequelize);
+  const documents = new DocumentStore(sequelize);
+  const now = () => new Date();
+  const registry = new ToolRegistry(options.tools ?? [], builtinTools({ model, documents, tasks, now }));
   const manifest = registry.manifest;
   const logger = options.logger;
   const runs = new RunService(sequelize, registry, (err, context) => {
     logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
   });
   const senderCheck = options.senderCheck ?? senderAsGiven;
-  const model = options.model ?? new LocalModel();
-  const tasks = new TaskStore(sequelize);
-  const documents = new DocumentStore(sequelize);
   const authenticateBearer = authenticate(options);
   const limitCallers = clientRateLimit(options.rateLimit ?? false);
   const body = jsonBody({ limit: options.bodyLimit ?? '1mb' });
@@ -143,11 +157,13 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     toolkits: new ToolkitService(sequelize, manifest, models),
     agents: new AgentService(sequelize, manifest, models),
     attachments: new AttachmentService(sequelize, manifest, models),
+    accessRules: new AccessRuleService(sequelize, models),
     runs,
     model,
     documents,
     tasks,
-    email: { model, tasks, now: () => new Date() },
+    email: { model, tasks, now },
+    agentRuns: { model, registry, limits, now, store: new RunStore(sequelize) },
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId),
@@ -165,9 +181,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   });
   router.use(body);
   if (groups.has('admin')) {
-    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, resolutionRouter, toolCallRecordsRouter]) router.use(make(parts));
+    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, accessRulesRouter, resolutionRouter, toolCallRecordsRouter]) router.use(make(parts));
   }
   if (groups.has('dispatch')) router.use(dispatchRouter(parts));
+  if (groups.has('agent_runs')) router.use(agentRunsRouter(parts));
   if (groups.has('migrations')) router.use(migrationsRouter(parts));
   if (groups.has('email')) router.use(emailRouter(parts));
   if (groups.has('documents')) router.use(documentsRouter(parts));
@@ -180,6 +197,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     toolkits: parts.toolkits,
     agents: parts.agents,
     attachments: parts.attachments,
+    accessRules: parts.accessRules,
     toolRun: parts.toolRun,
     requireTool: parts.requireTool,
     requireRole,
@@ -218,4 +236,14 @@ function routeGroups(routes: ToolgateOptions['routes']): ReadonlySet<RouteGroup>
     if (!value) on.delete(name as RouteGroup);
   }
   return on;
+}
+
+function agentRunLimits(given: ToolgateOptions['agentRuns']): AgentRunLimits {
+  const limits = { ...DEFAULT_AGENT_RUN_LIMITS, ...given };
+  for (const [name, value, max] of [['maxSteps', limits.maxSteps, 100], ['maxToolCalls', limits.maxToolCalls, 1000]] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > max) {
+      throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from 1 to ${max}.`);
+    }
+  }
+  return limits;
 }

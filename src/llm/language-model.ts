@@ -1,6 +1,7 @@
 // The one small interface behind analysis, replies, answers and chat, and the one error a model
 // may throw. Routes depend on this file only; which implementation runs is configuration.
 import { UpstreamError } from '../errors';
+import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import type { EmailAnalysis, ModelEmail } from './schemas';
 
 /** Who is asking, and when: `now` is the reference for relative dates when a message has none. */
@@ -25,6 +26,8 @@ export interface LanguageModel {
   writeReply(email: ModelEmail, analysis: EmailAnalysis, ctx: ModelContext): Promise<string>;
   answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<string>;
   chat(message: string, ctx: ModelContext): Promise<string>;
+  /** One step of an agent run: call some of the offered tools, or reply (SEMANTICS §10). */
+  agentStep(request: AgentStepRequest): Promise<AgentStepResult>;
 }
 
 /**

@@ -2,7 +2,9 @@
 // with well-kept NLP packages (sbd for sentences, chrono-node for dates, sentiment for tone,
 // compromise for imperatives, Porter2 stems for terms); the same input always gives the same
 // output. It does not read the agent's system prompt: templates cannot follow instructions.
+import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import { ModelError, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
+import { planAgentStep } from './local/agent-planner';
 import { actionItems } from './local/requests';
 import { categoryOf, isMachineMail, priorityOf, type Signals } from './local/classify';
 import { ownText, sentencesOf } from './local/email-text';
@@ -30,6 +32,11 @@ export class LocalModel implements LanguageModel {
 
   async chat(message: string, ctx: ModelContext): Promise<string> {
     return guarded(() => chatReply(message, ctx.agentName));
+  }
+
+  /** A rule-based planner (local/agent-planner.ts): the seed's scenario, offline and deterministic. */
+  async agentStep(request: AgentStepRequest): Promise<AgentStepResult> {
+    return guarded(() => planAgentStep(request));
   }
 }
 

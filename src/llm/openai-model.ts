@@ -7,8 +7,9 @@
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ToolgateConfigError } from '../errors';
+import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import { ModelError, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
-import { analysisMessages, answerMessages, chatMessages, fromWire, replyMessages, wireAnalysisSchema } from './openai-prompts';
+import { agentMessages, agentTools, analysisMessages, answerMessages, chatMessages, fromWire, replyMessages, wireAnalysisSchema } from './openai-prompts';
 import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
 
 export interface OpenAIModelOptions {
@@ -94,18 +95,40 @@ export class OpenAIModel implements LanguageModel {
     return this.complete(chatMessages(message, ctx));
   }
 
+  /**
+   * One step of an agent run through Chat Completions' tool calling: the run's tools as functions,
+   * the thread as messages. Several calls in one answer come back in the order the model wrote them.
+   */
+  async agentStep(request: AgentStepRequest): Promise<AgentStepResult> {
+    const body: ChatCompletionCreateParamsNonStreaming = { model: this.model, messages: agentMessages(request) };
+    if (request.tools.length > 0) body.tools = agentTools(request.tools);
+    const message = await this.choiceMessage(body);
+    const calls = (message.tool_calls ?? []).flatMap((call, index) =>
+      call.type === 'function' ? [{ call_id: call.id || `call_${index}`, tool: call.function.name, arguments: call.function.arguments ?? '' }] : [],
+    );
+    if (calls.length > 0) return { kind: 'tool_calls', calls };
+    const text = message.content?.trim();
+    if (!text) throw new ModelError('invalid_output', 'The model answered with neither a tool call nor a reply.');
+    return { kind: 'reply', text };
+  }
+
   /** One completion's text, within the deadline; blank, refused or cut-off answers are failures. */
   private async complete(messages: ChatCompletionMessageParam[], responseFormat?: ChatCompletionCreateParamsNonStreaming['response_format']): Promise<string> {
     const body: ChatCompletionCreateParamsNonStreaming = { model: this.model, messages };
     if (responseFormat) body.response_format = responseFormat;
-    const completion = await this.withRetries((left) => this.attempt(body, left));
-    const choice = completion.choices?.[0];
-    if (!choice) throw new ModelError('invalid_output', 'The model answered with no choices.');
-    if (choice.message?.refusal) throw new ModelError('invalid_output', 'The model refused to answer.');
-    if (choice.finish_reason === 'length') throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
-    const text = choice.message?.content?.trim();
+    const text = (await this.choiceMessage(body)).content?.trim();
     if (!text) throw new ModelError('invalid_output', 'The model answered with no text.');
     return text;
+  }
+
+  /** The first choice's message, within the deadline; a refused or cut-off answer is a failure. */
+  private async choiceMessage(body: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion.Choice['message']> {
+    const completion = await this.withRetries((left) => this.attempt(body, left));
+    const choice = completion.choices?.[0];
+    if (!choice?.message) throw new ModelError('invalid_output', 'The model answered with no choices.');
+    if (choice.message.refusal) throw new ModelError('invalid_output', 'The model refused to answer.');
+    if (choice.finish_reason === 'length') throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
+    return choice.message;
   }
 
   /**

@@ -1,8 +1,9 @@
 // What the OpenAI-compatible model is asked, and the structured-output schema its analysis must
 // follow. Strict structured output requires every field, so an action item's `due` is null rather
 // than absent on the wire; `fromWire` turns it back into HTTP.md's shape.
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionAssistantMessageParam, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { AgentStepRequest, AgentToolSpec, InboundMessage } from './agent-step';
 import { NO_ANSWER, type ModelContext, type ModelSource } from './language-model';
 import { emailCategorySchema, prioritySchema, sentimentSchema, type EmailAnalysis, type ModelEmail } from './schemas';
 
@@ -76,4 +77,55 @@ export function answerMessages(question: string, sources: ModelSource[], ctx: Mo
 
 export function chatMessages(message: string, ctx: ModelContext): ChatCompletionMessageParam[] {
   return [system(ctx, 'Reply briefly to the message below.'), { role: 'user', content: message }];
+}
+
+const AGENT_TASK = [
+  'You handle the messages of one thread, for whoever writes the last one.',
+  'Use the tools you are offered when they help. Each tool call is checked against what this message\'s sender may use: a refused call did not happen, and you must never claim it did.',
+  'When you are done, answer with the reply to the last message, signed with your name.',
+].join(' ');
+
+function inboundBlock(message: InboundMessage): string {
+  return [`From: ${message.from}`, `Subject: ${message.subject ?? ''}`, '', message.body].join('\n');
+}
+
+/** The run's tools in the Chat Completions shape: the id as the function's name. */
+export function agentTools(tools: readonly AgentToolSpec[]): ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.id, description: `${tool.display_name}: ${tool.summary}`, parameters: tool.input_schema },
+  }));
+}
+
+/** The thread as Chat Completions messages: calls made together share one assistant message. */
+export function agentMessages({ context, turns }: AgentStepRequest): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [system(context, AGENT_TASK)];
+  for (const turn of turns) {
+    switch (turn.role) {
+      case 'inbound':
+        messages.push({ role: 'user', content: inboundBlock(turn.message) });
+        break;
+      case 'instruction':
+        messages.push({ role: 'user', content: turn.text });
+        break;
+      case 'tool_call': {
+        const call = { id: turn.call_id, type: 'function' as const, function: { name: turn.tool, arguments: turn.arguments } };
+        const last = messages[messages.length - 1] as ChatCompletionAssistantMessageParam | undefined;
+        if (last?.role === 'assistant' && last.tool_calls) last.tool_calls.push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        break;
+      }
+      case 'tool_result':
+        messages.push({
+          role: 'tool',
+          tool_call_id: turn.call_id,
+          content: JSON.stringify(turn.status === 'success' ? { status: 'success', output: turn.output ?? null } : { status: turn.status, error: turn.error ?? null }),
+        });
+        break;
+      case 'reply':
+        messages.push({ role: 'assistant', content: turn.text });
+        break;
+    }
+  }
+  return messages;
 }

@@ -27,7 +27,7 @@ export class RunService {
     const { agent, compiled } = await this.policy(agentId);
     return new ToolRun(agent, run, compiled.resolve(run), {
       legacyName: (id) => this.registry.legacyName(id),
-      hostTool: (id) => this.registry.hostTool(id),
+      implementation: (id) => this.registry.implementation(id),
       toolContext: { sequelize: this.sequelize },
       record: (record) => orUnavailable(recordToolCall(this.sequelize, record)),
       start: (record) => orUnavailable(startToolCall(this.sequelize, record)),

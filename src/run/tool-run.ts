@@ -6,7 +6,8 @@ import { NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '
 import { parse } from '../http/parse';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
-import type { HostTool, ToolContext } from '../tools/tool-registry';
+import type { InboundMessage } from '../llm/agent-step';
+import type { ToolContext, ToolImplementation } from '../tools/tool-registry';
 
 export type DispatchRun = Extract<Run, { kind: 'sender' | 'scheduled' }>;
 
@@ -14,8 +15,8 @@ type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
 
 export interface ToolRunDeps {
   legacyName(toolId: string): string;
-  /** A host tool's registration (input schema and implementation), by id. */
-  hostTool(toolId: string): HostTool | undefined;
+  /** What calls a tool (input schema and implementation), host or builtin, by id. */
+  implementation(toolId: string): ToolImplementation | undefined;
   /** What a host tool's implementation is given besides its input. */
   toolContext: Pick<ToolContext, 'sequelize'>;
   /** Writes a record complete as it stands (`denied`, `skipped`). */
@@ -112,17 +113,24 @@ export class ToolRun {
   }
 
   /**
-   * Calls a registered host tool by id, as a model harness or a host route would: refused and
-   * recorded when not offered; its input checked against the tool's schema (422, nothing runs);
-   * then the one dispatch path. A builtin has no implementation to call here (422 not_dispatchable).
+   * Calls a tool by id, as a model harness or a host route would: refused and recorded when not
+   * offered; its input checked against the tool's schema (a 422 naming the field, nothing runs);
+   * then the one dispatch path. `message` is the message the run handles, for tools that read it.
    */
-  async callTool(toolId: string, input: unknown): Promise<ToolOutcome<unknown>> {
+  async callTool(toolId: string, input: unknown, options: { message?: InboundMessage } = {}): Promise<ToolOutcome<unknown>> {
     // Refused first when not offered, whatever the tool is: the check never depends on it.
     if (!this.offers(toolId)) throw await this.refuse(toolId);
-    const tool = this.deps.hostTool(toolId);
+    const tool = this.deps.implementation(toolId);
     if (!tool) throw new NotDispatchableError(toolId);
     const checked: unknown = parse(tool.input, input, ['body', 'input']);
-    const context: ToolContext = { ...this.deps.toolContext, agent_id: this.agentId, run: this.run.kind, routing_key: this.routingKey };
+    const context: ToolContext = {
+      ...this.deps.toolContext,
+      agent_id: this.agentId,
+      agent: this.agent,
+      run: this.run.kind,
+      routing_key: this.routingKey,
+      ...(options.message ? { message: options.message } : {}),
+    };
     return this.execute(toolId, () => tool.execute(checked, context));
   }
 

@@ -1,29 +1,39 @@
-// The registry a toolgate instance runs with: the manifest (pure definitions, in the core) plus
-// what a host registered beside each of its tools: an input schema, an implementation, and the
-// legacy name its tool-call records carry.
+// The registry a toolgate instance runs with: the manifest (pure definitions, in the core) plus, for
+// every tool, what calls it: an input schema, an implementation, the legacy name its records carry,
+// and the spec a model is offered (the JSON Schema of its input, from zod's own conversion).
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { createManifest, type ToolManifest } from '../core/tool-manifest';
 import type { ToolDefinition, ToolKind } from '../core/types';
 import { ToolgateConfigError } from '../errors';
+import type { AgentToolSpec, InboundMessage } from '../llm/agent-step';
 
 export interface ToolContext {
   agent_id: number;
+  /** The agent the run is for: its name and prompt steer a model the tool may ask. */
+  agent: { id: number; name: string; system_prompt: string | null };
   run: 'sender' | 'scheduled';
   routing_key: string | null;
   sequelize: Sequelize;
+  /** The message the run handles, when it handles one (an agent run's inbound message). */
+  message?: InboundMessage;
 }
 
-export interface HostTool<S extends z.ZodType = z.ZodType, R = unknown> {
+/** What calls a tool: its input schema and its implementation. */
+export interface ToolImplementation<S extends z.ZodType = z.ZodType, R = unknown> {
   id: string;
+  input: S;
+  // A method, not a property: the registry holds tools of every input type side by side.
+  execute(input: z.infer<S>, context: ToolContext): R | Promise<R>;
+}
+
+export interface HostTool<S extends z.ZodType = z.ZodType, R = unknown> extends ToolImplementation<S, R> {
   display_name: string;
   summary: string;
   /** Host tools are dispatched by name, so a missing grant refuses them: `gate` unless said. */
   kind?: ToolKind;
   /** The name tool-call records carry; the id unless the host's history used another. */
   legacy_name?: string;
-  input: S;
-  execute: (input: z.infer<S>, context: ToolContext) => R | Promise<R>;
 }
 
 /** What the tool-call records' `tool_name` column holds. */
@@ -49,8 +59,11 @@ export const BUILTIN_LEGACY_NAMES: ReadonlyMap<string, string> = new Map([
 export class ToolRegistry {
   readonly manifest: ToolManifest;
   private readonly hostTools: ReadonlyMap<string, HostTool>;
+  private readonly implementations: ReadonlyMap<string, ToolImplementation>;
+  private readonly specs: ReadonlyMap<string, AgentToolSpec>;
 
-  constructor(hostTools: readonly HostTool[] = []) {
+  /** `builtins`: the implementations toolgate gives its own tools (tools/builtin-tools.ts). */
+  constructor(hostTools: readonly HostTool[] = [], builtins: readonly ToolImplementation[] = []) {
     for (const tool of hostTools) {
       if (typeof tool.execute !== 'function') {
         throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_EXECUTE', `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`);
@@ -71,14 +84,46 @@ export class ToolRegistry {
     }));
     this.manifest = createManifest(definitions);
     this.hostTools = new Map(hostTools.map((t) => [t.id, t]));
+    const implementations = new Map<string, ToolImplementation>([...builtins.filter((b) => this.manifest.get(b.id)?.builtin).map((b) => [b.id, b] as const), ...this.hostTools]);
+    this.implementations = implementations;
+    this.specs = new Map(
+      this.manifest.list().flatMap((tool) => {
+        const implementation = implementations.get(tool.id);
+        return implementation ? [[tool.id, { id: tool.id, display_name: tool.display_name, summary: tool.summary, input_schema: inputSchemaOf(implementation) }] as const] : [];
+      }),
+    );
   }
 
-  hostTool(id: string): HostTool | undefined {
-    return this.hostTools.get(id);
+  /** What calls a tool, host or builtin; undefined for a tool nobody implemented. */
+  implementation(id: string): ToolImplementation | undefined {
+    return this.implementations.get(id);
+  }
+
+  /** The tool as a model is offered it: id, display name, summary and its input's JSON Schema. */
+  spec(id: string): AgentToolSpec | undefined {
+    return this.specs.get(id);
   }
 
   legacyName(id: string): string {
     // A Map, not an object: a caller's id such as "constructor" must not find Object.prototype's.
     return this.hostTools.get(id)?.legacy_name ?? BUILTIN_LEGACY_NAMES.get(id) ?? id;
   }
+}
+
+/**
+ * A tool's input as JSON Schema, for a model to fill in. Tool calling takes named arguments, so the
+ * input must be an object (optional or not); anything else is refused when the tool is registered.
+ */
+function inputSchemaOf(tool: ToolImplementation): Record<string, unknown> {
+  let schema: Record<string, unknown>;
+  try {
+    schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  } catch (err) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_INPUT', `The tool ${JSON.stringify(tool.id)} has an input schema zod cannot describe as JSON Schema (${(err as Error).message}): use plain zod objects.`);
+  }
+  if (schema.type !== 'object') {
+    throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_INPUT', `The tool ${JSON.stringify(tool.id)} takes ${JSON.stringify(schema.type ?? 'an unknown type')}: a tool's input is an object of named arguments, e.g. z.object({ order_id: z.string() }).`);
+  }
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }

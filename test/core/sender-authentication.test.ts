@@ -276,13 +276,13 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
     expect((thrown as ToolgateConfigError).code).toBe('ERR_TOOLGATE_AUTHSERV_ID');
   });
 
-  test('when the body carries a pass from our server, then the key is returned and the verdict kept on the request', () => {
+  test('when the message carries a pass from our server, then the key is returned and the verdict kept on the request', () => {
     const req = request({ from: MARA, authentication_results: [PASS] });
-    expect(check(req, MARA)).toBe('mara@thescoop.com');
+    expect(check(req, MARA, [PASS])).toBe('mara@thescoop.com');
     expect(req.toolgate?.senderAuthentication?.verdict).toBe('authenticated');
   });
 
-  test('when the body carries no authentication_results, then there is no key', () => {
+  test('when the message carries no authentication_results, then there is no key', () => {
     const req = request({ from: MARA });
     expect(check(req, MARA)).toBeNull();
     expect(req.toolgate?.senderAuthentication?.verdict).toBe('unauthenticated');
@@ -295,11 +295,11 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
     ['null', null],
   ])('when authentication_results is %s, then there is no key', (_name, values) => {
     const req = request({ from: MARA, authentication_results: values });
-    expect(check(req, MARA)).toBeNull();
+    expect(check(req, MARA, values)).toBeNull();
     expect(req.toolgate?.senderAuthentication?.verdict).toBe('ambiguous');
   });
 
   test('when the sender is not a string, then there is no key', () => {
-    expect(check(request({ authentication_results: [PASS] }), 42)).toBeNull();
+    expect(check(request({ authentication_results: [PASS] }), 42, [PASS])).toBeNull();
   });
 });

@@ -13,6 +13,7 @@ export const PUBLIC_VALUES = [
   'OpenAIModel',
   'PayloadTooLargeError',
   'ROUTE_GROUPS',
+  'SenderForbiddenError',
   'ToolForbiddenError',
   'ToolgateConfigError',
   'UnauthenticatedError',

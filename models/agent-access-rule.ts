@@ -1,0 +1,29 @@
+// An agent access rule: one allow/deny address pattern deciding whether the agent handles a
+// sender's message at all (SEMANTICS §9).
+import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { RuleKind } from '../src/core/types';
+
+export class AgentAccessRule extends Model<InferAttributes<AgentAccessRule>, InferCreationAttributes<AgentAccessRule>> {
+  declare id: CreationOptional<number>;
+  declare agent_id: ForeignKey<number>;
+  declare kind: RuleKind;
+  declare pattern: string;
+  declare created_at: CreationOptional<Date>;
+  declare updated_at: CreationOptional<Date>;
+}
+
+/** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
+export function defineAgentAccessRule(sequelize: Sequelize): typeof AgentAccessRule {
+  class Bound extends AgentAccessRule {}
+  Bound.init(
+    {
+      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+      kind: { type: DataTypes.STRING(8), allowNull: false },
+      pattern: { type: DataTypes.STRING(320), allowNull: false },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { sequelize, modelName: 'AgentAccessRule', tableName: 'agent_access_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+  );
+  return Bound;
+}
