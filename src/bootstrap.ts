@@ -50,6 +50,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
       logger,
       model: createLanguageModel(process.env),
+      agentRuns: config.agentRuns,
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

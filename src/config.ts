@@ -24,6 +24,8 @@ const envSchema = z.object({
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  TOOLGATE_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(8),
+  TOOLGATE_AGENT_MAX_TOOL_CALLS: z.coerce.number().int().min(1).max(1000).default(16),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
   TOOLGATE_TRUST_PROXY: z
     .string()
@@ -62,6 +64,8 @@ export interface ServiceConfig {
   trustProxy: TrustProxy;
   /** The longest one database query may take before the request is answered 503 (0: no limit). */
   dbQueryTimeoutMs: number;
+  /** Bounds on one agent run. */
+  agentRuns: { maxSteps: number; maxToolCalls: number };
 }
 
 /** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
@@ -89,5 +93,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimit: e.TOOLGATE_RATE_LIMIT,
     trustProxy: e.TOOLGATE_TRUST_PROXY,
     dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,
+    agentRuns: { maxSteps: e.TOOLGATE_AGENT_MAX_STEPS, maxToolCalls: e.TOOLGATE_AGENT_MAX_TOOL_CALLS },
   };
 }

@@ -23,7 +23,7 @@ const grants = () =>
 
 describe('when the service starts with the demo', () => {
   test('then the first start seeds The Scoop and records each seeder', async () => {
-    expect(await seedUp(t.sequelize)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts']);
+    expect(await seedUp(t.sequelize)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts', '20261130000003-scouts-access-rules.ts']);
     expect(await grants()).toEqual([
       { agent: 'Sundae', toolkit: 'Support' },
       { agent: 'Sundae', toolkit: 'Finance' },
@@ -31,15 +31,19 @@ describe('when the service starts with the demo', () => {
       { agent: 'Scout', toolkit: 'Operations' },
     ]);
     const rows = await t.sequelize.query<{ name: string }>('SELECT name FROM "SequelizeData" ORDER BY name', { type: QueryTypes.SELECT });
-    expect(rows.map((r) => r.name)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts']);
+    expect(rows.map((r) => r.name)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts', '20261130000003-scouts-access-rules.ts']);
   });
 
-  test('then a stranger who writes to Scout is refused process_refund, and the shop is not', async () => {
+  test('then a stranger who writes to Scout is refused by her access rules before any tool, and the shop is not', async () => {
     const scout = await agentId('Scout');
     const stranger = await t.client().post(`/api/agents/${scout}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender: 'jane@acme.com' }).expect(403);
-    expect(stranger.body.code).toBe('tool_forbidden');
+    expect(stranger.body.code).toBe('sender_forbidden');
     const view = await t.admin().get(`/api/agents/${scout}/tools`).query({ sender: 'mara@thescoop.com' }).expect(200);
     expect(view.body.tools).toContain('process_refund');
+    // As the seed document has it: Scout's access rule, and her Finance attachment open.
+    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
+    const finance = view.body.attachments.find((a: { toolkit_name: string }) => a.toolkit_name === 'Finance');
+    expect(finance).toMatchObject({ admitted: true, reason: 'no_rules' });
   });
 
   test('then after an operator deletes a grant, a restart does not bring it back', async () => {

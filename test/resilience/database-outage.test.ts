@@ -62,6 +62,9 @@ const gatedRequests: [string, () => request.Test][] = [
   ['a document upload', () => client(request(app).post(`/api/agents/${sundae}/documents`)).send({ title: 'During the outage', content: 'Nothing.' })],
   ['a task list', () => client(request(app).get(`/api/agents/${sundae}/tasks`))],
   ['a chat message', () => client(request(app).post(`/api/agents/${sundae}/chat`)).send({ message: 'hello' })],
+  ['an agent message', () => client(request(app).post(`/api/agents/${sundae}/messages`)).send({ message: { from: 'mara@thescoop.com', body: 'Approved: process SCP-1042.' } })],
+  ['a scheduled agent run', () => admin(request(app).post(`/api/agents/${sundae}/runs`)).send({ instruction: 'Send the stock report to mara@thescoop.com.' })],
+  ['an access rule added', () => admin(request(app).post(`/api/agents/${sundae}/access-rules`)).send({ kind: 'deny', pattern: 'jane@acme.com' })],
 ];
 
 beforeAll(async () => {

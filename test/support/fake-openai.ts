@@ -62,6 +62,33 @@ export function completion(content: string | null, overrides: { finish_reason?: 
   };
 }
 
+/** A chat.completion whose one choice calls tools: `[name, arguments]` pairs, in order. */
+export function toolCalls(calls: [name: string, args: string][]): FakeAnswer {
+  return {
+    status: 200,
+    json: {
+      id: 'chatcmpl-fake-tools',
+      object: 'chat.completion',
+      created: 1_741_000_000,
+      model: 'gpt-test',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: calls.map(([name, args], i) => ({ id: `call_${i}_${name}`, type: 'function', function: { name, arguments: args } })),
+          },
+          logprobs: null,
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140 },
+    },
+  };
+}
+
 /** An error response in the API's shape. */
 export function apiError(status: number, message: string, code: string | null = null, headers: Record<string, string> = {}): FakeAnswer {
   return { status, headers, json: { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } } };
