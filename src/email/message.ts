@@ -1,12 +1,9 @@
 // The message an email client posts (HTTP.md, Email): parsed once by the routes, and the parts the
 // language model and task filing read from it.
 import { z } from 'zod';
-import { authenticationResultsSchema, text } from '../http/schemas';
+import { authenticationResultsSchema, MAX_BODY_CHARS, text } from '../http/schemas';
 import type { ModelEmail } from '../llm/schemas';
 import type { TaskSource } from '../tasks/schemas';
-
-/** A message body fits under the body limit anyway; the cap keeps one field from taking all of it. */
-export const MAX_BODY_CHARS = 500_000;
 
 const addressList = z.union([text(1000), z.array(text(1000)).max(500, 'at most 500 recipients')]);
 

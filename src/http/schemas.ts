@@ -23,6 +23,9 @@ export const bodyId = z
 // Control characters other than tab and newlines have no business in names and prose.
 const NO_CONTROL = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
 
+/** A message body fits under the body limit anyway; the cap keeps one field from taking all of it. */
+export const MAX_BODY_CHARS = 500_000;
+
 export function text(max: number) {
   return z.string().max(max, `at most ${max} characters`).regex(NO_CONTROL, 'control characters are not allowed');
 }

@@ -7,7 +7,6 @@ import {
   readEnabledTools,
   type UnmatchedToken,
 } from '../core/legacy-enabled-tools';
-import { ReportBuilder, type MigrationReport, type ReportLimits } from './report';
 
 /** One attachment of the agent, with what the planner must know about its toolkit. */
 export interface AgentAttachmentRow {
@@ -155,20 +154,4 @@ export function planAgent(row: LegacyAgentRow, options: PlanOptions): AgentPlan 
 
 export function planAgents(rows: readonly LegacyAgentRow[], options: PlanOptions): AgentPlan[] {
   return rows.map((row) => planAgent(row, options));
-}
-
-/**
- * The whole plan and its report for rows already in memory (tests, small tables). The migration
- * service runs the same two steps batch by batch so that memory does not grow with the table.
- */
-export function planEnabledTools(
-  rows: readonly LegacyAgentRow[],
-  options: Omit<PlanOptions, 'scope'>,
-  limits?: Partial<ReportLimits>,
-): { plans: AgentPlan[]; report: MigrationReport } {
-  const plans = planAgents(rows, { ...options, scope: 'bulk' });
-  const report = new ReportBuilder('dry_run', options.mapTypos, [...options.registeredIds].sort(), limits);
-  for (const plan of plans) report.addPlan(plan);
-  for (const toolkit of options.toolkits.values()) report.knowToolkit(toolkit.legacy_tool_set, toolkit.id, toolkit.name);
-  return { plans, report: report.build() };
 }

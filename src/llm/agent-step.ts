@@ -1,6 +1,6 @@
 // One step of an agent run as a model sees it (SEMANTICS §10): the run's tools, the conversation so
 // far, and the model's answer, either tool calls or the reply. Both model providers speak this.
-import type { ModelContext } from './language-model';
+import type { ModelContext } from './model-context';
 
 /** A tool as the model is offered it: what it is for, and the JSON Schema of its input. */
 export interface AgentToolSpec {

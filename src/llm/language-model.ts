@@ -2,14 +2,11 @@
 // may throw. Routes depend on this file only; which implementation runs is configuration.
 import { UpstreamError } from '../errors';
 import type { AgentStepRequest, AgentStepResult } from './agent-step';
+import type { ModelContext } from './model-context';
+
+export { modelContext, type ModelContext } from './model-context';
 import type { EmailAnalysis, ModelEmail } from './schemas';
 
-/** Who is asking, and when: `now` is the reference for relative dates when a message has none. */
-export interface ModelContext {
-  agentName: string;
-  systemPrompt: string | null;
-  now: Date;
-}
 
 /** What an answer says when its sources hold none: both implementations use this sentence. */
 export const NO_ANSWER = 'The documents do not answer this question.';
@@ -56,10 +53,6 @@ export function toUpstreamError(err: ModelError): UpstreamError {
   return new UpstreamError(`The language model failed (${err.kind}): ${err.message}`);
 }
 
-/** The context a model call runs in, for an agent (its name signs replies, its prompt steers). */
-export function modelContext(agent: { name: string; system_prompt: string | null }, now: Date): ModelContext {
-  return { agentName: agent.name, systemPrompt: agent.system_prompt, now };
-}
 
 /** Awaits work that asks the model; a model failure becomes the 502 a gate stage answers with. */
 export async function orUpstreamError<T>(work: Promise<T>): Promise<T> {

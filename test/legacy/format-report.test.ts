@@ -1,7 +1,7 @@
 // The report as an admin reads it in a terminal: invisible characters spelt out, long tokens cut,
 // and a dry run saying plainly that nothing changed.
 import { formatReport, showToken } from '../../src/legacy/format-report';
-import { planEnabledTools } from '../../src/legacy/plan';
+import { planEnabledTools } from '../../src/legacy/report';
 
 const IDS = new Set(['email_analyzer', 'task_creator']);
 

@@ -3,7 +3,8 @@
 // equals the legacy check for every string and every tool.
 import fc from 'fast-check';
 import { legacyHasTool, legacyToolkitName, legacyToolSetKey, TOOLKIT_NAME_MAX } from '../../src/core/legacy-enabled-tools';
-import { planAgent, planEnabledTools, type AgentAttachmentRow, type LegacyAgentRow, type LegacyToolkitRow, type PlanOptions } from '../../src/legacy/plan';
+import { planEnabledTools } from '../../src/legacy/report';
+import { planAgent, type AgentAttachmentRow, type LegacyAgentRow, type LegacyToolkitRow, type PlanOptions } from '../../src/legacy/plan';
 
 const IDS = new Set(['email_analyzer', 'task_creator', 'document_search', 'reply_generator']);
 const NO_TOOLKITS = new Map<string, LegacyToolkitRow>();
