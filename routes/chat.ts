@@ -5,9 +5,11 @@ import { z } from 'zod';
 import { parse, pathId } from '../src/http/parse';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
+import { chatResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-const chatBody = z.strictObject({
+export const chatBody = z.strictObject({
   message: text(20_000).refine((s) => s.trim() !== '', 'must not be empty'),
   sender: text(1000).optional(),
 });
@@ -22,3 +24,16 @@ export function chatRouter(tg: Pick<RouteServices, 'agents' | 'model' | 'require
   });
   return router;
 }
+
+export const chatRoutes = describeRoutes('Tasks and chat', [
+  {
+    method: 'post',
+    path: '/agents/:id/chat',
+    summary: 'Talk to the agent',
+    description: 'Needs no tool: no run is resolved and no record is written.',
+    roles: ['client'],
+    body: chatBody,
+    success: { status: 200, description: "The agent's reply", schema: chatResponse },
+    errors: ['upstream_error'],
+  },
+]);

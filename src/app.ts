@@ -1,15 +1,22 @@
-// The Express app around a toolgate: helmet, request ids, health checks, /api, and the one error
-// handler. The service entry and the tests build it the same way.
+// The Express app around a toolgate: helmet, request ids, health checks, /api, the API reference
+// (/openapi.json, /docs), and the one error handler. The service entry and
+// the tests build it the same way.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
-import { healthRouter } from '../routes/health';
+import { API_ROUTES } from '../routes/api-routes';
+import { healthRouter, healthRoutes } from '../routes/health';
 import type { TrustProxy } from './config';
 import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
+import { openApiDocument } from './openapi/openapi-document';
+import { referenceRouter, referenceRoutes } from './openapi/reference-router';
 import { internalsOf, type Toolgate } from './toolgate';
+
+// The package's version, read once: the reference names the service it describes.
+const SERVICE_VERSION = (require('../package.json') as { version: string }).version;
 
 export interface AppOptions {
   logger: Logger;
@@ -38,7 +45,22 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
+  app.use(referenceRouter(apiDocument()));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;
+}
+
+/** The service's OpenAPI document: the router's routes under /api, and the app's own. */
+export function apiDocument(): Record<string, unknown> {
+  return openApiDocument({
+    title: 'toolgate',
+    version: SERVICE_VERSION,
+    description:
+      'Who may make an email agent use which tool, decided per message and enforced at dispatch. Errors are `{detail, code, request_id}`; `code` is stable. Ids are positive whole numbers in plain decimal.',
+    mounts: [
+      { prefix: '/api', groups: API_ROUTES },
+      { prefix: '', groups: [healthRoutes, referenceRoutes] },
+    ],
+  });
 }
