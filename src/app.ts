@@ -1,5 +1,5 @@
 // The Express app around a toolgate: helmet, request ids, health checks, /api, the API reference
-// (/openapi.json, /docs), and the one error handler. The service entry and
+// (/openapi.json, /docs), the dashboard (/admin), and the one error handler. The service entry and
 // the tests build it the same way.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -9,6 +9,7 @@ import { requestLogger } from '../middleware/request-logger';
 import { API_ROUTES } from '../routes/api-routes';
 import { healthRouter, healthRoutes } from '../routes/health';
 import type { TrustProxy } from './config';
+import { dashboardRouter } from './dashboard/dashboard-router';
 import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
 import { openApiDocument } from './openapi/openapi-document';
@@ -27,6 +28,8 @@ export interface AppOptions {
    * limit keys anonymous callers by their own address, not the proxy's. Default: trust no proxy.
    */
   trustProxy?: TrustProxy;
+  /** The operators' dashboard at /admin, signed in with the admin token. Left out without one. */
+  dashboard?: { adminToken: string };
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
@@ -46,6 +49,7 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(referenceRouter(apiDocument()));
+  if (options.dashboard) app.use('/admin', dashboardRouter(internalsOf(tg), { adminToken: options.dashboard.adminToken, logger: options.logger }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;

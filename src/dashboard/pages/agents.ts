@@ -1,0 +1,74 @@
+// Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
+// Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
+import { Router, type Request, type Response } from 'express';
+import { pathId } from '../../http/parse';
+import type { DashboardServices } from '../dashboard-services';
+import { attempt, checkedField, pageContext, redirectWith, textField } from '../form-data';
+import { renderPage } from '../render';
+import { toolkitNamesByAgent } from '../usage';
+import { AgentPage, AgentsPage } from '../views/agents';
+import { AttachmentPage, type RuleFormValues } from '../views/attachment';
+import type { FieldErrors } from '../views/form';
+
+export function agentPages(d: DashboardServices): Router {
+  const router = Router();
+  const ids = (req: Request) => ({ agentId: pathId(req.params, 'id'), attachmentId: pathId(req.params, 'attachmentId') });
+
+  const showAgent = async (req: Request, res: Response, status: number, errors: FieldErrors) => {
+    const agent = await d.agents.get(pathId(req.params, 'id'));
+    const [attachments, toolkits] = await Promise.all([d.attachments.list(agent.id), d.toolkits.list()]);
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(res, status, AgentPage({ ctx: pageContext(req), agent, attachments, toolkits, toolNames, errors }));
+  };
+
+  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors) => {
+    const { agentId, attachmentId } = ids(req);
+    const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
+    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors }));
+  };
+
+  router.get('/agents', async (req, res) => {
+    const [agents, toolkitsByAgent] = await Promise.all([d.agents.list(), toolkitNamesByAgent(d.sequelize)]);
+    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent }));
+  });
+
+  router.get('/agents/:id', (req, res) => showAgent(req, res, 200, {}));
+
+  router.post('/agents/:id/toolkits', async (req, res) => {
+    const agentId = pathId(req.params, 'id');
+    const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: textField(req, 'toolkit_id') }), 'toolkit_id');
+    if (!result.ok) return showAgent(req, res, result.status, { toolkit_id: Object.values(result.errors).flat() });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${result.value.id}`, `${result.value.toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`);
+  });
+
+  router.get('/agents/:id/toolkits/:attachmentId', (req, res) => showAttachment(req, res, 200, { kind: 'allow', pattern: '' }, {}));
+
+  router.post('/agents/:id/toolkits/:attachmentId', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const allow = checkedField(req, 'allow_proactive');
+    const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Saved: ${attachment.toolkit.name} is ${allow ? 'offered to' : 'kept from'} scheduled runs.`);
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as { kind: 'allow' | 'deny'; pattern: string }), 'pattern');
+    if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Rule added: ${result.value.kind} ${result.value.pattern}.`);
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/rules/:ruleId/delete', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    await d.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/detach', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.get(agentId, attachmentId);
+    await d.attachments.detach(agentId, attachmentId);
+    redirectWith(req, res, `/agents/${agentId}`, `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`);
+  });
+  return router;
+}
