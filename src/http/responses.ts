@@ -217,7 +217,7 @@ export const errorResponse = z.object({
   code: z.string().describe('stable: branch on it, never on detail'),
   request_id: z.string().optional(),
   tool: z.string().optional().describe('on tool_forbidden and not_dispatchable'),
-  report: migrationReportResponse.optional().describe('on parity_mismatch'),
+  report: z.looseObject({}).optional().describe("on parity_mismatch: the migration's report, as POST /api/migrations/enabled-tools answers it"),
 });
 
 export const healthResponse = z.object({ status: z.literal('ok') });
