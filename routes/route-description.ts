@@ -23,8 +23,10 @@ export type RouteError =
 
 export interface RouteDescription {
   method: Method;
-  /** As the router declares it, e.g. `/agents/:id/toolkits`; every `:param` is an id. */
+  /** As the router declares it, e.g. `/agents/:id/toolkits`; every `:param` is an id unless `params` says otherwise. */
   path: string;
+  /** Path parameters that are not ids, with their schemas. */
+  params?: Record<string, z.ZodType>;
   summary: string;
   description?: string;
   /** Who may call: the roles (the admin token may call every route), or anyone, with no token. */

@@ -1,6 +1,6 @@
 // Reading an HTML form's fields (express.urlencoded, not extended: each value a string, or a list
 // when a name repeats), and turning a refusal's issues into messages per field.
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { ConflictError, ValidationError } from '../errors';
 import type { FieldErrors } from './views/form';
 import type { PageContext } from './views/layout';
@@ -68,7 +68,7 @@ export function pageContext(req: Request): PageContext {
 }
 
 /** After a change: one message for the next page, then the page (303, so a reload does not resend). */
-export function redirectWith(req: Request, res: import('express').Response, path: string, flash: string): void {
+export function redirectWith(req: Request, res: Response, path: string, flash: string): void {
   req.session.flash = flash;
   res.redirect(303, `${req.baseUrl}${path}`);
 }

@@ -80,9 +80,15 @@ export function openApiPath(expressPath: string): string {
 function operation(route: RouteDescription, tag: string, path: string): Operation {
   const pathParams = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
   const parameters = [
-    ...pathParams.map((name) => ({ name, in: 'path', required: true, description: 'an id: a positive whole number in plain decimal', schema: jsonSchema(idText, 'input') })),
+    ...pathParams.map((name) => {
+      const own = route.params?.[name];
+      return own
+        ? { name, in: 'path', required: true, schema: jsonSchema(own, 'input') }
+        : { name, in: 'path', required: true, description: 'an id: a positive whole number in plain decimal', schema: jsonSchema(idText, 'input') };
+    }),
     ...(route.query ? queryParameters(route.query) : []),
   ];
+  const ids = pathParams.filter((name) => !route.params?.[name]);
   const op: Operation = {
     operationId: operationId(route.method, path),
     tags: [tag],
@@ -94,7 +100,7 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
         description: route.success.description,
         ...(route.success.schema ? { content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } } : {}),
       },
-      ...errorResponses(impliedErrors(route, pathParams.length > 0)),
+      ...errorResponses(impliedErrors(route, ids.length > 0)),
     },
   };
   if (parameters.length > 0) op.parameters = parameters;

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { Router } from 'express';
 import helmet from 'helmet';
+import { z } from 'zod';
 import { describeRoutes, type RouteGroupDescription } from '../../routes/route-description';
 
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -82,5 +83,13 @@ export const referenceRoutes: RouteGroupDescription = describeRoutes('API refere
   { method: 'get', path: '/openapi.json', summary: 'This document', description: 'OpenAPI 3.1, generated from the schemas the routes validate with.', roles: 'anyone', success: { status: 200, description: 'The OpenAPI document' } },
   { method: 'get', path: '/docs', summary: 'The API reference page', description: 'HTML: this document, readable, served by the service itself.', roles: 'anyone', success: { status: 200, description: 'The page (text/html)' } },
   { method: 'get', path: '/docs/assets/reference.js', summary: "The reference page's script", roles: 'anyone', success: { status: 200, description: 'JavaScript' } },
-  { method: 'get', path: '/docs/assets/:file', summary: "The reference page's styles, scripts and icons", description: 'From the swagger-ui-dist package: swagger-ui.css, swagger-ui-bundle.js and the icons; any other name is a 404.', roles: 'anyone', success: { status: 200, description: 'The file' } },
+  {
+    method: 'get',
+    path: '/docs/assets/:file',
+    summary: "The reference page's styles, scripts and icons",
+    description: 'From the swagger-ui-dist package: swagger-ui.css, swagger-ui-bundle.js and the icons; any other name is a 404.',
+    roles: 'anyone',
+    params: { file: z.string() },
+    success: { status: 200, description: 'The file' },
+  },
 ]);

@@ -2,6 +2,7 @@
 // Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
 import { Router, type Request, type Response } from 'express';
 import { pathId } from '../../http/parse';
+import type { RuleInput } from '../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, checkedField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
@@ -53,7 +54,8 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
-    const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as { kind: 'allow' | 'deny'; pattern: string }), 'pattern');
+    // The service parses the rule: a kind other than allow or deny comes back beside Kind.
+    const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as RuleInput), 'pattern');
     if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Rule added: ${result.value.kind} ${result.value.pattern}.`);
   });
