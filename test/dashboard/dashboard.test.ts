@@ -157,6 +157,32 @@ describe('forms', () => {
   });
 });
 
+describe('agents', () => {
+  test('when New agent is sent with two toolkits checked, then the agent holds exactly those, open and off for scheduled runs', async () => {
+    const v = await signedIn(t.app);
+    const form = await v.get('/admin/agents/new');
+    const defaults = (await t.tg.toolkits.list()).find((k) => k.system_key === 'default_tools')!;
+    const faxes = await t.tg.toolkits.create({ name: 'Desk kit', member_tool_ids: ['lookup_order'] });
+    expect(form.text).toMatch(new RegExp(`id="toolkit-${defaults.id}" name="toolkit" value="${defaults.id}" checked`));
+    const created = await v.post('/admin/agents', { _csrf: await v.token('/admin/agents/new'), name: 'Desk', description: '', toolkit: [String(defaults.id), String(faxes.id)] });
+    expect(created.status).toBe(303);
+    const id = Number(/\/admin\/agents\/(\d+)$/.exec(created.headers.location!)![1]);
+    const held = await t.tg.attachments.list(id);
+    expect(held.map((a) => [a.toolkit.name, a.rules.length, a.allow_proactive])).toEqual([
+      ['Default Tools', 0, false],
+      ['Desk kit', 0, false],
+    ]);
+  });
+
+  test('when New agent is sent without a name, then the form comes back with the reason beside Name', async () => {
+    const v = await signedIn(t.app);
+    const res = await v.post('/admin/agents', { _csrf: await v.token('/admin/agents/new'), name: '   ', description: 'Nameless' });
+    expect(res.status).toBe(422);
+    expect(res.text).toMatch(/id="name-error">Must not be empty\./);
+    expect(res.text).toContain('>Nameless</textarea>');
+  });
+});
+
 describe('the enabled_tools migration page', () => {
   test('when a job is running over a large table, then its page shows how far it is and reloads itself', async () => {
     const [job] = await t.sequelize.query<{ id: number }>(

@@ -4,9 +4,10 @@ import { Router, type Request, type Response } from 'express';
 import { pathId } from '../../http/parse';
 import type { RuleInput } from '../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
-import { attempt, checkedField, pageContext, redirectWith, textField } from '../form-data';
+import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
 import { toolkitNamesByAgent } from '../usage';
+import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
 import { AttachmentPage, type RuleFormValues } from '../views/attachment';
 import type { FieldErrors } from '../views/form';
@@ -31,6 +32,23 @@ export function agentPages(d: DashboardServices): Router {
   router.get('/agents', async (req, res) => {
     const [agents, toolkitsByAgent] = await Promise.all([d.agents.list(), toolkitNamesByAgent(d.sequelize)]);
     renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent }));
+  });
+
+  const showNewAgent = async (req: Request, res: Response, status: number, values: AgentFormValues, errors: FieldErrors) => {
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(res, status, AgentFormPage({ ctx: pageContext(req), toolkits: await d.toolkits.list(), toolNames, values, errors }));
+  };
+
+  router.get('/agents/new', async (req, res) => {
+    const defaults = (await d.toolkits.list()).filter((t) => t.system_key === 'default_tools').map((t) => String(t.id));
+    await showNewAgent(req, res, 200, { name: '', description: '', toolkitIds: defaults }, {});
+  });
+
+  router.post('/agents', async (req, res) => {
+    const values = { name: textField(req, 'name'), description: textField(req, 'description'), toolkitIds: listField(req, 'toolkit') };
+    const result = await attempt(() => d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }));
+    if (!result.ok) return showNewAgent(req, res, result.status, values, result.errors);
+    redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
   });
 
   router.get('/agents/:id', (req, res) => showAgent(req, res, 200, {}));

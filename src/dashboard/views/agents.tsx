@@ -10,7 +10,12 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
   const { ctx } = props;
   return (
     <Layout ctx={ctx} section="agents" title="Agents" lead="Each agent's tools come only from the toolkits attached to it. Open an agent to attach toolkits and set their terms.">
-      {props.agents.length === 0 ? <p>No agents yet. Create them through the API (POST /api/agents).</p> : null}
+      <p>
+        <a class="button" href={`${ctx.base}/agents/new`}>
+          New agent
+        </a>
+      </p>
+      {props.agents.length === 0 ? <p>No agents yet.</p> : null}
       <table>
         <caption class="visually-hidden">Every agent</caption>
         <thead>
