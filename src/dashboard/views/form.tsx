@@ -1,6 +1,6 @@
 // Form controls with a visible label, an accessible name, and their error beside them (linked by
 // aria-describedby, so a screen reader reads the reason with the field).
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, VNode } from 'preact';
 
 /** Messages per field name, from a refused submission. */
 export type FieldErrors = Record<string, string[]>;
@@ -31,56 +31,71 @@ function FieldError({ id, messages }: { id: string; messages: string[] | undefin
   );
 }
 
-export function TextField(props: { id: string; name: string; label: string; value?: string; errors?: FieldErrors; hint?: string; required?: boolean; placeholder?: string; multiline?: boolean; size?: 'short' }) {
+/** What a control says about itself: invalid or not, and which hint and error describe it. */
+interface ControlAria {
+  'aria-invalid': 'true' | undefined;
+  'aria-describedby': string | undefined;
+}
+
+interface FieldFrame {
+  id: string;
+  name: string;
+  label: string;
+  errors?: FieldErrors;
+  hint?: string;
+}
+
+/** The label, the hint, the control and its error, linked to one another. */
+function Field(props: FieldFrame & { control: (aria: ControlAria) => VNode }) {
   const messages = props.errors?.[props.name];
-  const described = [props.hint ? `${props.id}-hint` : null, messages?.length ? `${props.id}-error` : null].filter(Boolean).join(' ') || undefined;
-  const common = {
-    id: props.id,
-    name: props.name,
-    required: props.required,
-    'aria-invalid': messages?.length ? ('true' as const) : undefined,
-    'aria-describedby': described,
-  };
+  const invalid = (messages?.length ?? 0) > 0;
+  const described = [props.hint ? `${props.id}-hint` : null, invalid ? `${props.id}-error` : null].filter(Boolean).join(' ') || undefined;
   return (
-    <div class={`field${messages?.length ? ' invalid' : ''}`}>
+    <div class={`field${invalid ? ' invalid' : ''}`}>
       <label for={props.id}>{props.label}</label>
       {props.hint ? (
         <p class="hint" id={`${props.id}-hint`}>
           {props.hint}
         </p>
       ) : null}
-      {props.multiline ? (
-        <textarea {...common} rows={3}>
-          {props.value ?? ''}
-        </textarea>
-      ) : (
-        <input {...common} type="text" value={props.value ?? ''} placeholder={props.placeholder} class={props.size === 'short' ? 'short' : undefined} autoComplete="off" />
-      )}
+      {props.control({ 'aria-invalid': invalid ? 'true' : undefined, 'aria-describedby': described })}
       <FieldError id={props.id} messages={messages} />
     </div>
   );
 }
 
-export function SelectField(props: { id: string; name: string; label: string; options: { value: string; label: string }[]; value?: string; errors?: FieldErrors; hint?: string }) {
-  const messages = props.errors?.[props.name];
-  const described = [props.hint ? `${props.id}-hint` : null, messages?.length ? `${props.id}-error` : null].filter(Boolean).join(' ') || undefined;
+export function TextField(props: FieldFrame & { value?: string; required?: boolean; placeholder?: string; multiline?: boolean }) {
+  const common = { id: props.id, name: props.name, required: props.required };
   return (
-    <div class={`field${messages?.length ? ' invalid' : ''}`}>
-      <label for={props.id}>{props.label}</label>
-      {props.hint ? (
-        <p class="hint" id={`${props.id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      <select id={props.id} name={props.name} aria-describedby={described} aria-invalid={messages?.length ? 'true' : undefined}>
-        {props.options.map((o) => (
-          <option key={o.value} value={o.value} selected={o.value === props.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      <FieldError id={props.id} messages={messages} />
-    </div>
+    <Field
+      {...props}
+      control={(aria) =>
+        props.multiline ? (
+          <textarea {...common} {...aria} rows={3}>
+            {props.value ?? ''}
+          </textarea>
+        ) : (
+          <input {...common} {...aria} type="text" value={props.value ?? ''} placeholder={props.placeholder} autoComplete="off" />
+        )
+      }
+    />
+  );
+}
+
+export function SelectField(props: FieldFrame & { options: { value: string; label: string }[]; value?: string }) {
+  return (
+    <Field
+      {...props}
+      control={(aria) => (
+        <select id={props.id} name={props.name} {...aria}>
+          {props.options.map((o) => (
+            <option key={o.value} value={o.value} selected={o.value === props.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 
