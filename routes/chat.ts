@@ -6,9 +6,11 @@ import { currentRun } from '../middleware/tool-run';
 import { bodyOf, validateBody } from '../middleware/validate-body';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
+import { chatResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-const chatBody = z.strictObject({
+export const chatBody = z.strictObject({
   message: text(20_000).refine((s) => s.trim() !== '', 'must not be empty'),
   sender: text(1000).optional(),
 });
@@ -23,3 +25,16 @@ export function chatRouter(tg: Pick<RouteServices, 'model' | 'requireRole' | 'to
   });
   return router;
 }
+
+export const chatRoutes = describeRoutes('Tasks and chat', [
+  {
+    method: 'post',
+    path: '/agents/:id/chat',
+    summary: 'Talk to the agent',
+    description: 'Needs no tool: no run is resolved and no record is written.',
+    roles: ['client'],
+    body: chatBody,
+    success: { status: 200, description: "The agent's reply", schema: chatResponse },
+    errors: ['sender_forbidden', 'upstream_error'],
+  },
+]);

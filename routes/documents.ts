@@ -10,6 +10,8 @@ import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documen
 import { parse, pathId } from '../src/http/parse';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
+import { askResponse, documentResponse, searchResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
 const runFields = {
@@ -17,8 +19,8 @@ const runFields = {
   sender: text(1000).optional(),
   authentication_results: authenticationResultsSchema.optional(),
 };
-const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
-const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
+export const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
+export const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
 
 export function documentsRouter(tg: Pick<RouteServices, 'agents' | 'documents' | 'model' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
   const router = Router();
@@ -60,3 +62,37 @@ export function documentsRouter(tg: Pick<RouteServices, 'agents' | 'documents' |
   });
   return router;
 }
+
+export const documentsRoutes = describeRoutes('Documents', [
+  {
+    method: 'post',
+    path: '/agents/:id/documents',
+    summary: 'Upload a document',
+    description: 'Cut into chunks on sentence boundaries and indexed for search.',
+    roles: ['client'],
+    body: documentInputSchema,
+    success: { status: 201, description: 'The document', schema: documentResponse },
+  },
+  { method: 'get', path: '/agents/:id/documents', summary: "An agent's documents", roles: ['client'], success: { status: 200, description: 'Oldest first', schema: z.array(documentResponse) } },
+  { method: 'delete', path: '/agents/:id/documents/:docId', summary: 'Delete a document', roles: ['client'], success: { status: 204, description: 'Deleted, with its chunks' } },
+  {
+    method: 'post',
+    path: '/agents/:id/documents/search',
+    summary: "Search an agent's documents",
+    description: 'Gate: document_search.',
+    roles: ['client'],
+    body: searchBody,
+    success: { status: 200, description: 'The best chunks first', schema: searchResponse },
+    errors: ['sender_forbidden', 'tool_forbidden'],
+  },
+  {
+    method: 'post',
+    path: '/agents/:id/documents/ask',
+    summary: "Answer a question from an agent's documents",
+    description: 'Gate: document_search.',
+    roles: ['client'],
+    body: askBody,
+    success: { status: 200, description: 'The answer and its sources', schema: askResponse },
+    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+  },
+]);

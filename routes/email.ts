@@ -6,6 +6,8 @@ import { currentRun } from '../middleware/tool-run';
 import { analyzeEmail } from '../src/email/analyze-email';
 import { runEmailWorkflow } from '../src/email/email-workflow';
 import { emailMessageSchema } from '../src/email/message';
+import { analyzeResponse, workflowResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
 export function emailRouter(tg: Pick<RouteServices, 'email' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
@@ -23,3 +25,26 @@ export function emailRouter(tg: Pick<RouteServices, 'email' | 'requireRole' | 'r
   });
   return router;
 }
+
+export const emailRoutes = describeRoutes('Email', [
+  {
+    method: 'post',
+    path: '/agents/:id/email/analyze',
+    summary: 'Analyze a message',
+    description: 'Gate: email_analyzer (403 tool_forbidden when not offered to the sender\'s run). Enhancement: task_creator files one task per action item when offered.',
+    roles: ['client'],
+    body: emailMessageSchema,
+    success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeResponse },
+    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+  },
+  {
+    method: 'post',
+    path: '/agents/:id/workflows/email',
+    summary: 'Run the three-stage email workflow',
+    description: 'Gate: email_analyzer (analysis). Enhancements: task_creator (tasks) and reply_generator (the reply; without it, the analysis\'s suggested reply).',
+    roles: ['client'],
+    body: emailMessageSchema,
+    success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: workflowResponse },
+    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+  },
+]);

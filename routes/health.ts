@@ -3,6 +3,8 @@
 import { Router } from 'express';
 import { pendingMigrations } from '../src/db/migrate';
 import type { Sequelize } from 'sequelize';
+import { healthResponse, readyResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 
 export function healthRouter(tg: { sequelize: Sequelize }): Router {
   const router = Router();
@@ -25,3 +27,16 @@ export function healthRouter(tg: { sequelize: Sequelize }): Router {
   });
   return router;
 }
+
+export const healthRoutes = describeRoutes('Health', [
+  { method: 'get', path: '/healthz', summary: 'The process is up', roles: 'anyone', success: { status: 200, description: 'Up', schema: healthResponse } },
+  {
+    method: 'get',
+    path: '/readyz',
+    summary: 'Ready to serve',
+    description: 'The database answers and no migration is pending; otherwise a 503 saying which.',
+    roles: 'anyone',
+    success: { status: 200, description: 'Ready', schema: readyResponse },
+    errors: ['unavailable'],
+  },
+]);

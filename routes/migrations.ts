@@ -4,9 +4,11 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { parse } from '../src/http/parse';
 import { migrateEnabledTools } from '../src/legacy/migrate-enabled-tools';
+import { migrationReportResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-const migrationBody = z.strictObject({
+export const migrationBody = z.strictObject({
   dry_run: z.boolean().default(true),
   map_typos: z.boolean().default(false),
 });
@@ -21,3 +23,17 @@ export function migrationsRouter(tg: Pick<RouteServices, 'registry' | 'requireRo
   });
   return router;
 }
+
+export const migrationsRoutes = describeRoutes('The enabled_tools migration', [
+  {
+    method: 'post',
+    path: '/migrations/enabled-tools',
+    summary: "Migrate agents' enabled_tools strings to toolkits",
+    description: 'A dry run by default; `dry_run: false` applies it, verified inside its transaction, and commits only when every check passes.',
+    roles: ['admin'],
+    body: migrationBody,
+    bodyRequired: false,
+    success: { status: 200, description: "The migration's report", schema: migrationReportResponse },
+    errors: ['parity_mismatch', 'schema_not_migrated', 'migration_busy'],
+  },
+]);

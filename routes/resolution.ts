@@ -5,9 +5,11 @@ import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
 import { parse, pathId } from '../src/http/parse';
 import { text } from '../src/http/schemas';
+import { resolutionResponse } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-const resolutionQuery = z
+export const resolutionQuery = z
   .strictObject({
     sender: text(1000).optional(),
     scheduled: z.enum(['true', 'false']).optional(),
@@ -45,3 +47,15 @@ export function resolutionRouter(tg: Pick<RouteServices, 'requireRole' | 'runs'>
   });
   return router;
 }
+
+export const resolutionRoutes = describeRoutes('Resolution', [
+  {
+    method: 'get',
+    path: '/agents/:id/tools',
+    summary: 'What a run would be offered, and why',
+    description: '`?sender=` for a sender run (the address taken as given), `?scheduled=true` for a scheduled run, neither for the catalogue (every tool attached, gates ignored).',
+    roles: ['admin'],
+    query: resolutionQuery,
+    success: { status: 200, description: 'The resolution, explained per attachment', schema: resolutionResponse },
+  },
+]);

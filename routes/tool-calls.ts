@@ -8,9 +8,11 @@ import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
 import { bodyOf, validateBody } from '../middleware/validate-body';
+import { dispatchResponse, toolCallResponse, toolCallStatusSchema } from '../src/http/responses';
+import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-const dispatchBody = z.union([
+export const dispatchBody = z.union([
   z.strictObject({
     tool: toolIdSchema,
     input: z.unknown().optional(),
@@ -21,15 +23,18 @@ const dispatchBody = z.union([
   z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), scheduled: z.literal(true) }),
 ]);
 
-const listQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
+export const toolCallsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  status: toolCallStatusSchema.optional(),
+});
 
 export function toolCallRecordsRouter(tg: Pick<RouteServices, 'agents' | 'requireRole' | 'sequelize'>): Router {
   const router = Router();
   router.get('/agents/:id/tool-calls', tg.requireRole('admin'), async (req, res) => {
     const agentId = pathId(req.params, 'id');
-    const { limit } = parse(listQuery, req.query, 'query');
+    const { limit, status } = parse(toolCallsQuery, req.query, 'query');
     await tg.agents.get(agentId);
-    res.json(await listToolCalls(tg.sequelize, agentId, limit));
+    res.json(await listToolCalls(tg.sequelize, agentId, limit, status));
   });
   return router;
 }
@@ -51,3 +56,29 @@ export function dispatchRouter(tg: Pick<RouteServices, 'requireRole' | 'toolRun'
   );
   return router;
 }
+
+export const toolCallRecordsRoutes = describeRoutes('Tool calls', [
+  {
+    method: 'get',
+    path: '/agents/:id/tool-calls',
+    summary: "An agent's tool-call records",
+    description: 'Newest first: every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals).',
+    roles: ['admin'],
+    query: toolCallsQuery,
+    success: { status: 200, description: 'The records', schema: z.array(toolCallResponse) },
+  },
+]);
+
+export const dispatchRoutes = describeRoutes('Tool calls', [
+  {
+    method: 'post',
+    path: '/agents/:id/tool-calls',
+    summary: 'Dispatch one tool call under the run',
+    description:
+      'The path a model harness takes. A sender run (client) or, with `scheduled: true`, a scheduled run (scheduler or admin). A tool not offered is a 403 tool_forbidden with a denied record; a tool that throws is a 200 with status "failure".',
+    roles: ['client', 'scheduler'],
+    body: dispatchBody,
+    success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchResponse },
+    errors: ['sender_forbidden', 'tool_forbidden', 'not_dispatchable'],
+  },
+]);

@@ -1,15 +1,23 @@
-// The Express app around a toolgate: helmet, request ids, health checks, /api, and the one error
-// handler. The service entry and the tests build it the same way.
+// The Express app around a toolgate: helmet, request ids, health checks, /api, the API reference
+// (/openapi.json, /docs), the dashboard (/admin), and the one error handler. The service entry and
+// the tests build it the same way.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
-import { healthRouter } from '../routes/health';
+import { API_ROUTES } from '../routes/api-routes';
+import { healthRouter, healthRoutes } from '../routes/health';
 import type { TrustProxy } from './config';
+import { dashboardRouter } from './dashboard/dashboard-router';
 import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
+import { openApiDocument } from './openapi/openapi-document';
+import { referenceRouter, referenceRoutes } from './openapi/reference-router';
 import { internalsOf, type Toolgate } from './toolgate';
+
+// The package's version, read once: the reference names the service it describes.
+const SERVICE_VERSION = (require('../package.json') as { version: string }).version;
 
 export interface AppOptions {
   logger: Logger;
@@ -20,6 +28,8 @@ export interface AppOptions {
    * limit keys anonymous callers by their own address, not the proxy's. Default: trust no proxy.
    */
   trustProxy?: TrustProxy;
+  /** The operators' dashboard at /admin, signed in with the admin token. Left out without one. */
+  dashboard?: { adminToken: string };
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
@@ -38,7 +48,23 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
+  app.use(referenceRouter(apiDocument()));
+  if (options.dashboard) app.use('/admin', dashboardRouter(internalsOf(tg), { adminToken: options.dashboard.adminToken, logger: options.logger }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;
+}
+
+/** The service's OpenAPI document: the router's routes under /api, and the app's own. */
+export function apiDocument(): Record<string, unknown> {
+  return openApiDocument({
+    title: 'toolgate',
+    version: SERVICE_VERSION,
+    description:
+      'Who may make an email agent use which tool, decided per message and enforced at dispatch. Errors are `{detail, code, request_id}`; `code` is stable. Ids are positive whole numbers in plain decimal.',
+    mounts: [
+      { prefix: '/api', groups: API_ROUTES },
+      { prefix: '', groups: [healthRoutes, referenceRoutes] },
+    ],
+  });
 }

@@ -16,6 +16,8 @@ export interface Opened {
   sequelize: Sequelize;
   toolgate: Toolgate;
   embedded: boolean;
+  /** The admin token in force (configured, or generated into adminTokenFile): the dashboard signs in with it. */
+  adminToken: string;
   adminTokenFile: string | null;
   close(): Promise<void>;
 }
@@ -54,7 +56,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-    return { sequelize, toolgate, embedded: db.embedded, adminTokenFile, close };
+    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, close };
   } catch (err) {
     await close();
     throw err;

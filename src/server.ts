@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
 
-  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy });
+  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).
     const s = app.listen(config.port, config.host, (err?: NodeJS.ErrnoException) => {

@@ -68,11 +68,12 @@ function bounded(values: { duration_ms: number; error: string | null }): { durat
   };
 }
 
-export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number): Promise<ToolCallView[]> {
+/** The agent's newest records first; with `status`, only those (the dashboard's refusals view). */
+export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number, status?: ToolCallStatus): Promise<ToolCallView[]> {
   const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date | null }>(
     `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, created_at
-       FROM tool_calls WHERE agent_id = :agentId ORDER BY id DESC LIMIT :limit`,
-    { replacements: { agentId, limit }, type: QueryTypes.SELECT },
+       FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,
+    { replacements: { agentId, limit, status: status ?? null }, type: QueryTypes.SELECT },
   );
   // Rows the legacy application wrote into an adopted table may lack the newer columns.
   return rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at ? r.created_at.toISOString() : null }));

@@ -43,9 +43,9 @@ function as(app: Express, token: string | null): AuthedAgent {
   };
 }
 
-export async function createTestApp(options: Partial<ToolgateOptions> & { sync?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(options: Partial<ToolgateOptions> & { sync?: boolean; dashboard?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  const { sync = true, ...overrides } = options;
+  const { sync = true, dashboard = false, ...overrides } = options;
   const tg = createToolgate({
     sequelize: db.sequelize,
     tools: SCOOP_TOOLS,
@@ -56,7 +56,7 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
   });
   await ensureScoopData(db.sequelize);
   if (sync) await tg.syncSystemToolkits();
-  const app = createApp(tg, { logger: createLogger(false) });
+  const app = createApp(tg, { logger: createLogger(false), ...(dashboard ? { dashboard: { adminToken: overrides.adminToken ?? ADMIN_TOKEN } } : {}) });
   return {
     app,
     tg,

@@ -1,0 +1,49 @@
+// What the dashboard answers when a page cannot be shown: the same statuses as the API, as a page
+// that says what happened and what to do, in plain words.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isDatabaseUnavailable } from '../db/unavailable';
+import { HttpError, NotFoundError } from '../errors';
+import type { Logger } from '../logger';
+import { renderPage } from './render';
+import { ErrorPage } from './views/error-page';
+
+export class InsecureDashboardError extends HttpError {
+  constructor() {
+    super(
+      403,
+      'insecure_context',
+      'The dashboard signs you in with a Secure cookie, which browsers keep only over HTTPS or on this machine (localhost). Open it over HTTPS: behind a TLS proxy, set TOOLGATE_TRUST_PROXY so toolgate sees the original https.',
+    );
+  }
+}
+
+export class CsrfError extends HttpError {
+  constructor() {
+    super(403, 'csrf', 'This form was not sent from a dashboard page that is still open (it may have expired). Go back, reload the page and send it again.');
+  }
+}
+
+export function dashboardNotFound(): RequestHandler {
+  return function pageNotFound(req, _res, next) {
+    next(new HttpError(404, 'not_found', `There is no dashboard page at ${req.originalUrl}.`));
+  };
+}
+
+export function dashboardErrors(logger: Logger): ErrorRequestHandler {
+  return function renderDashboardError(err, req, res, next) {
+    if (res.headersSent) return next(err);
+    const error = toPageError(err);
+    if (error.status >= 500) logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : typeof err, path: req.path }, 'dashboard page failed');
+    renderPage(res, error.status, ErrorPage({ status: error.status, message: error.message, signedIn: req.session?.signedIn === true }));
+  };
+}
+
+function toPageError(err: unknown): { status: number; message: string } {
+  if ((err as { code?: unknown }).code === 'EBADCSRFTOKEN') return new CsrfError();
+  if (err instanceof NotFoundError) return { status: 404, message: err.message.replace(': check the id in the path.', '.') };
+  if (err instanceof HttpError) return err;
+  if (isDatabaseUnavailable(err)) return { status: 503, message: 'The database cannot be reached right now; nothing was changed. Try again in a few seconds.' };
+  const status = (err as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) return { status, message: 'The request could not be read. Go back and try again.' };
+  return { status: 500, message: 'Something went wrong on our side; nothing was changed that the page does not show. The logs have the details.' };
+}

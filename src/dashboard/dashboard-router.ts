@@ -1,0 +1,60 @@
+// The operators' dashboard at /admin: plain HTML forms over the toolgate's own services, with no
+// script at all. In order: a secure context, the session, the form body, the CSRF check, sign-in,
+// and the pages, which need a signed-in session. Errors are pages, never JSON.
+import path from 'node:path';
+import express, { Router } from 'express';
+import helmet from 'helmet';
+import type { RouteServices } from '../../routes/route-services';
+import type { Logger } from '../logger';
+import { csrfProtection } from './csrf';
+import { dashboardErrors, dashboardNotFound } from './dashboard-errors';
+import { JobStore } from './jobs';
+import { agentPages } from './pages/agents';
+import { insightPages } from './pages/insight';
+import { migrationPages } from './pages/migration';
+import { toolkitPages } from './pages/toolkits';
+import { requireSecureContext } from './secure-context';
+import { dashboardSession } from './session';
+import { requireSignedIn, signInRouter } from './sign-in';
+
+export interface DashboardOptions {
+  /** The admin token: the one thing that signs an operator in. */
+  adminToken: string;
+  logger: Logger;
+}
+
+// No script, no frame, no plugin: styles and images from here, forms posted only to here.
+const dashboardCsp = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'none'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'"],
+    formAction: ["'self'"],
+    baseUri: ["'none'"],
+    frameAncestors: ["'none'"],
+  },
+});
+
+export function dashboardRouter(services: RouteServices, options: DashboardOptions): Router {
+  const session = dashboardSession(services.sequelize, options.adminToken);
+  const d = { ...services, jobs: new JobStore(services.sequelize), logger: options.logger };
+  const router = Router();
+  router.use(dashboardCsp);
+  router.use('/assets', express.static(path.join(__dirname, 'assets'), { index: false, maxAge: '1h' }));
+  router.use(requireSecureContext());
+  router.use(session.middleware);
+  router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+  router.use(csrfProtection());
+  router.use(
+    signInRouter(options.adminToken, () => {
+      void session.prune().catch(() => undefined);
+    }),
+  );
+  router.use(requireSignedIn());
+  router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/agents`));
+  router.use(agentPages(d), toolkitPages(d), insightPages(d), migrationPages(d));
+  router.use(dashboardNotFound());
+  router.use(dashboardErrors(options.logger));
+  return router;
+}

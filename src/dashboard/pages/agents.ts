@@ -1,0 +1,109 @@
+// Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
+// Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
+import { Router, type Request, type Response } from 'express';
+import { pathId } from '../../http/parse';
+import type { RuleInput } from '../../services/inputs';
+import type { DashboardServices } from '../dashboard-services';
+import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
+import { renderPage } from '../render';
+import { toolkitNamesByAgent } from '../usage';
+import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
+import { AgentPage, AgentsPage } from '../views/agents';
+import { AttachmentPage, type RuleFormValues } from '../views/attachment';
+import type { FieldErrors } from '../views/form';
+
+export function agentPages(d: DashboardServices): Router {
+  const router = Router();
+  const ids = (req: Request) => ({ agentId: pathId(req.params, 'id'), attachmentId: pathId(req.params, 'attachmentId') });
+
+  const showAgent = async (req: Request, res: Response, status: number, errors: FieldErrors, accessRule = { kind: 'allow', pattern: '' }, accessErrors: FieldErrors = {}) => {
+    const agent = await d.agents.get(pathId(req.params, 'id'));
+    const [attachments, accessRules, toolkits] = await Promise.all([d.attachments.list(agent.id), d.accessRules.list(agent.id), d.toolkits.list()]);
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(res, status, AgentPage({ ctx: pageContext(req), agent, attachments, accessRules, toolkits, toolNames, errors, accessRule, accessErrors }));
+  };
+
+  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors) => {
+    const { agentId, attachmentId } = ids(req);
+    const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
+    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors }));
+  };
+
+  router.get('/agents', async (req, res) => {
+    const [agents, toolkitsByAgent] = await Promise.all([d.agents.list(), toolkitNamesByAgent(d.sequelize)]);
+    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent }));
+  });
+
+  const showNewAgent = async (req: Request, res: Response, status: number, values: AgentFormValues, errors: FieldErrors) => {
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(res, status, AgentFormPage({ ctx: pageContext(req), toolkits: await d.toolkits.list(), toolNames, values, errors }));
+  };
+
+  router.get('/agents/new', async (req, res) => {
+    const defaults = (await d.toolkits.list()).filter((t) => t.system_key === 'default_tools').map((t) => String(t.id));
+    await showNewAgent(req, res, 200, { name: '', description: '', toolkitIds: defaults }, {});
+  });
+
+  router.post('/agents', async (req, res) => {
+    const values = { name: textField(req, 'name'), description: textField(req, 'description'), toolkitIds: listField(req, 'toolkit') };
+    const result = await attempt(() => d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }));
+    if (!result.ok) return showNewAgent(req, res, result.status, values, result.errors);
+    redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
+  });
+
+  router.get('/agents/:id', (req, res) => showAgent(req, res, 200, {}));
+
+  router.post('/agents/:id/access-rules', async (req, res) => {
+    const agentId = pathId(req.params, 'id');
+    const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    const result = await attempt(() => d.accessRules.add(agentId, rule as RuleInput), 'pattern');
+    // The reason a pattern is refused shows beside "Access pattern", not beside the attach form.
+    if (!result.ok) return showAgent(req, res, result.status, {}, rule, result.errors);
+    redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
+  });
+
+  router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
+    const agentId = pathId(req.params, 'id');
+    await d.accessRules.delete(agentId, pathId(req.params, 'ruleId'));
+    redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
+  });
+
+  router.post('/agents/:id/toolkits', async (req, res) => {
+    const agentId = pathId(req.params, 'id');
+    const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: textField(req, 'toolkit_id') }), 'toolkit_id');
+    if (!result.ok) return showAgent(req, res, result.status, { toolkit_id: Object.values(result.errors).flat() });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${result.value.id}`, `${result.value.toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`);
+  });
+
+  router.get('/agents/:id/toolkits/:attachmentId', (req, res) => showAttachment(req, res, 200, { kind: 'allow', pattern: '' }, {}));
+
+  router.post('/agents/:id/toolkits/:attachmentId', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const allow = checkedField(req, 'allow_proactive');
+    const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Saved: ${attachment.toolkit.name} is ${allow ? 'offered to' : 'kept from'} scheduled runs.`);
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    // The service parses the rule: a kind other than allow or deny comes back beside Kind.
+    const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as RuleInput), 'pattern');
+    if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Rule added: ${result.value.kind} ${result.value.pattern}.`);
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/rules/:ruleId/delete', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    await d.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/detach', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.get(agentId, attachmentId);
+    await d.attachments.detach(agentId, attachmentId);
+    redirectWith(req, res, `/agents/${agentId}`, `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`);
+  });
+  return router;
+}

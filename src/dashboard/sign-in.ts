@@ -1,0 +1,78 @@
+// Signing in with the admin token, and out. The token is compared in constant time and never
+// stored: the session only says that it was presented. Failed attempts are rate-limited.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router, type Request, type RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { HttpError } from '../errors';
+import { textField } from './form-data';
+import { renderPage } from './render';
+import { SESSION_COOKIE } from './session';
+import { SignInPage } from './views/sign-in';
+
+const FAILED_SIGN_INS = { windowMs: 15 * 60 * 1000, limit: 10 };
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export function signInRouter(adminToken: string, onSignIn: () => void): Router {
+  const router = Router();
+  const expected = digest(adminToken);
+  const limitFailures = rateLimit({
+    windowMs: FAILED_SIGN_INS.windowMs,
+    limit: FAILED_SIGN_INS.limit,
+    skipSuccessfulRequests: true,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    handler: function tooManySignIns(_req, _res, next) {
+      next(new HttpError(429, 'rate_limited', 'Too many wrong tokens from this address: wait fifteen minutes, then try again with the admin token.'));
+    },
+  });
+
+  router.get('/sign-in', function showSignIn(req, res) {
+    if (req.session.signedIn) return res.redirect(303, `${req.baseUrl}/agents`);
+    renderPage(res, 200, SignInPage({ base: req.baseUrl, csrfToken: req.csrfToken?.() ?? '', next: safeNext(req, String(req.query.next ?? '')) }));
+  });
+
+  router.post('/sign-in', limitFailures, function signIn(req, res, next) {
+    const presented = textField(req, 'token').trim();
+    if (!timingSafeEqual(digest(presented), expected)) {
+      res.status(401);
+      return renderPage(res, 401, SignInPage({ base: req.baseUrl, csrfToken: req.csrfToken?.() ?? '', error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.' }));
+    }
+    const to = safeNext(req, textField(req, 'next')) ?? `${req.baseUrl}/agents`;
+    // A new session id on sign-in, so an id planted before it is worth nothing after.
+    req.session.regenerate((err) => {
+      if (err) return next(err);
+      req.session.signedIn = true;
+      req.session.save((saveErr) => {
+        if (saveErr) return next(saveErr);
+        onSignIn();
+        res.redirect(303, to);
+      });
+    });
+  });
+
+  router.post('/sign-out', function signOut(req, res, next) {
+    req.session.destroy((err) => {
+      if (err) return next(err);
+      res.clearCookie(SESSION_COOKIE, { path: '/', secure: true, httpOnly: true, sameSite: 'strict' });
+      res.redirect(303, `${req.baseUrl}/sign-in`);
+    });
+  });
+  return router;
+}
+
+export function requireSignedIn(): RequestHandler {
+  return function checkSignedIn(req, res, next) {
+    if (req.session.signedIn) return next();
+    if (req.method === 'GET') return res.redirect(303, `${req.baseUrl}/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
+    next(new HttpError(401, 'unauthenticated', 'You are signed out (a session ends after two hours without activity). Sign in again, then send the form again.'));
+  };
+}
+
+/** Only a dashboard page may be where sign-in leads: never another site. */
+function safeNext(req: Request, next: string): string | undefined {
+  if (!next.startsWith(`${req.baseUrl}/`) || next.startsWith('//') || /[\\\s]/.test(next)) return undefined;
+  return next;
+}

@@ -1,0 +1,24 @@
+// Who holds what, for the lists: read in one query each, not one per row.
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+export async function attachmentCounts(sequelize: Sequelize): Promise<Map<number, number>> {
+  const rows = await sequelize.query<{ toolkit_id: number; n: string }>('SELECT toolkit_id, count(*) AS n FROM agent_toolkits GROUP BY toolkit_id', { type: QueryTypes.SELECT });
+  return new Map(rows.map((r) => [r.toolkit_id, Number(r.n)]));
+}
+
+export async function agentsHolding(sequelize: Sequelize, toolkitId: number): Promise<{ id: number; name: string }[]> {
+  return sequelize.query<{ id: number; name: string }>(
+    'SELECT a.id, a.name FROM agent_toolkits at JOIN agents a ON a.id = at.agent_id WHERE at.toolkit_id = :toolkitId ORDER BY a.id',
+    { replacements: { toolkitId }, type: QueryTypes.SELECT },
+  );
+}
+
+export async function toolkitNamesByAgent(sequelize: Sequelize): Promise<Map<number, string[]>> {
+  const rows = await sequelize.query<{ agent_id: number; name: string }>(
+    'SELECT at.agent_id, t.name FROM agent_toolkits at JOIN toolkits t ON t.id = at.toolkit_id ORDER BY at.agent_id, at.id',
+    { type: QueryTypes.SELECT },
+  );
+  const byAgent = new Map<number, string[]>();
+  for (const r of rows) byAgent.set(r.agent_id, [...(byAgent.get(r.agent_id) ?? []), r.name]);
+  return byAgent;
+}

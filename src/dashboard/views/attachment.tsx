@@ -1,0 +1,113 @@
+// Configure Access Settings: one attachment's terms. The sender gate's rules (add, remove; a
+// refused pattern shows why beside the field) and the Allow on scheduled runs switch.
+import type { AgentView } from '../../services/agents';
+import type { AttachmentView } from '../../services/attachments';
+import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { Layout, type PageContext } from './layout';
+import { gateSummary } from './plain-words';
+
+export interface RuleFormValues {
+  kind: string;
+  pattern: string;
+}
+
+export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; attachment: AttachmentView; rule: RuleFormValues; errors: FieldErrors }) {
+  const { ctx, agent, attachment, errors } = props;
+  const here = `${ctx.base}/agents/${agent.id}/toolkits/${attachment.id}`;
+  return (
+    <Layout ctx={ctx} section="agents" title="Configure Access Settings" lead={`${attachment.toolkit.name}, attached to ${agent.name}.`}>
+      <p>
+        <a href={`${ctx.base}/agents/${agent.id}`}>Back to {agent.name}</a>
+      </p>
+
+      <section aria-labelledby="gate">
+        <h2 id="gate">Sender gate</h2>
+        <p>
+          Which correspondents unlock these tools: checked against the address of the message being handled, each time.{' '}
+          <strong>{gateSummary(attachment.rules)}</strong>
+        </p>
+        {attachment.rules.length > 0 ? (
+          <table>
+            <caption class="visually-hidden">Gate rules</caption>
+            <thead>
+              <tr>
+                <th scope="col">Kind</th>
+                <th scope="col">Pattern</th>
+                <th scope="col">
+                  <span class="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {attachment.rules.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <span class={`badge ${r.kind}`}>{r.kind}</span>
+                  </td>
+                  <td>
+                    <code>{r.pattern}</code>
+                  </td>
+                  <td class="actions">
+                    <PostForm action={`${here}/rules/${r.id}/delete`} csrfToken={ctx.csrfToken}>
+                      <button type="submit" class="link" aria-label={`Remove ${r.kind} rule ${r.pattern}`}>
+                        Remove
+                      </button>
+                    </PostForm>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        <h3 id="add-rule">Add a rule</h3>
+        <PostForm action={`${here}/rules`} csrfToken={ctx.csrfToken} class="rule-form" label="Add a rule">
+          <SelectField
+            id="kind"
+            name="kind"
+            label="Kind"
+            value={props.rule.kind}
+            options={[
+              { value: 'allow', label: 'allow' },
+              { value: 'deny', label: 'deny' },
+            ]}
+            errors={errors}
+          />
+          <TextField
+            id="pattern"
+            name="pattern"
+            label="Pattern"
+            value={props.rule.pattern}
+            errors={errors}
+            placeholder="*@thescoop.com"
+            hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com."
+          />
+          <button type="submit">Add rule</button>
+        </PostForm>
+      </section>
+
+      <section aria-labelledby="scheduled">
+        <h2 id="scheduled">Scheduled runs</h2>
+        <PostForm action={here} csrfToken={ctx.csrfToken} label="Scheduled runs">
+          <Checkbox
+            id="allow_proactive"
+            name="allow_proactive"
+            label="Allow on scheduled runs"
+            checked={attachment.allow_proactive}
+            description="A scheduled run has no sender, so the gate cannot apply: these tools are offered to the agent's scheduled runs only when this is on."
+          />
+          <button type="submit">Save</button>
+        </PostForm>
+      </section>
+
+      <section aria-labelledby="detach">
+        <h2 id="detach">Detach</h2>
+        <p>Revokes this grant at once, with its gate rules. The toolkit itself stays.</p>
+        <PostForm action={`${here}/detach`} csrfToken={ctx.csrfToken}>
+          <button type="submit" class="danger">
+            Detach {attachment.toolkit.name} from {agent.name}
+          </button>
+        </PostForm>
+      </section>
+    </Layout>
+  );
+}

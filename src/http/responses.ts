@@ -1,0 +1,282 @@
+// What the routes answer, as zod schemas, for the OpenAPI document. The services' view types stay
+// the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
+// here and the type it describes drift apart.
+import { z } from 'zod';
+import { ruleKindSchema, toolDefinitionSchema } from '../core/types';
+import { emailAnalysisSchema } from '../llm/schemas';
+
+const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
+const systemKeySchema = z.enum(['all_tools', 'default_tools']);
+
+export const toolResponse = toolDefinitionSchema;
+
+export const toolkitResponse = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  member_tool_ids: z.array(z.string()),
+  stale_tool_ids: z.array(z.string()).describe('members whose tool is no longer registered: skipped, never granted'),
+  system_key: systemKeySchema.nullable(),
+});
+
+export const agentResponse = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  system_prompt: z.string().nullable(),
+  enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+const unmatchedToken = z.object({ token: z.string(), suggestion: z.string().nullable() });
+export const agentCreatedResponse = agentResponse.extend({
+  enabled_tools_report: z
+    .object({ toolkit_id: z.number().int().nullable(), tool_ids: z.array(z.string()), unmatched: z.array(unmatchedToken) })
+    .optional()
+    .describe('with enabled_tools: the legacy grant made, and the tokens that granted nothing'),
+});
+
+export const ruleResponse = z.object({ id: z.number().int(), kind: ruleKindSchema, pattern: z.string().describe('normalized') });
+
+export const attachmentResponse = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  toolkit: toolkitResponse,
+  allow_proactive: z.boolean(),
+  rules: z.array(ruleResponse),
+});
+
+const gateReason = z.enum(['deny_rule', 'allow_rule', 'allow_list_default', 'block_list_default', 'no_rules', 'no_routing_key', 'proactive_allowed', 'proactive_off', 'catalogue']);
+
+export const explanationResponse = z.object({
+  attachment_id: z.number().int(),
+  toolkit_id: z.number().int(),
+  toolkit_name: z.string(),
+  admitted: z.boolean(),
+  reason: gateReason,
+  matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
+  tools: z.array(z.string()),
+  stale_tool_ids: z.array(z.string()),
+});
+
+const decisionResponse = z.object({
+  admitted: z.boolean(),
+  reason: gateReason,
+  matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
+});
+
+export const resolutionResponse = z.object({
+  run: z.enum(['sender', 'scheduled', 'catalogue']),
+  routing_key: z.string().nullable(),
+  access: decisionResponse.nullable().describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
+  tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
+  attachments: z.array(explanationResponse),
+});
+
+const stepResponse = z.object({
+  tool: z.string(),
+  input: z.unknown().describe('the arguments as the model gave them: parsed JSON, or the text when it was not JSON'),
+  status: z.enum(['success', 'failure', 'denied']),
+  output: z.unknown().optional(),
+  error: z.string().optional(),
+});
+
+export const agentRunResponse = z.object({
+  run_id: z.number().int(),
+  thread_id: z.number().int().optional().describe('absent for a scheduled run'),
+  run: z.enum(['sender', 'scheduled']),
+  routing_key: z.string().nullable(),
+  tools_offered: z.array(z.string()),
+  steps: z.array(stepResponse),
+  reply: z.object({ text: z.string().describe('empty when the run stopped without a reply') }),
+  stopped: z.enum(['reply', 'max_steps', 'model_error']),
+  error: z.string().optional().describe('why the run stopped without a reply'),
+});
+
+const storedRunMessage = z.union([
+  z.object({ from: z.string(), subject: z.string().optional(), body: z.string(), message_id: z.string().optional() }),
+  z.object({ instruction: z.string() }),
+]);
+
+export const storedRunResponse = z.object({
+  id: z.number().int(),
+  thread_id: z.number().int().nullable(),
+  run: z.enum(['sender', 'scheduled']),
+  message: storedRunMessage,
+  routing_key: z.string().nullable(),
+  tools_offered: z.array(z.string()),
+  steps: z.array(stepResponse),
+  reply: z.object({ text: z.string() }).nullable(),
+  stopped: z.enum(['reply', 'max_steps', 'model_error']).nullable().describe('null while the run is going'),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+
+export const threadResponse = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  subject: z.string().nullable(),
+  message_count: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const threadWithMessagesResponse = threadResponse.extend({ messages: z.array(storedRunResponse) });
+
+export const toolCallStatusSchema = z.enum(['started', 'success', 'failure', 'denied', 'skipped']);
+
+export const toolCallResponse = z.object({
+  id: z.number().int(),
+  tool_id: z.string(),
+  tool_name: z.string().describe('the legacy name'),
+  status: toolCallStatusSchema,
+  run: z.enum(['sender', 'scheduled']),
+  routing_key: z.string().nullable(),
+  duration_ms: z.number().int(),
+  error: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const dispatchResponse = z.union([
+  z.object({ tool: z.string(), status: z.literal('success'), output: z.unknown() }),
+  z.object({ tool: z.string(), status: z.literal('failure'), error: z.string().describe("the tool's own error text") }),
+]);
+
+export const taskResponse = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  title: z.string(),
+  status: z.string(),
+  due: z.string().nullable(),
+  source_message_id: z.string().nullable(),
+  created_at: timestamp,
+});
+
+export const analyzeResponse = z.object({
+  routing_key: z.string().nullable(),
+  analysis: emailAnalysisSchema,
+  tasks: z.array(taskResponse),
+  tools: z.object({ email_analyzer: z.literal('used'), task_creator: z.enum(['used', 'skipped']) }),
+});
+
+export const workflowResponse = z.object({
+  routing_key: z.string().nullable(),
+  stages: z.array(
+    z.object({
+      name: z.enum(['analysis', 'tasks', 'reply']),
+      tool: z.string(),
+      status: z.enum(['completed', 'skipped', 'fallback', 'failed']),
+      error: z.string().optional(),
+    }),
+  ),
+  analysis: emailAnalysisSchema,
+  tasks: z.array(taskResponse),
+  reply: z.object({ text: z.string(), source: z.enum(['reply_agent', 'analysis_fallback']) }),
+});
+
+export const documentResponse = z.object({ id: z.number().int(), title: z.string(), chunk_count: z.number().int(), created_at: timestamp });
+
+export const searchResultResponse = z.object({
+  document_id: z.number().int(),
+  title: z.string(),
+  chunk_index: z.number().int(),
+  snippet: z.string(),
+  score: z.number().describe('higher is better; comparable within one list only'),
+});
+
+export const searchResponse = z.object({ routing_key: z.string().nullable(), results: z.array(searchResultResponse) });
+export const askResponse = z.object({ routing_key: z.string().nullable(), answer: z.string(), sources: z.array(searchResultResponse) });
+export const chatResponse = z.object({ reply: z.string() });
+
+export const syncReportResponse = z.object({
+  all_tools: toolkitResponse,
+  default_tools: toolkitResponse,
+  created: z.array(systemKeySchema),
+  all_tools_added: z.array(z.string()),
+  all_tools_removed: z.array(z.string()),
+  stale_skipped: z.array(z.string()),
+});
+
+const parityMismatch = z.object({
+  agent_id: z.number().int(),
+  tool_id: z.string().nullable(),
+  legacy: z.boolean().nullable(),
+  new: z.boolean().nullable(),
+  problem: z.string(),
+});
+
+export const migrationReportResponse = z.object({
+  mode: z.enum(['dry_run', 'apply', 'undo']),
+  map_typos: z.boolean(),
+  committed: z.boolean(),
+  tools: z.array(z.string()),
+  agents: z.object({
+    read: z.number().int(),
+    follow: z.number().int(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    without_tools: z.number().int(),
+    skipped: z.number().int(),
+    with_unmatched_tokens: z.number().int(),
+    with_mapped_typos: z.number().int(),
+  }),
+  toolkits: z.array(
+    z.object({
+      tool_ids: z.array(z.string()),
+      name: z.string(),
+      toolkit_id: z.number().int().nullable(),
+      status: z.enum(['create', 'created', 'reuse']),
+      agents: z.number().int(),
+      note: z.string().optional(),
+    }),
+  ),
+  unmatched_tokens: z.array(z.object({ token: z.string(), suggestion: z.string().nullable(), agents: z.number().int(), mapped_for: z.number().int() })),
+  unmatched: z.array(
+    z.object({ agent_id: z.number().int(), agent_name: z.string().nullable(), token: z.string(), suggestion: z.string().nullable(), mapped: z.boolean() }),
+  ),
+  skipped: z.array(
+    z.object({
+      agent_id: z.number().int(),
+      agent_name: z.string().nullable(),
+      reason: z.enum(['operator_attachments', 'edited_legacy_grant', 'edited_legacy_toolkit']),
+      detail: z.string(),
+    }),
+  ),
+  left_out: z.object({ unmatched: z.number().int(), unmatched_tokens: z.number().int(), skipped: z.number().int() }),
+  changes: z.object({
+    toolkits_created: z.number().int(),
+    toolkits_removed: z.number().int(),
+    attachments_created: z.number().int(),
+    attachments_removed: z.number().int(),
+  }),
+  verification: z.object({
+    status: z.enum(['passed', 'failed', 'not_run']),
+    over: z.enum(['plan', 'database', 'none']),
+    agents_checked: z.number().int(),
+    tools: z.array(z.string()),
+    runs: z.array(z.string()),
+    mismatch_count: z.number().int(),
+    mismatches: z.array(parityMismatch),
+  }),
+  undo: z
+    .object({
+      kept_attachments: z.array(z.object({ attachment_id: z.number().int(), agent_id: z.number().int(), toolkit_name: z.string() })),
+      kept_toolkits: z.array(z.object({ toolkit_id: z.number().int(), name: z.string(), attachments: z.number().int(), members_edited: z.boolean() })),
+    })
+    .optional(),
+  duration_ms: z.number().int(),
+});
+
+/** Every error body (HTTP.md, "Errors"); `detail` is a list only for validation_error. */
+export const errorResponse = z.object({
+  detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
+  code: z.string().describe('stable: branch on it, never on detail'),
+  request_id: z.string().optional(),
+  tool: z.string().optional().describe('on tool_forbidden and not_dispatchable'),
+  report: z.looseObject({}).optional().describe("on parity_mismatch: the migration's report, as POST /api/migrations/enabled-tools answers it"),
+});
+
+export const healthResponse = z.object({ status: z.literal('ok') });
+export const readyResponse = z.object({ status: z.literal('ready') });

@@ -1,0 +1,167 @@
+// The OpenAPI 3.1 document, built from the routes' own descriptions: request shapes are the zod
+// schemas the handlers parse with (as JSON Schema 2020-12, which OpenAPI 3.1 uses as is), and each
+// operation lists the errors its description implies.
+import { z } from 'zod';
+import type { RouteDescription, RouteError, RouteGroupDescription } from '../../routes/route-description';
+import { idText } from '../http/schemas';
+import { errorResponse } from '../http/responses';
+
+export interface DocumentOptions {
+  title: string;
+  version: string;
+  description: string;
+  /** Where each list of routes is mounted: `/api` for the router, `` for the app's own. */
+  mounts: readonly { prefix: string; groups: readonly RouteGroupDescription[] }[];
+}
+
+type JsonSchema = Record<string, unknown>;
+type Operation = Record<string, unknown>;
+type ErrorCode =
+  | 'invalid_json'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_error'
+  | 'rate_limited'
+  | 'internal_error'
+  | RouteError;
+
+const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
+  invalid_json: { status: 400, when: 'the body is not valid JSON' },
+  unauthenticated: { status: 401, when: 'no token, a header that is not "Bearer <token>", or a token the service does not know' },
+  forbidden: { status: 403, when: "the token's role may not call this route, or start this kind of run" },
+  tool_forbidden: { status: 403, when: 'the tool is not offered to this run (a denied record is written); `tool` names it' },
+  sender_forbidden: { status: 403, when: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)" },
+  not_found: { status: 404, when: 'no such agent, toolkit, attachment, rule or document' },
+  conflict: { status: 409, when: 'a duplicate, or a change the system toolkits refuse' },
+  parity_mismatch: { status: 409, when: 'the check found access that differs from the legacy strings; nothing was committed; `report` has it' },
+  schema_not_migrated: { status: 409, when: 'the schema migrations have not run' },
+  migration_busy: { status: 409, when: 'other writers held the tables for 30 s; nothing changed' },
+  payload_too_large: { status: 413, when: 'the body is over the limit' },
+  unsupported_media_type: { status: 415, when: 'the JSON body is not UTF-8' },
+  validation_error: { status: 422, when: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
+  not_dispatchable: { status: 422, when: 'the tool is offered but nothing implements it' },
+  rate_limited: { status: 429, when: 'the caller is over its budget; see Retry-After' },
+  internal_error: { status: 500, when: "a fault of toolgate's own; nothing was granted" },
+  upstream_error: { status: 502, when: 'the language model failed, timed out or broke the schema' },
+  unavailable: { status: 503, when: 'the database cannot be reached; nothing was granted; see Retry-After' },
+};
+
+export function openApiDocument(options: DocumentOptions): Record<string, unknown> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  const tags: { name: string }[] = [];
+  for (const mount of options.mounts) {
+    for (const group of mount.groups) {
+      if (!tags.some((t) => t.name === group.tag)) tags.push({ name: group.tag });
+      for (const route of group.routes) {
+        const path = openApiPath(mount.prefix + route.path);
+        (paths[path] ??= {})[route.method] = operation(route, group.tag, path);
+      }
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: options.title, version: options.version, description: options.description, license: { name: 'MIT', identifier: 'MIT' } },
+    tags,
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The admin, scheduler or a client token (README, Configuration).' } },
+      schemas: { Error: jsonSchema(errorResponse, 'output') },
+    },
+  };
+}
+
+/** `/agents/:id` → `/agents/{id}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function operation(route: RouteDescription, tag: string, path: string): Operation {
+  const pathParams = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  const parameters = [
+    ...pathParams.map((name) => {
+      const own = route.params?.[name];
+      return own
+        ? { name, in: 'path', required: true, schema: jsonSchema(own, 'input') }
+        : { name, in: 'path', required: true, description: 'an id: a positive whole number in plain decimal', schema: jsonSchema(idText, 'input') };
+    }),
+    ...(route.query ? queryParameters(route.query) : []),
+  ];
+  const ids = pathParams.filter((name) => !route.params?.[name]);
+  const op: Operation = {
+    operationId: operationId(route.method, path),
+    tags: [tag],
+    summary: route.summary,
+    description: [route.description, whoMayCall(route)].filter(Boolean).join('\n\n'),
+    security: route.roles === 'anyone' ? [] : [{ bearer: [] }],
+    responses: {
+      [String(route.success.status)]: {
+        description: route.success.description,
+        ...(route.success.schema ? { content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } } : {}),
+      },
+      ...errorResponses(impliedErrors(route, ids.length > 0)),
+    },
+  };
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    op.requestBody = { required: route.bodyRequired ?? true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+  }
+  return op;
+}
+
+function whoMayCall(route: RouteDescription): string {
+  if (route.roles === 'anyone') return 'No token needed.';
+  const roles = route.roles.filter((r) => r !== 'admin');
+  const open = route.roles.includes('client') ? ' While no client token is configured, client routes are open to callers with no token.' : '';
+  return `Who may call: ${roles.length === 0 ? 'the admin token' : `the ${roles.join(' or ')} token, or the admin token`}.${open}`;
+}
+
+/** The errors a route can answer, from what its description says it reads and who may call it. */
+export function impliedErrors(route: RouteDescription, hasPathIds: boolean): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
+  if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.query) codes.add('validation_error');
+  if (route.body) ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
+  codes.add('internal_error');
+  return [...codes];
+}
+
+function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        {
+          description: list.map((c) => `\`${c}\`: ${ERRORS[c].when}`).join('; '),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      ]),
+  );
+}
+
+function queryParameters(schema: z.ZodType): Record<string, unknown>[] {
+  const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: (object.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+function operationId(method: string, path: string): string {
+  const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return [method, ...words].join('_');
+}

@@ -1,0 +1,217 @@
+// The operators' dashboard in headless Chromium, as an operator uses it: sign in, build a toolkit
+// from the checklist, grant it to Sundae behind an allow rule, see who gets what, meet a refused
+// pattern's reason, run the enabled_tools dry run; and a form posted without its CSRF token is
+// refused. Controls are found by their accessible names, so the test also checks that every one
+// has one. TOOLGATE_SCREENSHOTS=1 saves each page to docs/screenshots (npm run screenshots).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { parsePattern } from '../../src/core/pattern';
+import { ADMIN_TOKEN } from '../support/app';
+import { browserAvailable, launchBrowser, type Browser } from './browser';
+import { startService, type RunningService } from './server';
+
+jest.setTimeout(120_000);
+
+const SCREENSHOTS = process.env.TOOLGATE_SCREENSHOTS ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots') : null;
+const inBrowser = browserAvailable() ? describe : describe.skip;
+
+inBrowser('the dashboard, in headless Chromium', () => {
+  let service: RunningService;
+  let browser: Browser;
+  let page: Page;
+  // Everything the pages asked for that a CSP refused, that failed, or that left this origin.
+  const problems: string[] = [];
+
+  const shoot = async (name: string, fullPage = true) => {
+    if (!SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
+  };
+  const go = (where: string) => page.goto(`${service.url}${where}`);
+
+  beforeAll(async () => {
+    service = await startService();
+    // A legacy agent whose string holds a typo, for the migration's report.
+    await service.tg.agents.create({ name: 'Legacy desk', enabled_tools: 'email_analyzer, Task-Creator' });
+    // A tool deleted from the code while a toolkit still names it: a stale member.
+    await service.db.sequelize.query(`UPDATE toolkits SET member_tool_ids = array_append(member_tool_ids, 'fax_order') WHERE name = 'Operations'`);
+    // Jane asks Sundae for a refund she is not granted: a denied record.
+    await fetch(`${service.url}/api/agents/1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }),
+    });
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    // Pages answered 401, 403 or 422 on purpose; a style, script or image that fails does not.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400 && r.request().resourceType() !== 'document') problems.push(`${r.status()}: ${r.url()}`);
+    });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(service.url)) problems.push(`left the origin: ${r.url()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  test('when an operator signs in with the admin token, then the agents are listed, behind a Secure, HttpOnly, SameSite cookie', async () => {
+    await go('/admin');
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    await shoot('sign-in');
+    await page.getByLabel('Admin token').fill('not-the-admin-token-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That is not the admin token').waitFor();
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    expect(await page.getByRole('link', { name: 'Sundae', exact: true }).count()).toBe(1);
+    const [cookie] = await browser.context.cookies();
+    expect(cookie).toMatchObject({ name: '__Host-toolgate-admin', httpOnly: true, secure: true, sameSite: 'Strict', path: '/' });
+    await shoot('agents');
+  });
+
+  test('when the keyboard starts on a page, then the first stop skips to its content', async () => {
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+  });
+
+  test('when a form is posted without its CSRF token, then it is refused and nothing changes', async () => {
+    await go('/admin/toolkits/new');
+    await page.getByLabel('Name').fill('Forged');
+    await page.locator('#main input[name="_csrf"]').evaluate((input) => input.remove());
+    const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Create toolkit' }).click();
+    expect((await answer).status()).toBe(403);
+    await page.getByText('This form was not sent from a dashboard page').waitFor();
+    await go('/admin/toolkits');
+    expect(await page.getByRole('link', { name: 'Forged' }).count()).toBe(0);
+  });
+
+  test('when an operator creates a toolkit from the checklist, then it is listed with its member, beside stale members shown as such', async () => {
+    await go('/admin/toolkits');
+    const operations = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Operations', exact: true }) });
+    expect(await operations.getByText('fax_order (no longer registered)').count()).toBe(1);
+    await shoot('toolkits');
+    await page.getByRole('link', { name: 'New toolkit' }).click();
+    await page.getByLabel('Name').fill('Outreach');
+    await page.getByLabel('Description').fill('Mail out to the shop and its customers.');
+    await page.getByRole('checkbox', { name: 'Send email', exact: true }).check();
+    await shoot('new-toolkit');
+    await page.getByRole('button', { name: 'Create toolkit' }).click();
+    await page.getByRole('status').filter({ hasText: 'Toolkit Outreach created' }).waitFor();
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Outreach', exact: true }) });
+    expect(await row.getByText('Send email').count()).toBe(1);
+  });
+
+  test('when the toolkit is attached to Sundae with the allow rule *@thescoop.com, then her page lists it behind that rule', async () => {
+    await go('/admin/agents');
+    await page.getByRole('link', { name: 'Sundae', exact: true }).click();
+    await page.getByRole('heading', { name: 'Agent Toolkits' }).waitFor();
+    await page.getByLabel('Toolkit', { exact: true }).selectOption({ label: 'Outreach' });
+    await page.getByRole('button', { name: 'Attach toolkit' }).click();
+    await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
+    await page.getByLabel('Kind').selectOption('allow');
+    await page.getByLabel('Pattern').fill('*@thescoop.com');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rule added: allow *@thescoop.com' }).waitFor();
+    await shoot('configure-access-settings');
+    await page.getByRole('link', { name: 'Back to Sundae' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Outreach' }) });
+    expect(await row.getByText('*@thescoop.com').count()).toBe(1);
+    await shoot('agent');
+  });
+
+  test('when a pattern is refused, then the reason is shown next to the Pattern field, and the field says it is invalid', async () => {
+    await page.getByRole('link', { name: 'Configure Access Settings of Outreach' }).click();
+    await page.getByLabel('Pattern').fill('<mara@thescoop.com>');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const reason = parsePattern('<mara@thescoop.com>');
+    if (reason.ok) throw new Error('the pattern was expected to be refused');
+    const field = page.getByLabel('Pattern');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await field.getAttribute('aria-describedby').then((ids) => ids!.split(' ').pop())}`).textContent()).toBe(reason.reason);
+    expect(await field.inputValue()).toBe('<mara@thescoop.com>');
+    await shoot('refused-pattern');
+  });
+
+  test('when the switch Allow on scheduled runs is saved, then it stays on', async () => {
+    await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'offered to scheduled runs' }).waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).isChecked()).toBe(true);
+  });
+
+  test('when Who gets what checks jane@acme.com, then Send email is not offered; for Mara+billing@TheScoop.com it is, and why', async () => {
+    await page.getByRole('link', { name: 'Who gets what', exact: true }).click();
+    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Sender', { exact: true }).fill('jane@acme.com');
+    await page.getByRole('button', { name: 'Check' }).click();
+    const offered = page.locator('ul.offered');
+    await page.getByRole('heading', { name: 'A message from jane@acme.com to Sundae' }).waitFor();
+    expect(await offered.getByText('Send email').count()).toBe(0);
+    expect(await offered.getByText('Look up order').count()).toBe(1);
+    const outreach = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Outreach' }) });
+    expect(await outreach.textContent()).toContain('Not admitted');
+    expect(await outreach.textContent()).toContain('The gate has allow rules, and none matches this sender.');
+    await shoot('who-gets-what-jane');
+
+    await page.getByLabel('Sender', { exact: true }).fill('Mara+billing@TheScoop.com');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await page.getByRole('heading', { name: 'A message from Mara+billing@TheScoop.com to Sundae' }).waitFor();
+    expect(await page.getByText('mara@thescoop.com', { exact: true }).count()).toBe(1);
+    expect(await offered.getByText('Send email').count()).toBe(1);
+    expect(await offered.getByText('Process refund').count()).toBe(1);
+    expect(await outreach.textContent()).toContain('The allow rule *@thescoop.com matches this sender.');
+    await shoot('who-gets-what');
+  });
+
+  test('when Tool calls is filtered to denied, then only the refusals show, and they stand out', async () => {
+    await page.getByRole('link', { name: 'Tool calls', exact: true }).click();
+    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Status').selectOption('denied');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const rows = page.locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('class')).toBe('refused');
+    expect(await rows.first().textContent()).toContain('process_refund');
+    await shoot('tool-calls');
+  });
+
+  test('when the enabled_tools dry run is started, then its report lists the typo token with its likely id, and nothing changed', async () => {
+    await page.getByRole('link', { name: 'Migrate enabled_tools' }).click();
+    await shoot('migrate-enabled-tools');
+    await page.getByRole('button', { name: 'Run dry run' }).click();
+    await page.getByRole('heading', { name: 'Report: nothing was changed' }).waitFor({ timeout: 30_000 });
+    const typo = page.getByRole('row').filter({ hasText: 'Task-Creator' });
+    expect(await typo.textContent()).toContain('task_creator');
+    expect(await page.getByRole('button', { name: 'Apply the migration' }).count()).toBe(1);
+    await shoot('migration-dry-run');
+  });
+
+  test('when an operator signs out, then the pages ask for the token again', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    await go('/admin/toolkits');
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+  });
+
+  test('when the API reference is opened and an operation expanded, then it renders from this origin alone', async () => {
+    await go('/docs');
+    await page.getByText('Create a toolkit').first().click();
+    await page.getByText('Request body').first().waitFor();
+    await page.getByRole('button', { name: 'Schema' }).first().click().catch(() => undefined);
+    await shoot('api-reference', false);
+  });
+
+  test('then no page broke its CSP, logged an error, or reached another origin', () => {
+    expect(problems).toEqual([]);
+  });
+});
