@@ -7,6 +7,7 @@ import type { ToolRunOptions } from '../middleware/tool-run';
 import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
+import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
 import type { RunService } from '../src/run/run-service';
 import type { AgentService } from '../src/services/agents';
 import type { AttachmentService } from '../src/services/attachments';
@@ -22,6 +23,7 @@ export interface RouteServices {
   agents: AgentService;
   attachments: AttachmentService;
   runs: RunService;
+  metrics: ToolgateMetrics;
   model: LanguageModel;
   documents: DocumentStore;
   tasks: TaskStore;
