@@ -43,6 +43,10 @@ function as(app: Express, token: string | null): AuthedAgent {
   };
 }
 
+/**
+ * Every test app caches compiled policies as the service does (listen mode), so the whole suite
+ * checks that the cache never changes an answer; a test may pass another policyCache.
+ */
 export async function createTestApp(options: Partial<ToolgateOptions> & { sync?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const { sync = true, ...overrides } = options;
@@ -52,6 +56,7 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
     adminToken: ADMIN_TOKEN,
     schedulerToken: SCHEDULER_TOKEN,
     clientTokens: [CLIENT_TOKEN],
+    policyCache: 'listen',
     ...overrides,
   });
   await ensureScoopData(db.sequelize);
@@ -64,6 +69,9 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
     admin: () => as(app, ADMIN_TOKEN),
     client: () => as(app, (overrides.clientTokens ?? [CLIENT_TOKEN])[0] ?? null),
     scheduler: () => as(app, SCHEDULER_TOKEN),
-    close: () => db.drop(),
+    close: async () => {
+      await tg.close();
+      await db.drop();
+    },
   };
 }
