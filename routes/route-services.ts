@@ -28,6 +28,8 @@ export interface RouteServices {
   documents: DocumentStore;
   tasks: TaskStore;
   email: EmailDeps;
+  /** Reads the bearer token into req.toolgate.auth (401 for one this service does not know). */
+  authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;
   requireTool(toolId: string): RequestHandler;

@@ -6,6 +6,7 @@ import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
 import { healthRouter } from '../routes/health';
+import { metricsRouter } from '../routes/metrics';
 import type { TrustProxy } from './config';
 import { ToolgateConfigError } from './errors';
 import type { Logger } from './logger';
@@ -20,6 +21,8 @@ export interface AppOptions {
    * limit keys anonymous callers by their own address, not the proxy's. Default: trust no proxy.
    */
   trustProxy?: TrustProxy;
+  /** A token that may read GET /metrics besides the admin token (TOOLGATE_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
@@ -33,8 +36,9 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   }
   app.use(helmet());
   app.use(requestId());
-  // Probes stay out of the logs; every other request gets one line.
+  // Probes and scrapes stay out of the logs; every other request gets one line.
   app.use(healthRouter(internalsOf(tg)));
+  app.use(metricsRouter(internalsOf(tg), { metricsToken: options.metricsToken }));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);

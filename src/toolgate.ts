@@ -36,7 +36,7 @@ import { LocalModel } from './llm/local-model';
 import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
 import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
 import { checkRateLimitOptions } from './rate-limit-options';
-import { ListenedPolicies } from './run/listened-policies';
+import { ListenedPolicies, type Invalidation } from './run/listened-policies';
 import type { PolicyRead, PolicySource } from './run/policy-source';
 import { RunService } from './run/run-service';
 import { VersionedPolicies } from './run/versioned-policies';
@@ -182,6 +182,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     documents,
     tasks,
     email: { model, tasks, now: () => new Date() },
+    authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
@@ -246,17 +247,27 @@ function policySources(sequelize: Sequelize, config: PolicyCacheConfig, metrics:
     case 'strict':
       return (read) => new VersionedPolicies(read, (agentId) => loadPolicyVersion(sequelize, agentId), cache);
     case 'listen':
-      return (read) =>
-        new ListenedPolicies(sequelize, read, () => dedicatedClient(sequelize, { keepAlive: true, application_name: 'toolgate policy listener' }), { ...cache, listener: config.listener }, {
-          invalidated: (source) => metrics.invalidated(source),
-          listener: (state, err) => {
-            metrics.listener(state);
-            // The error's name and code only: the driver's messages are not toolgate's to pass on.
-            const code = (err as { code?: unknown } | undefined)?.code;
-            if (state === 'lost') logger?.warn?.({ err: err instanceof Error ? { name: err.name, code: typeof code === 'string' ? code : undefined } : typeof err }, 'the policy listener lost its connection: runs read through the database until it is back');
-            if (state === 'listening') logger?.info?.({}, 'the policy listener holds: compiled policies are cached');
-          },
+      return (read) => {
+        const client = () => dedicatedClient(sequelize, { keepAlive: true, application_name: 'toolgate policy listener' });
+        const policies = new ListenedPolicies(sequelize, read, client, { ...cache, listener: config.listener });
+        policies.on('invalidated', (i: Invalidation) => metrics.invalidated(i.source));
+        policies.on('connecting', () => metrics.listener('connecting'));
+        policies.on('closed', () => metrics.listener('closed'));
+        policies.on('listening', () => {
+          metrics.listener('listening');
+          logger?.info?.({}, 'the policy listener holds: compiled policies are cached');
         });
+        policies.on('lost', (err: unknown) => {
+          metrics.listener('lost');
+          // The error's name and code only: the driver's messages are not toolgate's to pass on.
+          const code = (err as { code?: unknown } | undefined)?.code;
+          logger?.warn?.(
+            { err: err instanceof Error ? { name: err.name, code: typeof code === 'string' ? code : undefined } : typeof err },
+            'the policy listener lost its connection: runs read through the database until it is back',
+          );
+        });
+        return policies;
+      };
     default:
       throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `Unknown policy cache mode ${JSON.stringify(config.mode)}.`);
   }

@@ -42,6 +42,7 @@ export class PolicyListener {
   #heartbeat: NodeJS.Timeout | undefined;
   /** Bumped on every new connection, so late events from an old one are ignored. */
   #generation = 0;
+  #backendPid: number | null = null;
 
   constructor(
     private readonly connect: () => PgClient,
@@ -53,22 +54,26 @@ export class PolicyListener {
     return this.#state;
   }
 
+  /** The server process of the listening connection while it listens (pg_stat_activity.pid). */
+  get backendPid(): number | null {
+    return this.#state === 'listening' ? this.#backendPid : null;
+  }
+
   /** Starts listening (once); the first LISTEN is reported through onListening. */
   start(): void {
     if (this.#state !== 'idle') return;
     void this.#open();
   }
 
+  /** Stops for good; the owner stops trusting its cache itself (no onLost: nothing was lost). */
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
-    const wasListening = this.#state === 'listening';
     this.#state = 'closed';
     this.#generation += 1;
     clearTimeout(this.#retry);
     clearInterval(this.#heartbeat);
     const client = this.#client;
     this.#client = undefined;
-    if (wasListening) this.handlers.onLost(new Error('the listener was closed'));
     await client?.end().catch(() => undefined);
   }
 
@@ -90,6 +95,8 @@ export class PolicyListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${POLICY_CHANNEL}`);
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      this.#backendPid = rows[0]?.pid ?? null;
     } catch (err) {
       if (current()) this.#lose(err);
       return;

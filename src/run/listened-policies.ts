@@ -8,6 +8,10 @@
 // - A write to the policy tables through this instance's own Sequelize empties the cache once it
 //   commits, before its request answers (policy-write-watch), so this instance reads its own writes.
 // - Entries also age out (maxAgeMs), whatever the notifications say.
+//
+// Events, after the cache has acted on them: 'listening', 'lost' (err), 'invalidated'
+// ({ source, agentIds? }). Tests and benchmarks wait on them instead of sleeping.
+import { EventEmitter } from 'node:events';
 import type { Sequelize } from 'sequelize';
 import type { PgClient } from '../db/connect';
 import { PolicyListener, type ListenerState, type PolicyListenerOptions } from '../db/policy-listener';
@@ -16,12 +20,13 @@ import type { InvalidationSource } from '../metrics/toolgate-metrics';
 import { PolicyCache, type PolicyCacheOptions } from './policy-cache';
 import type { PolicyRead, PolicySource } from './policy-source';
 
-export interface ListenedPoliciesEvents {
-  invalidated?(source: InvalidationSource): void;
-  listener?(state: ListenerState, err?: unknown): void;
+export interface Invalidation {
+  source: InvalidationSource;
+  /** The agents a notification named; absent when everything was dropped. */
+  agentIds?: readonly number[];
 }
 
-export class ListenedPolicies implements PolicySource {
+export class ListenedPolicies extends EventEmitter implements PolicySource {
   readonly #cache: PolicyCache;
   readonly #listener: PolicyListener;
   readonly #unwatch: () => void;
@@ -31,27 +36,29 @@ export class ListenedPolicies implements PolicySource {
     private readonly read: PolicyRead,
     connect: () => PgClient,
     options: PolicyCacheOptions & { listener: PolicyListenerOptions },
-    private readonly events: ListenedPoliciesEvents = {},
   ) {
+    super();
     this.#cache = new PolicyCache(options);
     this.#listener = new PolicyListener(
       connect,
       {
         onListening: () => {
           this.#cache.enable();
-          this.#told('listener_listening', 'listening');
+          this.#told({ source: 'listener_listening' });
+          this.emit('listening');
         },
         onLost: (err) => {
           this.#cache.disable();
-          this.#told('listener_lost', 'lost', err);
+          this.#told({ source: 'listener_lost' });
+          this.emit('lost', err);
         },
         onChange: (change) => {
           if (change.kind === 'all') {
             this.#cache.clear();
-            this.events.invalidated?.('notification_all');
+            this.#told({ source: 'notification_all' });
           } else {
             this.#cache.invalidate(change.agentIds);
-            this.events.invalidated?.('notification');
+            this.#told({ source: 'notification', agentIds: change.agentIds });
           }
         },
       },
@@ -59,7 +66,7 @@ export class ListenedPolicies implements PolicySource {
     );
     this.#unwatch = watchPolicyWrites(sequelize, () => {
       this.#cache.clear();
-      this.events.invalidated?.('local_write');
+      this.#told({ source: 'local_write' });
     });
   }
 
@@ -71,30 +78,31 @@ export class ListenedPolicies implements PolicySource {
     return this.#listener.state;
   }
 
+  /** The listening connection's server process while it listens (for pg_terminate_backend in tests). */
+  get listenerPid(): number | null {
+    return this.#listener.backendPid;
+  }
+
   get(agentId: number): ReturnType<PolicySource['get']> {
     // The listener starts with the first run, so a toolgate never used opens no connection.
-    if (this.#listener.state === 'idle') this.#start();
+    this.start();
     return this.#cache.get(agentId, () => this.read(agentId));
   }
 
-  /** Opens the listening connection now rather than at the first run. */
   start(): void {
-    if (this.#listener.state === 'idle') this.#start();
+    if (this.#listener.state !== 'idle') return;
+    this.#listener.start();
+    this.emit('connecting');
   }
 
   async close(): Promise<void> {
     this.#unwatch();
-    await this.#listener.close();
     this.#cache.disable();
+    await this.#listener.close();
+    this.emit('closed');
   }
 
-  #start(): void {
-    this.#listener.start();
-    this.events.listener?.('connecting');
-  }
-
-  #told(source: InvalidationSource, state: ListenerState, err?: unknown): void {
-    this.events.invalidated?.(source);
-    this.events.listener?.(state, err);
+  #told(invalidation: Invalidation): void {
+    this.emit('invalidated', invalidation);
   }
 }

@@ -12,6 +12,8 @@ export interface PolicySource {
   get(agentId: number): Promise<{ policy: CachedPolicy | null; outcome: CacheOutcome }>;
   /** How many agents it holds now. */
   readonly size: number;
+  /** Starts what it runs in the background now rather than at the first run (the listener). */
+  start?(): void;
   close(): Promise<void>;
 }
 

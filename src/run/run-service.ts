@@ -22,7 +22,8 @@ export interface RunObserver {
 
 export class RunService {
   readonly read: PolicyRead;
-  private readonly policies: PolicySource;
+  /** Where runs get their compiled policies (the cache of the configured mode, or the database). */
+  readonly policies: PolicySource;
   private readonly deps: ToolRunDeps;
 
   constructor(
@@ -81,6 +82,11 @@ export class RunService {
     const policy = await orUnavailable(this.read(agentId));
     if (!policy) throw new NotFoundError(`Agent ${agentId}`);
     return policy.compiled.resolve(run);
+  }
+
+  /** Opens the policy listener now (listen mode), so the cache is ready before the first run. */
+  startListening(): void {
+    this.policies.start?.();
   }
 
   close(): Promise<void> {
