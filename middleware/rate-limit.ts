@@ -1,8 +1,10 @@
 // clientRateLimit(): a per-caller request budget for the client routes, over express-rate-limit. A
 // caller is its bearer token (kept only as a hash) or, without one, its IP (an IPv6 caller by subnet).
+// Counts live in the store given (createToolgate gives one on PostgreSQL, shared by every instance),
+// else in this process's memory.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type AugmentedRequest } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
 import { HttpError } from '../src/errors';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from '../src/rate-limit-options';
 
@@ -27,8 +29,9 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * @example
  * app.use('/api', clientRateLimit({ windowMs: 60_000, limit: 120 }));   // 120 requests a minute
  * app.use('/api', clientRateLimit(false));                              // off (tests)
+ * app.use('/api', clientRateLimit({ windowMs: 60_000, limit: 120 }, new PostgresRateLimitStore(sequelize)));
  */
-export function clientRateLimit(options: ClientRateLimitOptions | false): RequestHandler {
+export function clientRateLimit(options: ClientRateLimitOptions | false, store?: Store): RequestHandler {
   if (options === false) {
     return function rateLimitOff(_req, _res, next) {
       next();
@@ -38,6 +41,7 @@ export function clientRateLimit(options: ClientRateLimitOptions | false): Reques
   return rateLimit({
     windowMs,
     limit,
+    ...(store ? { store } : {}),
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     keyGenerator: callerKey,

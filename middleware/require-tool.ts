@@ -4,9 +4,13 @@ import type { RequestHandler } from 'express';
 import { closestToolId } from '../src/core/closest-tool';
 import type { ToolManifest } from '../src/core/tool-manifest';
 import { ToolgateConfigError } from '../src/errors';
+import type { DispatchDecision } from '../src/run/tool-run';
 import { currentRun } from './tool-run';
 
-export function requireTool(manifest: ToolManifest, toolId: string): RequestHandler {
+/** `observe` is told of each grant here (metrics); a refusal is told by the run's refuse(). */
+const GRANTED: DispatchDecision = Object.freeze({ outcome: 'granted', reason: 'offered' });
+
+export function requireTool(manifest: ToolManifest, toolId: string, observe?: (decision: DispatchDecision) => void): RequestHandler {
   const tool = manifest.get(toolId);
   if (!tool) {
     const guess = closestToolId(toolId, manifest.ids);
@@ -23,7 +27,10 @@ export function requireTool(manifest: ToolManifest, toolId: string): RequestHand
   }
   return async function gateTool(req, _res, next) {
     const run = currentRun(req);
-    if (run.offers(toolId)) return next();
+    if (run.offers(toolId)) {
+      observe?.(GRANTED);
+      return next();
+    }
     next(await run.refuse(toolId));
   };
 }

@@ -8,6 +8,7 @@ import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
+import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
 import type { RunService } from '../src/run/run-service';
 import type { AccessRuleService } from '../src/services/access-rules';
 import type { AgentService } from '../src/services/agents';
@@ -25,12 +26,15 @@ export interface RouteServices {
   attachments: AttachmentService;
   accessRules: AccessRuleService;
   runs: RunService;
+  metrics: ToolgateMetrics;
   model: LanguageModel;
   documents: DocumentStore;
   tasks: TaskStore;
   email: EmailDeps;
   /** What agent runs work with: the model, the tool specs, the limits and the run store. */
   agentRuns: AgentRunsDeps;
+  /** Reads the bearer token into req.toolgate.auth (401 for one this service does not know). */
+  authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;
   requireTool(toolId: string): RequestHandler;

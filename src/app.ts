@@ -8,6 +8,7 @@ import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
 import { API_ROUTES } from '../routes/api-routes';
 import { healthRouter, healthRoutes } from '../routes/health';
+import { metricsRouter, metricsRoutes } from '../routes/metrics';
 import type { TrustProxy } from './config';
 import { dashboardRouter } from './dashboard/dashboard-router';
 import { ToolgateConfigError } from './errors';
@@ -30,6 +31,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** The operators' dashboard at /admin, signed in with the admin token. Left out without one. */
   dashboard?: { adminToken: string };
+  /** A token that may read GET /metrics besides the admin token (TOOLGATE_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
@@ -43,8 +46,9 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   }
   app.use(helmet());
   app.use(requestId());
-  // Probes stay out of the logs; every other request gets one line.
+  // Probes and scrapes stay out of the logs; every other request gets one line.
   app.use(healthRouter(internalsOf(tg)));
+  app.use(metricsRouter(internalsOf(tg), { metricsToken: options.metricsToken }));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
@@ -64,7 +68,7 @@ export function apiDocument(): Record<string, unknown> {
       'Who may make an email agent use which tool, decided per message and enforced at dispatch. Errors are `{detail, code, request_id}`; `code` is stable. Ids are positive whole numbers in plain decimal.',
     mounts: [
       { prefix: '/api', groups: API_ROUTES },
-      { prefix: '', groups: [healthRoutes, referenceRoutes] },
+      { prefix: '', groups: [healthRoutes, metricsRoutes, referenceRoutes] },
     ],
   });
 }

@@ -29,7 +29,10 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
   });
   const sequelize = createSequelize(db.url, { queryTimeoutMs: config.dbQueryTimeoutMs });
+  let toolgate: Toolgate | undefined;
   const close = async () => {
+    // The listener first, so it does not take the pool's end for a lost connection.
+    await toolgate?.close().catch(() => undefined);
     await sequelize.close().catch(() => undefined);
     await db.stop();
   };
@@ -41,7 +44,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       adminToken = made.token;
       adminTokenFile = made.file;
     }
-    const toolgate = createToolgate({
+    toolgate = createToolgate({
       sequelize,
       tools: config.demo ? SCOOP_TOOLS : [],
       adminToken,
@@ -49,6 +52,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       clientTokens: config.clientTokens,
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
+      policyCache: config.policyCache,
       senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
       logger,
       model: createLanguageModel(process.env),

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { isValidAuthservId } from './core/sender-authentication';
 import { ToolgateConfigError } from './errors';
-import { parseRateLimitSetting, type ClientRateLimitOptions } from './rate-limit-options';
+import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';
+import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from './rate-limit-options';
 
 const optionalText = z
   .string()
@@ -18,6 +19,11 @@ const envSchema = z.object({
   TOOLGATE_DATA_DIR: z.string().default('.toolgate'),
   TOOLGATE_ADMIN_TOKEN: optionalText,
   TOOLGATE_SCHEDULER_TOKEN: optionalText,
+  TOOLGATE_METRICS_TOKEN: optionalText.refine((t) => t === undefined || t.length >= 16, 'a token of at least 16 characters (openssl rand -hex 32)'),
+  TOOLGATE_POLICY_CACHE: z.enum(POLICY_CACHE_MODES).default('listen'),
+  TOOLGATE_POLICY_CACHE_MAX_AGENTS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  TOOLGATE_POLICY_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  TOOLGATE_RATE_LIMIT_STORE: z.enum(RATE_LIMIT_STORES).default('postgres'),
   TOOLGATE_CLIENT_TOKENS: optionalText,
   TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
@@ -66,6 +72,9 @@ export interface ServiceConfig {
   dbQueryTimeoutMs: number;
   /** Bounds on one agent run. */
   agentRuns: { maxSteps: number; maxToolCalls: number };
+  /** A token that may read GET /metrics (the admin token may too). */
+  metricsToken: string | undefined;
+  policyCache: PolicyCacheSettings;
 }
 
 /** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
@@ -78,6 +87,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     throw new ToolgateConfigError('ERR_TOOLGATE_ENV', `The environment is not a valid toolgate configuration: ${problems}.`);
   }
   const e = parsed.data;
+  const clientTokens = (e.TOOLGATE_CLIENT_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  if (e.TOOLGATE_METRICS_TOKEN !== undefined && [e.TOOLGATE_ADMIN_TOKEN, e.TOOLGATE_SCHEDULER_TOKEN, ...clientTokens].includes(e.TOOLGATE_METRICS_TOKEN)) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_ENV', 'The environment is not a valid toolgate configuration: TOOLGATE_METRICS_TOKEN: it is also another role\'s token; give the metrics reader its own.');
+  }
+  const policyCache: PolicyCacheSettings = { mode: e.TOOLGATE_POLICY_CACHE, maxAgents: e.TOOLGATE_POLICY_CACHE_MAX_AGENTS, maxAgeMs: e.TOOLGATE_POLICY_CACHE_MAX_AGE_MS };
+  checkPolicyCacheOptions(policyCache);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -85,14 +100,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     dataDir: e.TOOLGATE_DATA_DIR,
     adminToken: e.TOOLGATE_ADMIN_TOKEN,
     schedulerToken: e.TOOLGATE_SCHEDULER_TOKEN,
-    clientTokens: (e.TOOLGATE_CLIENT_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+    clientTokens,
     authservId: e.TOOLGATE_AUTHSERV_ID,
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO === 'on',
     log: e.TOOLGATE_LOG === 'info',
-    rateLimit: e.TOOLGATE_RATE_LIMIT,
+    rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },
     trustProxy: e.TOOLGATE_TRUST_PROXY,
     dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,
     agentRuns: { maxSteps: e.TOOLGATE_AGENT_MAX_STEPS, maxToolCalls: e.TOOLGATE_AGENT_MAX_TOOL_CALLS },
+    metricsToken: e.TOOLGATE_METRICS_TOKEN,
+    policyCache,
   };
 }

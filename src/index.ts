@@ -27,7 +27,9 @@ export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
 export type { AuthState, Role } from '../middleware/auth';
 export { authenticatedSender } from '../middleware/sender-check';
-export type { ClientRateLimitOptions } from './rate-limit-options';
+export type { ClientRateLimitOptions, RateLimitStoreKind } from './rate-limit-options';
+export type { PolicyCacheMode, PolicyCacheSettings } from './policy-cache-options';
+export type { ToolgateMetricsView } from './metrics/toolgate-metrics';
 
 // What the services take and give.
 export type { AccessRuleService } from './services/access-rules';

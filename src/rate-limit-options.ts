@@ -7,7 +7,16 @@ export interface ClientRateLimitOptions {
   windowMs: number;
   /** Requests a caller may make in one window. */
   limit: number;
+  /**
+   * Where callers are counted. `postgres` (createToolgate's default): in the toolgate's database,
+   * one budget per caller across every instance on it. `memory`: in this process only, so N
+   * instances give a caller N budgets.
+   */
+  store?: RateLimitStoreKind;
 }
+
+export const RATE_LIMIT_STORES = ['postgres', 'memory'] as const;
+export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 
 const MIN_WINDOW_MS = 1_000;
 const MAX_WINDOW_MS = 24 * 60 * 60 * 1_000;
@@ -33,7 +42,7 @@ export function parseRateLimitSetting(text: string): ClientRateLimitOptions | fa
 
 export function checkRateLimitOptions(options: unknown): ClientRateLimitOptions {
   const given = (options ?? {}) as Partial<Record<keyof ClientRateLimitOptions, unknown>>;
-  const { windowMs, limit } = given;
+  const { windowMs, limit, store } = given;
   if (typeof windowMs !== 'number' || !Number.isInteger(windowMs) || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS) {
     throw new ToolgateConfigError(
       'ERR_TOOLGATE_RATE_LIMIT_WINDOW',
@@ -46,5 +55,11 @@ export function checkRateLimitOptions(options: unknown): ClientRateLimitOptions 
       `clientRateLimit({ limit: ${String(limit)} }) is not a budget: give a whole number of requests of at least 1 (e.g. 120), or pass false to turn the limit off.`,
     );
   }
-  return { windowMs, limit };
+  if (store !== undefined && !(RATE_LIMIT_STORES as readonly unknown[]).includes(store)) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_RATE_LIMIT_STORE',
+      `clientRateLimit({ store: ${JSON.stringify(store)} }) names no store: use "postgres" (one budget per caller across instances) or "memory" (this process only).`,
+    );
+  }
+  return store === undefined ? { windowMs, limit } : { windowMs, limit, store: store as RateLimitStoreKind };
 }

@@ -1,11 +1,13 @@
 // The service entry (`npm start`): database, migrations, system-toolkit sync, the demo scenario,
 // then listen. Everything it needs comes from the environment (see src/config.ts).
 import type { Server } from 'node:http';
+import { collectDefaultMetrics } from 'prom-client';
 import { createApp } from './app';
 import { openService } from './bootstrap';
 import { readConfig } from './config';
 import { createLogger } from './logger';
 import { seedUp } from './db/migrate';
+import { internalsOf } from './toolgate';
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -24,7 +26,10 @@ async function main(): Promise<void> {
   if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
 
-  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
+  // The process's own figures (memory, event loop, GC) beside toolgate's, on the one /metrics.
+  collectDefaultMetrics({ register: internalsOf(toolgate).metrics.registry });
+  internalsOf(toolgate).runs.startListening();
+  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken }, metricsToken: config.metricsToken });
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).
     const s = app.listen(config.port, config.host, (err?: NodeJS.ErrnoException) => {

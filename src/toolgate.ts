@@ -28,15 +28,24 @@ import type { AgentRunLimits } from './agent/agent-run';
 import { RunStore } from './agent/run-store';
 import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
+import { dedicatedClient } from './db/dedicated-client';
 import { migrateUp } from './db/migrate';
+import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
 import { DocumentStore } from './documents/document-store';
 import { ToolgateConfigError } from './errors';
 import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
 import type { MigrationReport } from './legacy/report';
 import type { LanguageModel } from './llm/language-model';
 import { LocalModel } from './llm/local-model';
+import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
+import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
+import { checkRateLimitOptions } from './rate-limit-options';
+import { ListenedPolicies, type Invalidation } from './run/listened-policies';
+import type { PolicyRead, PolicySource } from './run/policy-source';
 import { RunService } from './run/run-service';
 import { AccessRuleService } from './services/access-rules';
+import { VersionedPolicies } from './run/versioned-policies';
+import { loadPolicyVersion } from './services/policy-loader';
 import { AgentService } from './services/agents';
 import { AttachmentService } from './services/attachments';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
@@ -59,8 +68,17 @@ export interface ToolgateOptions extends AuthOptions {
   senderCheck?: SenderCheck;
   /** The JSON body cap of the router. Default `1mb`. */
   bodyLimit?: string;
-  /** A per-caller budget on the client routes (admin and scheduler are not limited). Default off. */
+  /**
+   * A per-caller budget on the client routes (admin and scheduler are not limited). Default off.
+   * Counted in the database (`store: 'postgres'`, the default), so every instance shares it.
+   */
   rateLimit?: ClientRateLimitOptions | false;
+  /**
+   * How runs get their agent's compiled policy: `off` (the default: one query per run), `listen`
+   * (cached per instance, dropped on PostgreSQL notifications; call close() on shutdown) or `strict`
+   * (cached, checked against the agent's policy version with one indexed read per run).
+   */
+  policyCache?: PolicyCacheMode | PolicyCacheSettings;
   /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
   model?: LanguageModel;
   /** Where toolgate reports what it cannot answer a request with. Default: nowhere. */
@@ -106,6 +124,10 @@ export interface Toolgate {
   syncSystemToolkits(): Promise<SyncReport>;
   /** Turns agents' legacy `enabled_tools` strings into toolkits, with the same access (SEMANTICS §6). */
   migrateEnabledTools(request?: EnabledToolsMigrationRequest): Promise<MigrationReport>;
+  /** Decisions, gate latency, the policy cache, the listener, tool calls and the pool, in the Prometheus format. */
+  readonly metrics: ToolgateMetricsView;
+  /** Stops what runs in the background (the policy listener, the rate limit's pruning). Does not close the Sequelize. */
+  close(): Promise<void>;
 }
 
 const internals = new WeakMap<Toolgate, RouteServices>();
@@ -143,12 +165,23 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const registry = new ToolRegistry(options.tools ?? [], builtinTools({ model, documents, tasks, now }));
   const manifest = registry.manifest;
   const logger = options.logger;
-  const runs = new RunService(sequelize, registry, (err, context) => {
-    logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
-  });
+  const cacheConfig = checkPolicyCacheOptions(options.policyCache);
+  const rateLimit = options.rateLimit === undefined || options.rateLimit === false ? false : checkRateLimitOptions(options.rateLimit);
+  const metrics = new ToolgateMetrics(sequelize);
+  const runs = new RunService(
+    sequelize,
+    registry,
+    (err, context) => {
+      logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
+    },
+    policySources(sequelize, cacheConfig, metrics, logger),
+    { gate: (s, cache) => metrics.gate(s, cache), decision: (d) => metrics.decision(d), toolCall: (status) => metrics.toolCall(status) },
+  );
+  metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
   const authenticateBearer = authenticate(options);
-  const limitCallers = clientRateLimit(options.rateLimit ?? false);
+  const rateLimitStore = rateLimit !== false && rateLimit.store !== 'memory' ? new PostgresRateLimitStore(sequelize) : undefined;
+  const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
   const body = jsonBody({ limit: options.bodyLimit ?? '1mb' });
 
   const parts: RouteServices = {
@@ -159,14 +192,16 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     attachments: new AttachmentService(sequelize, manifest, models),
     accessRules: new AccessRuleService(sequelize, models),
     runs,
+    metrics,
     model,
     documents,
     tasks,
     email: { model, tasks, now },
     agentRuns: { model, registry, limits, now, store: new RunStore(sequelize) },
+    authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
-    requireTool: (toolId: string) => requireTool(manifest, toolId),
+    requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
   };
 
@@ -211,9 +246,49 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     syncSystemToolkits: parts.syncSystemToolkits,
     migrateEnabledTools: (request = {}) =>
       migrateEnabledTools(sequelize, manifest, { mode: request.dryRun === false ? 'apply' : 'dry_run', mapTypos: request.mapTypos ?? false }),
+    metrics,
+    close: async () => {
+      rateLimitStore?.shutdown();
+      await runs.close();
+    },
   };
   internals.set(tg, parts);
   return tg;
+}
+
+/** The policy source for the cache mode, told to the metrics (and the logger, when the listener is lost). */
+function policySources(sequelize: Sequelize, config: PolicyCacheConfig, metrics: ToolgateMetrics, logger: ToolgateLogger | undefined): ((read: PolicyRead) => PolicySource) | undefined {
+  const cache = { maxAgents: config.maxAgents, maxAgeMs: config.maxAgeMs };
+  switch (config.mode) {
+    case 'off':
+      return undefined;
+    case 'strict':
+      return (read) => new VersionedPolicies(read, (agentId) => loadPolicyVersion(sequelize, agentId), cache);
+    case 'listen':
+      return (read) => {
+        const client = () => dedicatedClient(sequelize, { keepAlive: true, application_name: 'toolgate policy listener' });
+        const policies = new ListenedPolicies(sequelize, read, client, { ...cache, listener: config.listener });
+        policies.on('invalidated', (i: Invalidation) => metrics.invalidated(i.source));
+        policies.on('connecting', () => metrics.listener('connecting'));
+        policies.on('closed', () => metrics.listener('closed'));
+        policies.on('listening', () => {
+          metrics.listener('listening');
+          logger?.info?.({}, 'the policy listener holds: compiled policies are cached');
+        });
+        policies.on('lost', (err: unknown) => {
+          metrics.listener('lost');
+          // The error's name and code only: the driver's messages are not toolgate's to pass on.
+          const code = (err as { code?: unknown } | undefined)?.code;
+          logger?.warn?.(
+            { err: err instanceof Error ? { name: err.name, code: typeof code === 'string' ? code : undefined } : typeof err },
+            'the policy listener lost its connection: runs read through the database until it is back',
+          );
+        });
+        return policies;
+      };
+    default:
+      throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `Unknown policy cache mode ${JSON.stringify(config.mode)}.`);
+  }
 }
 
 function routeGroups(routes: ToolgateOptions['routes']): ReadonlySet<RouteGroup> {

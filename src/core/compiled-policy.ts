@@ -5,6 +5,8 @@
 // For toolsFor, every rule of every attachment is indexed together: exact patterns by the whole
 // key, `*@domain` patterns by the key's domain, the rest tried in turn; each entry carries a bitmask
 // of the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
+//
+// A compiled policy is immutable once built: a cache may share one between concurrent runs.
 import { checkRule, hasRoutingKey, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
 import { resolutionOf, splitMembers } from './resolution';
@@ -15,6 +17,8 @@ export interface CompiledPolicy {
   resolve(run: Run): Resolution;
   toolsFor(run: Run): ReadonlySet<string>;
   offers(run: Run, toolId: string): boolean;
+  /** The agent's access rules' decision on a sender run (SEMANTICS §9); null for other runs. */
+  access(run: Run): GateDecision | null;
 }
 
 export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
@@ -184,6 +188,10 @@ class PolicyIndex implements CompiledPolicy {
     return carriers !== 0 && (this.#admittedMask(key) & carriers) !== 0;
   }
 
+  access(run: Run): GateDecision | null {
+    return run.kind === 'sender' ? this.#access.decide(run.routing_key) : null;
+  }
+
   resolve(run: Run): Resolution {
     const decide = this.#decider(run);
     const attachments: AttachmentExplanation[] = this.#attachments.map((a) => ({
@@ -194,7 +202,7 @@ class PolicyIndex implements CompiledPolicy {
       tools: [...a.tools],
       stale_tool_ids: [...a.stale_tool_ids],
     }));
-    return resolutionOf(run, run.kind === 'sender' ? this.#access.decide(run.routing_key) : null, attachments);
+    return resolutionOf(run, this.access(run), attachments);
   }
 
   /** A sender run whom the agent's access rules refuse is offered nothing at all. */

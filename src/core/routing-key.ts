@@ -21,6 +21,7 @@
 //   fullwidth ＴＨＥＳＣＯＯＰ, or a soft hyphen inside thescoop, folds onto the ASCII name).
 import { parseOneAddress } from 'email-addresses';
 import { domainToASCII } from 'node:url';
+import { plainRoutingKey } from './plain-routing-key';
 
 export const MAX_ADDRESS_LENGTH = 320;
 
@@ -41,7 +42,16 @@ const TRAILING_DOMAIN_DOT = /(?<=[^\s.@<>[\]()"\\])\.(?=\s*>?\s*$)/u;
 
 export function routingKeyOf(sender: string | null | undefined): string | null {
   if (typeof sender !== 'string' || sender.trim() === '') return null;
-  if (sender.length > MAX_ADDRESS_LENGTH || FORBIDDEN_CONTROL.test(sender)) return null;
+  if (sender.length > MAX_ADDRESS_LENGTH) return null;
+  // Most senders are plain addresses: answered without the parser, with the parser's answer.
+  const plain = plainRoutingKey(sender);
+  if (plain !== undefined) return plain;
+  return parsedRoutingKey(sender);
+}
+
+/** routingKeyOf through the RFC 5322 parser: every sender, plain or not (and the fast path's reference). */
+export function parsedRoutingKey(sender: string): string | null {
+  if (sender.trim() === '' || sender.length > MAX_ADDRESS_LENGTH || FORBIDDEN_CONTROL.test(sender)) return null;
   const mailbox = parseMailbox(sender);
   if (mailbox === null) return null;
   const local = tagStripped(normalizeLocal(mailbox.local));

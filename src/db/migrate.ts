@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { QueryInterface, Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
 import SequelizeModule = require('sequelize');
-import { pg, type PgClient } from './connect';
+import { dedicatedClient } from './dedicated-client';
 
 /** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
 export const MIGRATION_LOCK_KEY = '7415926535897';
@@ -147,20 +147,6 @@ export async function withMigrationLock<T>(sequelize: Sequelize, fn: () => Promi
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-function dedicatedClient(sequelize: Sequelize): PgClient {
-  const c = sequelize.config as typeof sequelize.config & { dialectOptions?: Record<string, unknown> };
-  const d = c.dialectOptions ?? {};
-  const passthrough = ['ssl', 'connectionTimeoutMillis', 'keepAlive', 'options', 'application_name', 'client_encoding'];
-  return new pg.Client({
-    host: c.host,
-    port: c.port ? Number(c.port) : undefined,
-    database: c.database,
-    user: c.username,
-    password: c.password ?? undefined,
-    ...Object.fromEntries(passthrough.filter((k) => d[k] !== undefined).map((k) => [k, d[k]])),
-  });
 }
 
 function method(file: string, which: 'up' | 'down'): MigrationFn {

@@ -1,5 +1,6 @@
-// Starts runs: loads one agent's policy (one query), compiles it, resolves the run once, and hands
-// back the ToolRun through which every execution of that run must pass.
+// Starts runs: gets the agent's compiled policy (from the policy source: the cache or one query),
+// resolves the run's tools once, and hands back the ToolRun through which every execution of that
+// run must pass. The admin's explain view always reads the database.
 import type { Sequelize } from 'sequelize';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
@@ -8,36 +9,94 @@ import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
 import { completeToolCall, recordToolCall, startToolCall } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
-import { ToolRun, type DispatchRun, type ToolRunDeps } from './tool-run';
+import type { CacheOutcome, CachedPolicy } from './policy-cache';
+import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
+import { ToolRun, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
+
+/** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
+export interface RunObserver {
+  gate?(seconds: number, cache: CacheOutcome): void;
+  decision?(decision: DispatchDecision): void;
+  toolCall?(status: string): void;
+}
 
 export class RunService {
+  readonly read: PolicyRead;
+  /** Where runs get their compiled policies (the cache of the configured mode, or the database). */
+  readonly policies: PolicySource;
+  private readonly deps: ToolRunDeps;
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly registry: ToolRegistry,
-    private readonly onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
-  ) {}
-
-  async policy(agentId: number): Promise<{ agent: RunAgent; compiled: CompiledPolicy }> {
-    const loaded = await orUnavailable(loadAgentPolicy(this.sequelize, agentId));
-    if (!loaded) throw new NotFoundError(`Agent ${agentId}`);
-    return { agent: loaded.agent, compiled: compilePolicy(loaded.policy, this.registry.manifest.ids) };
-  }
-
-  async start(agentId: number, run: DispatchRun): Promise<ToolRun> {
-    const { agent, compiled } = await this.policy(agentId);
-    return new ToolRun(agent, run, compiled.resolve(run), {
+    onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
+    policies?: (read: PolicyRead) => PolicySource,
+    private readonly observer: RunObserver = {},
+  ) {
+    this.read = (agentId) => readPolicy(sequelize, registry, agentId);
+    this.policies = policies ? policies(this.read) : readThrough(this.read);
+    const told = observer.toolCall ?? (() => undefined);
+    this.deps = {
       legacyName: (id) => this.registry.legacyName(id),
       implementation: (id) => this.registry.implementation(id),
       toolContext: { sequelize: this.sequelize },
-      record: (record) => orUnavailable(recordToolCall(this.sequelize, record)),
-      start: (record) => orUnavailable(startToolCall(this.sequelize, record)),
-      complete: (id, outcome) => completeToolCall(this.sequelize, id, outcome),
-      onRecordError: this.onRecordError,
-    });
+      record: async (record) => {
+        await orUnavailable(recordToolCall(this.sequelize, record));
+        told(record.status);
+      },
+      start: async (record) => {
+        const id = await orUnavailable(startToolCall(this.sequelize, record));
+        told('started');
+        return id;
+      },
+      complete: async (id, outcome) => {
+        await completeToolCall(this.sequelize, id, outcome);
+        told(outcome.status);
+      },
+      onRecordError,
+      onDecision: observer.decision,
+    };
+  }
+
+  /** How many agents' compiled policies this instance holds. */
+  get cachedAgents(): number {
+    return this.policies.size;
+  }
+
+  async policy(agentId: number): Promise<{ agent: RunAgent; compiled: CompiledPolicy; cache: CacheOutcome }> {
+    const { policy, outcome } = await orUnavailable(this.policies.get(agentId));
+    if (!policy) throw new NotFoundError(`Agent ${agentId}`);
+    return { agent: policy.agent, compiled: policy.compiled, cache: outcome };
+  }
+
+  async start(agentId: number, run: DispatchRun): Promise<ToolRun> {
+    const started = performance.now();
+    const { agent, compiled, cache } = await this.policy(agentId);
+    const toolRun = new ToolRun(agent, run, compiled, this.deps);
+    this.observer.gate?.((performance.now() - started) / 1000, cache);
+    return toolRun;
   }
 
   /** The admin's view: which attachments admitted the run, why, and which members are stale. */
   async explain(agentId: number, run: Run): Promise<Resolution> {
-    return (await this.policy(agentId)).compiled.resolve(run);
+    const policy = await orUnavailable(this.read(agentId));
+    if (!policy) throw new NotFoundError(`Agent ${agentId}`);
+    return policy.compiled.resolve(run);
   }
+
+  /** Opens the policy listener now (listen mode), so the cache is ready before the first run. */
+  startListening(): void {
+    this.policies.start?.();
+  }
+
+  close(): Promise<void> {
+    return this.policies.close();
+  }
+}
+
+async function readPolicy(sequelize: Sequelize, registry: ToolRegistry, agentId: number): Promise<CachedPolicy | null> {
+  const loaded = await loadAgentPolicy(sequelize, agentId);
+  if (!loaded) return null;
+  // Shared by every run served from the cache: frozen, so no run can change what the next one reads.
+  return { agent: Object.freeze(loaded.agent), compiled: compilePolicy(loaded.policy, registry.manifest.ids), version: loaded.version };
 }

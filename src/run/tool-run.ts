@@ -1,5 +1,8 @@
 // One run's resolution and the single dispatch path: the catalogue offered to the run and the
-// check at execution read the same resolved set, and no tool runs without its record.
+// check at execution read the same resolved set, computed once from the compiled policy, and no tool
+// runs without its record. The explained resolution (which attachment admitted, why) is computed
+// only when something reads it: the admin's view, or a refusal's record.
+import type { CompiledPolicy } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { GateDecision, Resolution, Run } from '../core/types';
 import { NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
@@ -26,6 +29,15 @@ export interface ToolRunDeps {
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
+  /** Told of every decision at dispatch (metrics); must not throw. */
+  onDecision?(decision: DispatchDecision): void;
+}
+
+/** What the dispatch path decided for one tool, for metrics: never a sender, a key or any text. */
+export interface DispatchDecision {
+  outcome: 'granted' | 'refused' | 'skipped';
+  /** `offered`; for a refusal or a skip, why the tool was not offered (a GateReason, `access_rules` or `not_carried`). */
+  reason: string;
 }
 
 export interface DispatchOptions {
@@ -40,16 +52,27 @@ export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
   readonly agent: RunAgent;
   readonly run: DispatchRun;
-  readonly resolution: Resolution;
+  /** The agent's access rules' decision on this run's sender; null for a scheduled run. */
+  readonly access: GateDecision | null;
+  private readonly policy: CompiledPolicy;
+  /** The run's tools, resolved once: what is offered and what dispatch checks are this one set. */
   private readonly offered: ReadonlySet<string>;
   private readonly deps: ToolRunDeps;
+  private sortedTools: readonly string[] | undefined;
+  private explained: Resolution | undefined;
 
-  constructor(agent: RunAgent, run: DispatchRun, resolution: Resolution, deps: ToolRunDeps) {
+  constructor(agent: RunAgent, run: DispatchRun, policy: CompiledPolicy, deps: ToolRunDeps) {
     this.agent = agent;
     this.run = run;
-    this.resolution = resolution;
-    this.offered = new Set(resolution.tools);
+    this.policy = policy;
+    this.access = policy.access(run);
+    this.offered = policy.toolsFor(run);
     this.deps = deps;
+  }
+
+  /** The run's resolution explained (which attachments admitted it, why): computed on first read. */
+  get resolution(): Resolution {
+    return (this.explained ??= this.policy.resolve(this.run));
   }
 
   get agentId(): number {
@@ -62,16 +85,11 @@ export class ToolRun {
 
   /** The tool ids offered to this run, sorted: the catalogue a model would be shown. */
   get tools(): readonly string[] {
-    return this.resolution.tools;
+    return (this.sortedTools ??= Object.freeze([...this.offered].sort()));
   }
 
   offers(toolId: string): boolean {
     return this.offered.has(toolId);
-  }
-
-  /** The agent's access rules' decision on this run's sender; null for a scheduled run. */
-  get access(): GateDecision | null {
-    return this.resolution.access;
   }
 
   /**
@@ -82,6 +100,7 @@ export class ToolRun {
     const access = this.access;
     const why = access === null ? 'access rules' : `${access.reason}${access.matched_rule ? ` (${access.matched_rule.kind} ${access.matched_rule.pattern})` : ''}`;
     await this.deps.record({ ...this.fields(ACCESS_RULES_RECORD_ID, {}), status: 'denied', duration_ms: 0, error: `refused by the agent's access rules: ${why}` });
+    this.decided('refused', 'access_rules');
     return new SenderForbiddenError();
   }
 
@@ -94,6 +113,7 @@ export class ToolRun {
   async execute<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
     if (!this.offers(toolId)) throw await this.refuse(toolId, options);
     const id = await this.deps.start(this.fields(toolId, options));
+    this.decided('granted', 'offered');
     const started = performance.now();
     let outcome: ToolOutcome<T>;
     try {
@@ -144,12 +164,26 @@ export class ToolRun {
   /** Records a refusal and returns the error to raise: a gate tool's 403 goes through here too. */
   async refuse(toolId: string, options: DispatchOptions = {}): Promise<ToolForbiddenError> {
     await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: 'not offered to this run' });
+    this.decided('refused', this.whyNotOffered(toolId));
     return new ToolForbiddenError(toolId);
   }
 
   /** Records an enhancement step that was skipped because its tool was not offered. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
     await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: null });
+    this.decided('skipped', this.whyNotOffered(toolId));
+  }
+
+  /** Why a tool is not offered, from the explained resolution: computed for refusals and skips only. */
+  private whyNotOffered(toolId: string): string {
+    if (this.offered.has(toolId)) return 'offered';
+    const resolution = this.resolution;
+    if (resolution.access?.admitted === false) return 'access_rules';
+    return resolution.attachments.find((a) => !a.admitted && a.tools.includes(toolId))?.reason ?? 'not_carried';
+  }
+
+  private decided(outcome: DispatchDecision['outcome'], reason: string): void {
+    this.deps.onDecision?.({ outcome, reason });
   }
 
   private fields(toolId: string, options: DispatchOptions): RecordFields {

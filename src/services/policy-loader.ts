@@ -14,12 +14,15 @@ export interface RunAgent {
 export interface LoadedPolicy {
   agent: RunAgent;
   policy: AgentPolicyData;
+  /** The agent's policy version as of the same snapshot (null: no version row yet). */
+  version: number | null;
 }
 
 interface PolicyRow {
   agent_id: number;
   agent_name: string;
   agent_system_prompt: string | null;
+  policy_version: string | null;
   access_rules: { id: number; kind: RuleKind; pattern: string }[];
   attachment_id: number | null;
   allow_proactive: boolean | null;
@@ -33,6 +36,7 @@ interface PolicyRow {
 
 const POLICY_SQL = `
   SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt,
+         (SELECT v.version FROM agent_policy_versions v WHERE v.agent_id = a.id) AS policy_version,
          (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
             FROM agent_access_rules ar WHERE ar.agent_id = a.id) AS access_rules,
          at.id AS attachment_id, at.allow_proactive,
@@ -52,7 +56,24 @@ export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Pr
   return {
     agent: { id: agentId, name: rows[0].agent_name, system_prompt: rows[0].agent_system_prompt },
     policy: policyFromRows(agentId, rows),
+    version: versionOf(rows[0].policy_version),
   };
+}
+
+const VERSION_SQL = 'SELECT version FROM agent_policy_versions WHERE agent_id = :agentId';
+
+/**
+ * The agent's policy version (one indexed read): raised in the same transaction as every change to
+ * what its policy reads. Null when there is no such agent.
+ */
+export async function loadPolicyVersion(sequelize: Sequelize, agentId: number): Promise<number | null> {
+  const rows = await sequelize.query<{ version: string }>(VERSION_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
+  return versionOf(rows[0]?.version ?? null);
+}
+
+// bigint comes back as text; a version stays far below 2^53.
+function versionOf(value: string | number | null): number | null {
+  return value === null ? null : Number(value);
 }
 
 function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {

@@ -136,6 +136,7 @@ describe('compilePolicy', () => {
         const tools = policy.resolve(run).tools;
         expect([...policy.toolsFor(run)].sort()).toEqual(tools);
         expect(TOOL_IDS.filter((id) => policy.offers(run, id))).toEqual(TOOL_IDS.filter((id) => tools.includes(id)));
+        expect(policy.access(run)).toEqual(policy.resolve(run).access);
       }),
       { numRuns: 500 },
     );

@@ -6,17 +6,8 @@
 // The baseline: an address the corpus calls usable (valid, DNS warning, RFC 5321, CFWS) has a key,
 // and one it calls deprecated, RFC 5322-only or an error has none. Every case where toolgate
 // differs is listed below with its reason; docs/DECISIONS.md carries the same list.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
 import { routingKeyOf } from '../../src/core/routing-key';
-
-interface CorpusCase {
-  id: number;
-  address: string;
-  category: string;
-  diagnosis: string;
-}
+import { loadIsEmailCorpus, type CorpusCase } from '../support/is-email-corpus';
 
 const USABLE = new Set(['ISEMAIL_VALID_CATEGORY', 'ISEMAIL_DNSWARN', 'ISEMAIL_RFC5321', 'ISEMAIL_CFWS']);
 
@@ -58,28 +49,7 @@ const DEVIATIONS: Record<number, { key: boolean; why: string }> = {
   160: { key: true, why: 'a quoted-pair of a non-ASCII character: RFC 6532 (internationalized mail) allows it' },
 };
 
-// The corpus writes control characters as the Unicode "symbol for" block (U+2400 + the code).
-function decodeControls(text: string): string {
-  return [...text].map((c) => {
-    const code = c.codePointAt(0) ?? 0;
-    return code >= 0x2400 && code < 0x2420 ? String.fromCharCode(code - 0x2400) : c;
-  }).join('');
-}
-
-function loadCorpus(): CorpusCase[] {
-  const file = path.join(path.dirname(require.resolve('email-addresses/package.json')), 'test', 'tests.xml');
-  const xml = new XMLParser({ ignoreAttributes: false, parseTagValue: false, trimValues: false, htmlEntities: true }).parse(readFileSync(file, 'utf8')) as {
-    tests: { test: { '@_id': string; address?: string; category: string; diagnosis: string }[] };
-  };
-  return xml.tests.test.map((t) => ({
-    id: Number(t['@_id']),
-    address: decodeControls(typeof t.address === 'string' ? t.address : ''),
-    category: t.category,
-    diagnosis: t.diagnosis,
-  }));
-}
-
-const corpus = loadCorpus();
+const corpus: CorpusCase[] = loadIsEmailCorpus();
 
 describe('routing keys over the is_email corpus', () => {
   test('the corpus is there, whole: 164 cases in 7 categories', () => {

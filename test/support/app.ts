@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../src/app';
+import { createSequelize } from '../../src/db/connect';
 import { ensureScoopData } from '../../src/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { createLogger } from '../../src/logger';
@@ -18,6 +19,8 @@ export interface TestApp {
   app: Express;
   tg: Toolgate;
   sequelize: Sequelize;
+  /** The test database's URL, for a second instance on the same database. */
+  databaseUrl: string;
   /** Admin-authenticated request builder. */
   admin: () => AuthedAgent;
   /** Client-authenticated (or anonymous when the app has no client tokens). */
@@ -43,6 +46,37 @@ function as(app: Express, token: string | null): AuthedAgent {
   };
 }
 
+/** Another instance of the service on a test app's database: its own pool, toolgate and cache. */
+export async function createSecondInstance(first: TestApp, options: Partial<ToolgateOptions> = {}): Promise<Omit<TestApp, 'databaseUrl'>> {
+  const sequelize = createSequelize(first.databaseUrl);
+  const tg = createToolgate({
+    sequelize,
+    tools: SCOOP_TOOLS,
+    adminToken: ADMIN_TOKEN,
+    schedulerToken: SCHEDULER_TOKEN,
+    clientTokens: [CLIENT_TOKEN],
+    policyCache: 'listen',
+    ...options,
+  });
+  const app = createApp(tg, { logger: createLogger(false) });
+  return {
+    app,
+    tg,
+    sequelize,
+    admin: () => as(app, ADMIN_TOKEN),
+    client: () => as(app, (options.clientTokens ?? [CLIENT_TOKEN])[0] ?? null),
+    scheduler: () => as(app, SCHEDULER_TOKEN),
+    close: async () => {
+      await tg.close();
+      await sequelize.close();
+    },
+  };
+}
+
+/**
+ * Every test app caches compiled policies as the service does (listen mode), so the whole suite
+ * checks that the cache never changes an answer; a test may pass another policyCache.
+ */
 export async function createTestApp(options: Partial<ToolgateOptions> & { sync?: boolean; dashboard?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const { sync = true, dashboard = false, ...overrides } = options;
@@ -52,6 +86,7 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
     adminToken: ADMIN_TOKEN,
     schedulerToken: SCHEDULER_TOKEN,
     clientTokens: [CLIENT_TOKEN],
+    policyCache: 'listen',
     ...overrides,
   });
   await ensureScoopData(db.sequelize);
@@ -61,9 +96,13 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
     app,
     tg,
     sequelize: db.sequelize,
+    databaseUrl: db.url,
     admin: () => as(app, ADMIN_TOKEN),
     client: () => as(app, (overrides.clientTokens ?? [CLIENT_TOKEN])[0] ?? null),
     scheduler: () => as(app, SCHEDULER_TOKEN),
-    close: () => db.drop(),
+    close: async () => {
+      await tg.close();
+      await db.drop();
+    },
   };
 }

@@ -1,0 +1,99 @@
+// Warm and cold resolution with 1,000 and 100,000 agents in the database, and the cache's memory.
+// Each agent holds three of twenty shared toolkits, one of them gated by two rules. Cold: a run whose
+// policy is read and compiled (one query); warm: a cache hit. Both over the same 1,000 agents spread
+// over the table. Memory: the heap the cache holds once filled to its default bound (10,000 agents,
+// or every agent when fewer), measured after a collection. Prints; never passes or fails.
+import { once } from 'node:events';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { createSequelize } from '../src/db/connect';
+import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { migrateUp } from '../src/db/migrate';
+import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
+import { ListenedPolicies } from '../src/run/listened-policies';
+import { createToolgate, internalsOf } from '../src/toolgate';
+import { withPostgresServer } from './postgres-server';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+const SIZES = [1_000, 100_000];
+const SAMPLE = 1_000;
+
+async function fill(url: string, agents: number): Promise<void> {
+  await withClient(url, async (c) => {
+    await c.query(`INSERT INTO toolkits (name, member_tool_ids) SELECT 'Scale kit ' || k, ARRAY['lookup_order', 'check_flavor_stock', 'email_analyzer'] FROM generate_series(1, 20) k`);
+    await c.query(`INSERT INTO agents (name) SELECT 'Scale agent ' || g FROM generate_series(1, ${agents}) g`);
+    await c.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id)
+                   SELECT a.id, t.id FROM agents a JOIN toolkits t ON t.name IN ('Scale kit ' || (a.id % 20 + 1), 'Scale kit ' || ((a.id + 7) % 20 + 1), 'Scale kit ' || ((a.id + 13) % 20 + 1))`);
+    await c.query(`INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern)
+                   SELECT at.id, r.kind, r.pattern FROM agent_toolkits at
+                     CROSS JOIN (VALUES ('allow', '*@thescoop.com'), ('deny', 'intern@thescoop.com')) AS r(kind, pattern)
+                    WHERE at.toolkit_id = (SELECT min(id) FROM toolkits WHERE name LIKE 'Scale kit %') + at.agent_id % 20`);
+    await c.query('ANALYZE');
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] ?? NaN;
+
+export async function benchResolutionScale(sizes: readonly number[] = SIZES): Promise<void> {
+  await withPostgresServer(async (adminUrl) => {
+    console.log(`resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules):`);
+    for (const size of sizes) {
+      const dbName = `toolgate_bench_scale_${process.pid}_${size}`;
+      await ensureDatabase(adminUrl, dbName);
+      const url = withDatabase(adminUrl, dbName);
+      const sequelize = createSequelize(url, { queryTimeoutMs: 0 });
+      const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, policyCache: 'listen' });
+      try {
+        await migrateUp(sequelize);
+        await fill(url, size);
+        const [{ min }] = (await sequelize.query('SELECT min(id) AS min FROM agents'))[0] as { min: number }[];
+        const ids = Array.from({ length: SAMPLE }, (_, i) => Number(min) + Math.floor((i * size) / SAMPLE));
+        const runs = internalsOf(tg).runs;
+        const policies = runs.policies as ListenedPolicies;
+        policies.start();
+        if (policies.listenerState !== 'listening') await once(policies, 'listening');
+        const run = { kind: 'sender' as const, routing_key: 'mara@thescoop.com' };
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        const time = async (id: number) => {
+          const t0 = performance.now();
+          const r = await runs.start(id, run);
+          if (!r.offers('lookup_order')) throw new Error(`agent ${id} is not granted lookup_order`);
+          return (performance.now() - t0) * 1000;
+        };
+        const cold: number[] = [];
+        for (const id of ids) cold.push(await time(id));
+        const warm: number[] = [];
+        for (let pass = 0; pass < 20; pass++) for (const id of ids) warm.push(await time(id));
+
+        const fillTo = Math.min(size, 10_000);
+        const all = Array.from({ length: fillTo }, (_, i) => Number(min) + Math.floor((i * size) / fillTo));
+        const reads: Promise<unknown>[] = [];
+        for (const id of all) {
+          reads.push(runs.start(id, run));
+          if (reads.length === 20) await Promise.all(reads.splice(0));
+        }
+        await Promise.all(reads);
+        gc();
+        const held = process.memoryUsage().heapUsed - before;
+        console.log(
+          `  ${size.toLocaleString('en-US').padStart(7)} agents: cold (read + compile) median ${median(cold).toFixed(0)} µs, p99 ${p99(cold).toFixed(0)} µs; ` +
+            `warm (cache hit) median ${median(warm).toFixed(2)} µs, p99 ${p99(warm).toFixed(2)} µs; cache of ${runs.cachedAgents.toLocaleString('en-US')} agents holds ${(held / 1024 / 1024).toFixed(1)} MB (${(held / runs.cachedAgents / 1024).toFixed(1)} KB each)`,
+        );
+      } finally {
+        await tg.close();
+        await sequelize.close();
+        await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
+      }
+    }
+  });
+}
+
+if (require.main === module) {
+  benchResolutionScale().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

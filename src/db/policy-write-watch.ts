@@ -1,0 +1,30 @@
+// Read-your-writes on this instance: a write to a policy table made through this Sequelize clears
+// the local policy cache as soon as it is committed, before the request that made it answers. Other
+// instances (and this one, for writes from elsewhere) learn of it by NOTIFY, a moment later.
+//
+// Any statement that is not a plain SELECT and names a policy table counts as a write: a false
+// positive costs a cache miss, a false negative would serve a revoked grant until the notification.
+import type { QueryOptions, Sequelize, Transaction } from 'sequelize';
+
+const POLICY_TABLE = /\b(?:agents|agent_access_rules|agent_toolkits|agent_toolkit_rules|toolkits|agent_policy_versions)\b/i;
+const READ_ONLY = /^\s*SELECT\b/i;
+const HOOK = 'afterQuery';
+
+let hooks = 0;
+
+/** Calls onWrite after each committed write to a policy table through sequelize; returns the undo. */
+export function watchPolicyWrites(sequelize: Sequelize, onWrite: () => void): () => void {
+  const name = `toolgate-policy-writes-${(hooks += 1)}`;
+  const told = new WeakSet<Transaction>();
+  const afterQuery = (options: QueryOptions, query: { sql?: unknown }) => {
+    const sql = typeof query?.sql === 'string' ? query.sql : '';
+    if (READ_ONLY.test(sql) || !POLICY_TABLE.test(sql)) return;
+    const transaction = options?.transaction;
+    if (!transaction) return onWrite();
+    if (told.has(transaction)) return;
+    told.add(transaction);
+    transaction.afterCommit(() => onWrite());
+  };
+  (sequelize.addHook as (type: string, name: string, fn: typeof afterQuery) => void)(HOOK, name, afterQuery);
+  return () => (sequelize.removeHook as (type: string, name: string) => void)(HOOK, name);
+}

@@ -1,0 +1,127 @@
+// What a toolgate counts, in the Prometheus format (prom-client), on a registry of its own so that
+// two toolgates in one process never collide. Every label value comes from a fixed set (outcomes,
+// reasons, statuses, states): never a sender, a routing key, a token or any text of a message.
+import { Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
+import type { Sequelize } from 'sequelize';
+import type { ListenerState } from '../db/policy-listener';
+import type { CacheOutcome } from '../run/policy-cache';
+import type { DispatchDecision } from '../run/tool-run';
+
+export type InvalidationSource = 'notification' | 'notification_all' | 'local_write' | 'listener_lost' | 'listener_listening';
+
+const LISTENER_STATES: readonly ListenerState[] = ['idle', 'connecting', 'listening', 'lost', 'closed'];
+
+/** What a host scrapes: the text exposition and its content type. */
+export interface ToolgateMetricsView {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+interface PoolNumbers {
+  size?: number;
+  available?: number;
+  using?: number;
+  waiting?: number;
+}
+
+export class ToolgateMetrics implements ToolgateMetricsView {
+  readonly registry = new Registry();
+  readonly #gate: Histogram<'cache'>;
+  readonly #gateByCache: Map<CacheOutcome, ReturnType<Histogram<'cache'>['labels']>>;
+  readonly #cache: Counter<'outcome'>;
+  readonly #cacheByOutcome: Map<CacheOutcome, ReturnType<Counter<'outcome'>['labels']>>;
+  readonly #decisions: Counter<'outcome' | 'reason'>;
+  readonly #decisionChildren = new Map<string, ReturnType<Counter<'outcome' | 'reason'>['labels']>>();
+  readonly #invalidations: Counter<'source'>;
+  readonly #toolCalls: Counter<'status'>;
+  readonly #listenerState: Gauge<'state'>;
+  readonly #listenerLosses: Counter;
+  #cacheEntries: () => number = () => 0;
+
+  constructor(sequelize: Sequelize) {
+    const registers = [this.registry];
+    this.#gate = new Histogram({
+      name: 'toolgate_gate_duration_seconds',
+      help: 'Time to start a run: policy lookup (cache, or the database), compile on a miss, and the resolved set',
+      labelNames: ['cache'],
+      buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
+      registers,
+    });
+    this.#gateByCache = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#gate.labels(c)]));
+    this.#cache = new Counter({ name: 'toolgate_policy_cache_requests_total', help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)', labelNames: ['outcome'], registers });
+    this.#cacheByOutcome = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#cache.labels(c)]));
+    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers });
+    this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
+    this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool-call records written, by status', labelNames: ['status'], registers });
+    this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
+    this.#listenerLosses = new Counter({ name: 'toolgate_policy_listener_losses_total', help: 'Times the listening connection was lost or could not be opened', registers });
+    const entries = () => this.#cacheEntries();
+    new Gauge({
+      name: 'toolgate_policy_cache_entries',
+      help: 'Agents whose compiled policy this instance holds',
+      registers,
+      collect() {
+        this.set(entries());
+      },
+    });
+    new Gauge({
+      name: 'toolgate_db_pool_connections',
+      help: 'The database pool: size, in use, available, and requests waiting for a connection',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const pool = poolNumbers(sequelize);
+        for (const state of ['size', 'using', 'available', 'waiting'] as const) this.set({ state }, pool[state] ?? 0);
+      },
+    });
+    this.listener('idle');
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  gate(seconds: number, cache: CacheOutcome): void {
+    this.#gateByCache.get(cache)?.observe(seconds);
+    this.#cacheByOutcome.get(cache)?.inc();
+  }
+
+  decision(decision: DispatchDecision): void {
+    const key = `${decision.outcome}/${decision.reason}`;
+    let child = this.#decisionChildren.get(key);
+    if (!child) {
+      child = this.#decisions.labels({ outcome: decision.outcome, reason: decision.reason } as LabelValues<'outcome' | 'reason'>);
+      this.#decisionChildren.set(key, child);
+    }
+    child.inc();
+  }
+
+  invalidated(source: InvalidationSource): void {
+    this.#invalidations.inc({ source });
+  }
+
+  toolCall(status: string): void {
+    this.#toolCalls.inc({ status });
+  }
+
+  listener(state: ListenerState): void {
+    for (const s of LISTENER_STATES) this.#listenerState.set({ state: s }, s === state ? 1 : 0);
+    if (state === 'lost') this.#listenerLosses.inc();
+  }
+
+  /** Where the cache-size gauge reads from. */
+  countEntries(count: () => number): void {
+    this.#cacheEntries = count;
+  }
+}
+
+function poolNumbers(sequelize: Sequelize): PoolNumbers {
+  // sequelize-pool's counters (Sequelize does not type its connection manager's pool).
+  const pool = (sequelize as unknown as { connectionManager?: { pool?: PoolNumbers & { write?: PoolNumbers } } }).connectionManager?.pool;
+  if (!pool) return {};
+  return typeof pool.size === 'number' ? pool : (pool.write ?? {});
+}

@@ -1,0 +1,65 @@
+// A host turns the policy cache and the shared rate limit on with createToolgate's options; a bad
+// value fails at construction with a stable code, never on a request.
+import { createToolgate, type ToolgateOptions } from '../../src/toolgate';
+import { ToolgateConfigError } from '../../src/errors';
+import { readConfig } from '../../src/config';
+import { createSequelize } from '../../src/db/connect';
+
+const sequelize = createSequelize('postgres://127.0.0.1:1/none');
+afterAll(() => sequelize.close());
+
+const build = (options: Partial<ToolgateOptions>) => () => createToolgate({ sequelize, ...options });
+const code = (fn: () => unknown): string | undefined => {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof ToolgateConfigError ? err.code : String(err);
+  }
+  return undefined;
+};
+
+describe('when createToolgate is given cache and rate-limit options', () => {
+  test.each([
+    [{ policyCache: 'sometimes' }],
+    [{ policyCache: { mode: 'listen', maxAgents: 0 } }],
+    [{ policyCache: { mode: 'listen', maxAgeMs: -1 } }],
+    [{ policyCache: { mode: 'strict', heartbeatMs: 5 } }],
+    [{ policyCache: { mode: 'listen', ttl: 5 } }],
+  ])('then %j is refused with ERR_TOOLGATE_POLICY_CACHE', (options) => {
+    expect(code(build(options as Partial<ToolgateOptions>))).toBe('ERR_TOOLGATE_POLICY_CACHE');
+  });
+
+  test('then an unknown rate-limit store is refused with ERR_TOOLGATE_RATE_LIMIT_STORE', () => {
+    expect(code(build({ rateLimit: { windowMs: 60_000, limit: 5, store: 'redis' as 'memory' } }))).toBe('ERR_TOOLGATE_RATE_LIMIT_STORE');
+  });
+
+  test.each([['off'], ['listen'], ['strict'], [{ mode: 'listen', maxAgents: 50_000, maxAgeMs: 0, heartbeatMs: 1000 }]])('then %j builds a toolgate that closes', async (policyCache) => {
+    const tg = createToolgate({ sequelize, policyCache: policyCache as ToolgateOptions['policyCache'] });
+    await expect(tg.close()).resolves.toBeUndefined();
+  });
+});
+
+describe('when the service reads the cache settings from its environment', () => {
+  test('then it caches in listen mode and counts callers in PostgreSQL by default', () => {
+    const config = readConfig({});
+    expect(config.policyCache).toEqual({ mode: 'listen', maxAgents: 10_000, maxAgeMs: 300_000 });
+    expect(config.rateLimit).toEqual({ windowMs: 60_000, limit: 120, store: 'postgres' });
+  });
+
+  test.each([
+    [{ TOOLGATE_POLICY_CACHE: 'always' }, 'TOOLGATE_POLICY_CACHE'],
+    [{ TOOLGATE_POLICY_CACHE_MAX_AGENTS: '0' }, 'TOOLGATE_POLICY_CACHE_MAX_AGENTS'],
+    [{ TOOLGATE_RATE_LIMIT_STORE: 'redis' }, 'TOOLGATE_RATE_LIMIT_STORE'],
+    [{ TOOLGATE_METRICS_TOKEN: 'short' }, 'TOOLGATE_METRICS_TOKEN'],
+    [{ TOOLGATE_METRICS_TOKEN: 'same-token-0123456789abcdef', TOOLGATE_ADMIN_TOKEN: 'same-token-0123456789abcdef' }, 'TOOLGATE_METRICS_TOKEN'],
+  ])('then %j stops the start naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      readConfig(env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ToolgateConfigError);
+    expect((error as Error).message).toContain(variable);
+  });
+});
