@@ -190,7 +190,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     toolkits: new ToolkitService(sequelize, manifest, models),
     agents: new AgentService(sequelize, manifest, models),
     attachments: new AttachmentService(sequelize, manifest, models),
-    accessRules: new AccessRuleService(sequelize, models),
+    accessRules: new AccessRuleService(models),
     runs,
     metrics,
     model,

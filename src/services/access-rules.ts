@@ -1,6 +1,6 @@
 // An agent's access rules (SEMANTICS §9): listed, added and removed by operators. Patterns are
 // normalized as the gate rules' are, and a rule that already exists is a conflict.
-import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize } from 'sequelize';
+import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
 import type { Models } from '../../models';
 import { ConflictError, NotFoundError } from '../errors';
 import { parse } from '../http/parse';
@@ -8,10 +8,7 @@ import { ruleSchema, type RuleInput } from './inputs';
 import type { RuleView } from './attachments';
 
 export class AccessRuleService {
-  constructor(
-    private readonly sequelize: Sequelize,
-    private readonly models: Models,
-  ) {}
+  constructor(private readonly models: Models) {}
 
   /** In the order they were added, which is the order a matched rule is reported in. */
   async list(agentId: number): Promise<RuleView[]> {

@@ -5,6 +5,7 @@ import type { ToolkitView } from '../../services/toolkits';
 import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
+import { RulesTable } from './rules-table';
 
 export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolkitsByAgent: Map<number, string[]> }) {
   const { ctx } = props;
@@ -91,39 +92,13 @@ export function AgentPage(props: {
           Who {agent.name} handles at all, decided before any tool: a sender these rules refuse gets nothing from {agent.name}.{' '}
           <strong>{gateSummary(props.accessRules)}</strong>
         </p>
-        {props.accessRules.length > 0 ? (
-          <table>
-            <caption class="visually-hidden">{`Access rules of ${agent.name}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Pattern</th>
-                <th scope="col">
-                  <span class="visually-hidden">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.accessRules.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <span class={`badge ${r.kind}`}>{r.kind}</span>
-                  </td>
-                  <td>
-                    <code>{r.pattern}</code>
-                  </td>
-                  <td class="actions">
-                    <PostForm action={`${ctx.base}/agents/${agent.id}/access-rules/${r.id}/delete`} csrfToken={ctx.csrfToken}>
-                      <button type="submit" class="link" aria-label={`Remove access rule ${r.kind} ${r.pattern}`}>
-                        Remove
-                      </button>
-                    </PostForm>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <RulesTable
+          caption={`Access rules of ${agent.name}`}
+          rules={props.accessRules}
+          csrfToken={ctx.csrfToken}
+          removeAction={(r) => `${ctx.base}/agents/${agent.id}/access-rules/${r.id}/delete`}
+          removeLabel={(r) => `Remove access rule ${r.kind} ${r.pattern}`}
+        />
         <PostForm action={`${ctx.base}/agents/${agent.id}/access-rules`} csrfToken={ctx.csrfToken} class="rule-form" label="Add an access rule">
           <SelectField
             id="access-kind"

@@ -5,6 +5,7 @@ import type { AttachmentView } from '../../services/attachments';
 import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
+import { RulesTable } from './rules-table';
 
 export interface RuleFormValues {
   kind: string;
@@ -26,39 +27,13 @@ export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; atta
           Which correspondents unlock these tools: checked against the address of the message being handled, each time.{' '}
           <strong>{gateSummary(attachment.rules)}</strong>
         </p>
-        {attachment.rules.length > 0 ? (
-          <table>
-            <caption class="visually-hidden">Gate rules</caption>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Pattern</th>
-                <th scope="col">
-                  <span class="visually-hidden">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {attachment.rules.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <span class={`badge ${r.kind}`}>{r.kind}</span>
-                  </td>
-                  <td>
-                    <code>{r.pattern}</code>
-                  </td>
-                  <td class="actions">
-                    <PostForm action={`${here}/rules/${r.id}/delete`} csrfToken={ctx.csrfToken}>
-                      <button type="submit" class="link" aria-label={`Remove ${r.kind} rule ${r.pattern}`}>
-                        Remove
-                      </button>
-                    </PostForm>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <RulesTable
+          caption="Gate rules"
+          rules={attachment.rules}
+          csrfToken={ctx.csrfToken}
+          removeAction={(r) => `${here}/rules/${r.id}/delete`}
+          removeLabel={(r) => `Remove ${r.kind} rule ${r.pattern}`}
+        />
         <h3 id="add-rule">Add a rule</h3>
         <PostForm action={`${here}/rules`} csrfToken={ctx.csrfToken} class="rule-form" label="Add a rule">
           <SelectField
