@@ -204,6 +204,16 @@ describe("an agent's access rules", () => {
     expect(await t.tg.accessRules.list(agent.id)).toEqual([]);
   });
 
+  test('when Who gets what checks a sender the access rules refuse, then it says so, and that nothing is offered', async () => {
+    const agent = await t.tg.agents.create({ name: 'Guarded' });
+    await t.tg.accessRules.add(agent.id, { kind: 'allow', pattern: '*@thescoop.com' });
+    const v = await signedIn(t.app);
+    const refused = await v.get(`/admin/who-gets-what?agent=${agent.id}&sender=jane%40acme.com`);
+    expect(refused.text).toContain("Guarded has allow rules and none matches this sender: Guarded refuses the message, and nothing is offered.");
+    const admitted = await v.get(`/admin/who-gets-what?agent=${agent.id}&sender=mara%40thescoop.com`);
+    expect(admitted.text).toContain("Guarded's access rule allow *@thescoop.com matches this sender: Guarded handles the message.");
+  });
+
   test('when an operator removes one, then it is gone', async () => {
     const agent = await t.tg.agents.create({ name: 'Scout 3' });
     const rule = await t.tg.accessRules.add(agent.id, { kind: 'deny', pattern: 'x@y.com' });

@@ -31,3 +31,22 @@ export function whyInWords(explanation: Pick<AttachmentExplanation, 'reason' | '
       return 'Everything attached, gates ignored.';
   }
 }
+
+/** The agent's access rules' verdict on a sender (SEMANTICS §9), in an operator's words. */
+export function accessInWords(decision: Pick<AttachmentExplanation, 'admitted' | 'reason' | 'matched_rule'>, agentName: string): string {
+  const rule = decision.matched_rule;
+  switch (decision.reason) {
+    case 'deny_rule':
+      return `${agentName}'s access rule deny ${rule?.pattern ?? ''} matches this sender: ${agentName} refuses the message, and nothing is offered.`;
+    case 'allow_rule':
+      return `${agentName}'s access rule allow ${rule?.pattern ?? ''} matches this sender: ${agentName} handles the message.`;
+    case 'allow_list_default':
+      return `${agentName} has allow rules and none matches this sender: ${agentName} refuses the message, and nothing is offered.`;
+    case 'block_list_default':
+      return `${agentName} has only deny rules and none matches this sender: ${agentName} handles the message.`;
+    case 'no_routing_key':
+      return `The sender has no usable address, and ${agentName} has access rules: ${agentName} refuses the message, and nothing is offered.`;
+    default:
+      return `${agentName} has no access rules: it handles a message from any sender.`;
+  }
+}

@@ -4,7 +4,7 @@ import type { Resolution, ToolDefinition } from '../../core/types';
 import type { AgentView } from '../../services/agents';
 import { SelectField, TextField } from './form';
 import { Layout, type PageContext } from './layout';
-import { whyInWords } from './plain-words';
+import { accessInWords, whyInWords } from './plain-words';
 
 export interface WhoQuery {
   agentId: number | null;
@@ -44,6 +44,9 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
             <p>
               Routing key: {resolution.routing_key === null ? <strong>none (not a usable address): only open gates admit this run</strong> : <code>{resolution.routing_key}</code>}
             </p>
+          ) : null}
+          {resolution.access ? (
+            <p class={resolution.access.admitted ? undefined : 'warning-text'}>{accessInWords(resolution.access, agent.name)}</p>
           ) : null}
           <h3>Tools offered</h3>
           {resolution.tools.length === 0 ? (
