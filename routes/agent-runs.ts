@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
 import { bodyOf, validateBody } from '../middleware/validate-body';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
-import { emailMessageSchema } from '../src/email/message';
+import { emailMessageSchema, inboundMessage } from '../src/email/message';
 import { parse, pathId } from '../src/http/parse';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from '../src/http/responses';
 import { bodyId, text } from '../src/http/schemas';
@@ -25,11 +25,15 @@ export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' |
     tg.requireRole('client'),
     validateBody(messageRunBody),
     // The sender is the message's From, authenticated by the message's own headers.
-    tg.toolRun({ runOf: (req) => ({ kind: 'sender', sender: bodyOf(req, messageRunBody).message.from, authentication_results: bodyOf(req, messageRunBody).message.authentication_results }) }),
+    tg.toolRun({
+      runOf: (req) => {
+        const { message } = bodyOf(req, messageRunBody);
+        return { kind: 'sender', sender: message.from, authentication_results: message.authentication_results };
+      },
+    }),
     async (req, res) => {
       const { thread_id, message } = bodyOf(req, messageRunBody);
-      const inbound = { from: message.from, body: message.body, ...(message.subject !== undefined ? { subject: message.subject } : {}), ...(message.message_id !== undefined ? { message_id: message.message_id } : {}) };
-      res.json(await handleMessage(tg.agentRuns, currentRun(req), { thread_id, message: inbound }));
+      res.json(await handleMessage(tg.agentRuns, currentRun(req), { thread_id, message: inboundMessage(message) }));
     },
   );
 

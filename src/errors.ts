@@ -95,7 +95,7 @@ export class ValidationError extends HttpError {
 /** A tool that is offered but has no implementation the generic dispatch route can run. */
 export class NotDispatchableError extends HttpError {
   constructor(tool: string) {
-    super(422, 'not_dispatchable', `The tool ${tool} has no host implementation to dispatch: call the route that uses it instead.`, { tool });
+    super(422, 'not_dispatchable', `The tool ${tool} has no implementation in this toolgate to dispatch: give the host tool an execute function, or call the route that uses it.`, { tool });
   }
 }
 

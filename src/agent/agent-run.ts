@@ -3,7 +3,7 @@
 // tool the run was not offered is refused there, recorded, and its refusal given back to the model
 // as that call's result; the run goes on until the model replies or a bound stops it.
 import { toolIdSchema } from '../core/types';
-import { NotDispatchableError, ToolForbiddenError, ValidationError } from '../errors';
+import { NotDispatchableError, ValidationError } from '../errors';
 import type { AgentToolCall, AgentTurn, InboundMessage } from '../llm/agent-step';
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
 import type { ToolRun } from '../run/tool-run';
@@ -60,29 +60,41 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, history: readon
 }
 
 /**
- * One call, as a step: its arguments read as JSON, then the one dispatch path. What the model got
- * wrong (arguments that are not JSON or do not fit the tool, a name that is no tool, a tool it was
- * not offered) is a step it reads back; only toolgate's own faults (the database) end the request.
+ * One call, as a step, in dispatch's order: offered, then input, then the tool. What the model got
+ * wrong (a name that is no tool, a tool it was not offered, arguments that are not JSON or do not
+ * fit the tool) is a step it reads back; only toolgate's own faults (the database) end the request.
  */
 async function callTool(run: ToolRun, call: AgentToolCall, message: InboundMessage | undefined): Promise<StepView> {
-  let input: unknown;
-  try {
-    input = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-  } catch {
-    return { tool: call.tool, input: call.arguments, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
-  }
+  const { input, json } = argumentsOf(call.arguments);
   // A name that is not a tool id cannot have been offered; it is refused without a record, whose
   // tool_id column holds ids only.
   if (!toolIdSchema.safeParse(call.tool).success) {
     return { tool: call.tool, input, status: 'denied', error: 'No tool has this name: refused at dispatch, nothing ran.' };
   }
+  // Refused and recorded whatever its arguments: malformed ones must not skip the denied record.
+  if (!run.offers(call.tool)) {
+    await run.refuse(call.tool);
+    return { tool: call.tool, input, status: 'denied', error: NOT_OFFERED };
+  }
+  if (!json) return { tool: call.tool, input, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
   try {
     const outcome = await run.callTool(call.tool, input, { message });
     return outcome.status === 'success' ? { tool: call.tool, input, status: 'success', output: outcome.output } : { tool: call.tool, input, status: 'failure', error: outcome.error };
   } catch (err) {
-    if (err instanceof ToolForbiddenError) return { tool: call.tool, input, status: 'denied', error: 'Not offered to this run: refused at dispatch, nothing ran.' };
     if (err instanceof ValidationError) return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
     if (err instanceof NotDispatchableError) return { tool: call.tool, input, status: 'failure', error: err.message };
     throw err;
   }
 }
+
+/** The call's arguments as JSON (none is `{}`), or as the text given when they are not JSON. */
+function argumentsOf(text: string): { input: unknown; json: boolean } {
+  if (text.trim() === '') return { input: {}, json: true };
+  try {
+    return { input: JSON.parse(text), json: true };
+  } catch {
+    return { input: text, json: false };
+  }
+}
+
+const NOT_OFFERED = 'Not offered to this run: refused at dispatch, nothing ran.';

@@ -3,7 +3,7 @@
 // gates) before any of this, by toolRun(); a refused sender never gets here.
 import type { AgentTurn, InboundMessage } from '../llm/agent-step';
 import type { ToolRun } from '../run/tool-run';
-import { runAgent, type AgentRunDeps } from './agent-run';
+import { runAgent, type AgentRunDeps, type CurrentTurn } from './agent-run';
 import type { AgentRunView, RunStore, StepView, Stopped } from './run-store';
 
 export interface AgentRunsDeps extends AgentRunDeps {
@@ -23,21 +23,26 @@ export interface RunResult {
   error?: string;
 }
 
+/** How many of a thread's latest messages (with their runs) the model reads as history. */
+export const HISTORY_RUNS = 20;
+
 export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: number; message: InboundMessage }): Promise<RunResult> {
-  const threadId = request.thread_id !== undefined ? (await deps.store.thread(run.agentId, request.thread_id)).id : await deps.store.createThread(run.agentId, request.message.subject ?? null);
-  const history = request.thread_id !== undefined ? historyOf(await deps.store.threadRuns(threadId)) : [];
-  const message = request.message;
-  const runId = await deps.store.start({ agent_id: run.agentId, thread_id: threadId, run: 'sender', message, routing_key: run.routingKey, tools_offered: run.tools });
-  const end = await runAgent(deps, run, history, { role: 'inbound', message });
-  await deps.store.complete(runId, end);
-  return { run_id: runId, thread_id: threadId, ...resultOf(run, end) };
+  const { thread_id, message } = request;
+  // The thread must be this agent's (a 404 otherwise) before its history is read.
+  const history = thread_id === undefined ? [] : historyOf(await deps.store.threadRuns((await deps.store.thread(run.agentId, thread_id)).id, HISTORY_RUNS));
+  return record(deps, run, { thread: thread_id ?? { subject: message.subject ?? null }, message }, history, { role: 'inbound', message });
 }
 
 export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
-  const runId = await deps.store.start({ agent_id: run.agentId, thread_id: null, run: 'scheduled', message: { instruction }, routing_key: null, tools_offered: run.tools });
-  const end = await runAgent(deps, run, [], { role: 'instruction', text: instruction });
-  await deps.store.complete(runId, end);
-  return { run_id: runId, ...resultOf(run, end) };
+  return record(deps, run, { thread: null, message: { instruction } }, [], { role: 'instruction', text: instruction });
+}
+
+/** Records the run as it starts, runs the agent, records how it ended. */
+async function record(deps: AgentRunsDeps, run: ToolRun, start: Pick<Parameters<RunStore['start']>[0], 'thread' | 'message'>, history: AgentTurn[], current: CurrentTurn): Promise<RunResult> {
+  const started = await deps.store.start({ ...start, agent_id: run.agentId, run: run.run.kind, routing_key: run.routingKey, tools_offered: run.tools });
+  const end = await runAgent(deps, run, history, current);
+  await deps.store.complete(started.id, end);
+  return { run_id: started.id, ...(started.thread_id !== null ? { thread_id: started.thread_id } : {}), ...resultOf(run, end) };
 }
 
 function resultOf(run: ToolRun, end: Awaited<ReturnType<typeof runAgent>>): Omit<RunResult, 'run_id' | 'thread_id'> {

@@ -53,33 +53,13 @@ export interface RunEnd {
 /** A step's input or output is kept for operators, bounded so a runaway tool cannot bloat a row. */
 const MAX_STORED_JSON = 16_384;
 
-interface RunRow {
-  id: number;
-  thread_id: number | null;
-  run: 'sender' | 'scheduled';
-  message: RunMessage;
-  routing_key: string | null;
-  tools_offered: string[];
-  steps: StepView[];
-  reply: string | null;
-  stopped: Stopped | null;
-  error: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
+/** A row as read: the view's fields, with the reply as text and the times as dates. */
+type RunRow = Omit<AgentRunView, 'reply' | 'created_at' | 'completed_at'> & { reply: string | null; created_at: Date; completed_at: Date | null };
 
 const RUN_COLUMNS = 'id, thread_id, run, message, routing_key, tools_offered, steps, reply, stopped, error, created_at, completed_at';
 
 export class RunStore {
   constructor(private readonly sequelize: Sequelize) {}
-
-  async createThread(agentId: number, subject: string | null): Promise<number> {
-    const [row] = await this.sequelize.query<{ id: number }>('INSERT INTO threads (agent_id, subject) VALUES (:agentId, :subject) RETURNING id', {
-      replacements: { agentId, subject },
-      type: QueryTypes.SELECT,
-    });
-    return row!.id;
-  }
 
   /** The agent's thread; another agent's thread is a 404, as if it did not exist. */
   async thread(agentId: number, threadId: number): Promise<ThreadView> {
@@ -100,12 +80,12 @@ export class RunStore {
     return rows.map(threadView);
   }
 
-  /** A thread's runs, oldest first: its messages, each with its run. */
-  async threadRuns(threadId: number): Promise<AgentRunView[]> {
-    const rows = await this.sequelize.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM agent_runs WHERE thread_id = :threadId ORDER BY id`, {
-      replacements: { threadId },
-      type: QueryTypes.SELECT,
-    });
+  /** A thread's runs, oldest first: its messages, each with its run; with `last`, only the newest that many. */
+  async threadRuns(threadId: number, last?: number): Promise<AgentRunView[]> {
+    const rows = await this.sequelize.query<RunRow>(
+      `SELECT * FROM (SELECT ${RUN_COLUMNS} FROM agent_runs WHERE thread_id = :threadId ORDER BY id DESC LIMIT :last) r ORDER BY id`,
+      { replacements: { threadId, last: last ?? null }, type: QueryTypes.SELECT },
+    );
     return rows.map(runView);
   }
 
@@ -118,16 +98,39 @@ export class RunStore {
     return rows.map(runView);
   }
 
-  async start(run: { agent_id: number; thread_id: number | null; run: 'sender' | 'scheduled'; message: RunMessage; routing_key: string | null; tools_offered: readonly string[] }): Promise<number> {
-    const [row] = await this.sequelize.query<{ id: number }>(
-      `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered)
-       VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[]) RETURNING id`,
-      { bind: [run.agent_id, run.thread_id, run.run, JSON.stringify(run.message), run.routing_key, [...run.tools_offered]], type: QueryTypes.SELECT },
-    );
-    if (run.thread_id !== null) {
-      await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', { replacements: { id: run.thread_id } });
-    }
-    return row!.id;
+  /**
+   * Writes a run as it starts and returns its id and thread: in the thread given, whose activity it
+   * is, or in a new thread (`thread: { subject }`), made in the same transaction so that a run that
+   * cannot be written leaves no empty thread; a scheduled run has none (`thread: null`).
+   */
+  async start(run: {
+    agent_id: number;
+    thread: number | { subject: string | null } | null;
+    run: 'sender' | 'scheduled';
+    message: RunMessage;
+    routing_key: string | null;
+    tools_offered: readonly string[];
+  }): Promise<{ id: number; thread_id: number | null }> {
+    return this.sequelize.transaction(async (transaction) => {
+      let threadId: number | null = null;
+      if (typeof run.thread === 'number') {
+        threadId = run.thread;
+        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', { replacements: { id: threadId }, transaction });
+      } else if (run.thread !== null) {
+        const [created] = await this.sequelize.query<{ id: number }>('INSERT INTO threads (agent_id, subject) VALUES (:agentId, :subject) RETURNING id', {
+          replacements: { agentId: run.agent_id, subject: run.thread.subject },
+          type: QueryTypes.SELECT,
+          transaction,
+        });
+        threadId = created!.id;
+      }
+      const [row] = await this.sequelize.query<{ id: number }>(
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[]) RETURNING id`,
+        { bind: [run.agent_id, threadId, run.run, JSON.stringify(run.message), run.routing_key, [...run.tools_offered]], type: QueryTypes.SELECT, transaction },
+      );
+      return { id: row!.id, thread_id: threadId };
+    });
   }
 
   async complete(id: number, end: RunEnd): Promise<void> {
@@ -157,7 +160,6 @@ function threadView(row: ThreadRow): ThreadView {
 function runView(row: RunRow): AgentRunView {
   return {
     ...row,
-    tools_offered: row.tools_offered ?? [],
     reply: row.reply === null ? null : { text: row.reply },
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,

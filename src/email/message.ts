@@ -2,6 +2,7 @@
 // language model and task filing read from it.
 import { z } from 'zod';
 import { authenticationResultsSchema, MAX_BODY_CHARS, text } from '../http/schemas';
+import type { InboundMessage } from '../llm/agent-step';
 import type { ModelEmail } from '../llm/schemas';
 import type { TaskSource } from '../tasks/schemas';
 
@@ -24,6 +25,16 @@ export function modelEmail(message: EmailMessage): ModelEmail {
   return { from: message.from, subject: message.subject, body: message.body };
 }
 
-export function taskSource(message: EmailMessage): TaskSource {
+/** The message as an agent run keeps it: who sent it, what it says, and its Message-ID. */
+export function inboundMessage(message: EmailMessage): InboundMessage {
+  return {
+    from: message.from,
+    body: message.body,
+    ...(message.subject !== undefined ? { subject: message.subject } : {}),
+    ...(message.message_id !== undefined ? { message_id: message.message_id } : {}),
+  };
+}
+
+export function taskSource(message: InboundMessage): TaskSource {
   return { message_id: message.message_id ?? null, from: message.from, subject: message.subject ?? null, body: message.body };
 }

@@ -2,6 +2,7 @@
 // check at execution read the same resolved set, computed once from the compiled policy, and no tool
 // runs without its record. The explained resolution (which attachment admitted, why) is computed
 // only when something reads it: the admin's view, or a refusal's record.
+import { randomUUID } from 'node:crypto';
 import type { CompiledPolicy } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { GateDecision, Resolution, Run } from '../core/types';
@@ -60,6 +61,7 @@ export class ToolRun {
   private readonly deps: ToolRunDeps;
   private sortedTools: readonly string[] | undefined;
   private explained: Resolution | undefined;
+  private key: string | undefined;
 
   constructor(agent: RunAgent, run: DispatchRun, policy: CompiledPolicy, deps: ToolRunDeps) {
     this.agent = agent;
@@ -150,6 +152,13 @@ export class ToolRun {
       run: this.run.kind,
       routing_key: this.routingKey,
       ...(options.message ? { message: options.message } : {}),
+      // Made on the first call that needs it: most runs never call a tool by name.
+      run_key: (this.key ??= randomUUID()),
+      callTool: async (id, nestedInput) => {
+        const outcome = await this.callTool(id, nestedInput, options);
+        if (outcome.status === 'failure') throw outcome.thrown;
+        return outcome.output;
+      },
     };
     return this.execute(toolId, () => tool.execute(checked, context));
   }

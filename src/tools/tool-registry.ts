@@ -17,6 +17,13 @@ export interface ToolContext {
   sequelize: Sequelize;
   /** The message the run handles, when it handles one (an agent run's inbound message). */
   message?: InboundMessage;
+  /** Names this run: the same for every call within it, another for the next run. */
+  run_key: string;
+  /**
+   * Calls another tool within this run, through the same dispatch path: refused (and recorded) when
+   * the run was not offered it, recorded when it runs; its output, or the error it threw.
+   */
+  callTool(toolId: string, input: unknown): Promise<unknown>;
 }
 
 /** What calls a tool: its input schema and its implementation. */

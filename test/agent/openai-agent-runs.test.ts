@@ -90,6 +90,37 @@ describe('when the model calls a tool the run was not offered', () => {
   });
 });
 
+describe('when the model calls a tool the run was not offered, with arguments that are not JSON', () => {
+  test('then the call is still refused at dispatch and recorded denied: malformed arguments skip no check', async () => {
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id": ']]) : completion('I cannot do that. — Sundae')));
+    const res = await send(fromJane).expect(200);
+    expect(res.body.steps).toEqual([{ tool: 'process_refund', input: '{"order_id": ', status: 'denied', error: expect.stringMatching(/refused at dispatch/) }]);
+    const [record] = await t.sequelize.query<{ tool_id: string; status: string }>('SELECT tool_id, status FROM tool_calls WHERE agent_id = :a ORDER BY id DESC LIMIT 1', {
+      replacements: { a: sundae },
+      type: QueryTypes.SELECT,
+    });
+    expect(record).toEqual({ tool_id: 'process_refund', status: 'denied' });
+  });
+});
+
+describe('when a scheduled run with no message files a task twice', () => {
+  test('then the run files it once, and the next run files its own', async () => {
+    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Tasks', member_tool_ids: ['task_creator'] }).expect(201)).body.id;
+    const planner = (await t.admin().post('/api/agents').send({ name: 'Planner', toolkit_ids: [] }).expect(201)).body.id;
+    await t.admin().post(`/api/agents/${planner}/toolkits`).send({ toolkit_id: kit, allow_proactive: true }).expect(201);
+    const twice = toolCalls([['task_creator', '{"title":"Restock vanilla"}'], ['task_creator', '{"title":"Restock vanilla"}']]);
+    const runOnce = async () => {
+      fake.script((_req, i) => (i === 0 ? twice : completion('Filed.')));
+      const res = await t.scheduler().post(`/api/agents/${planner}/runs`).send({ instruction: 'File the daily restock task.' }).expect(200);
+      return res.body.steps.map((step: { output: { id: number } }) => step.output.id) as number[];
+    };
+    const [first, again] = await runOnce();
+    expect(again).toBe(first);
+    const [tomorrow] = await runOnce();
+    expect(tomorrow).not.toBe(first);
+  });
+});
+
 describe('when the model asks for two tools in one answer', () => {
   test('then both run in the order given, and the next request carries one assistant message and two results in that order', async () => {
     fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1043"}'], ['check_flavor_stock', '{}']]) : completion('Done. — Sundae')));

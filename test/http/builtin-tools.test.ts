@@ -1,5 +1,6 @@
 // The builtin tools called by name (POST /tool-calls, and an agent run's model): each a zod input
 // and the same work as the legacy routes' stages, checked and recorded by the one dispatch path.
+import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;
@@ -14,13 +15,21 @@ beforeAll(async () => {
 
 afterAll(() => t.close());
 
+/** The agent's tool-call records in the order they were written (a call's `started` row comes first). */
+const recordsOf = (agentId: number) =>
+  t.sequelize.query<{ tool_id: string; status: string }>('SELECT tool_id, status FROM tool_calls WHERE agent_id = :agentId ORDER BY id', {
+    replacements: { agentId },
+    type: QueryTypes.SELECT,
+  });
+
 const call = (tool: string, input: unknown) => t.client().post(`/api/agents/${agent}/tool-calls`).send({ tool, input, sender: 'jane@acme.com' });
 
-test('when task_creator is called by name, then it files the task once, however often it is called', async () => {
-  const first = await call('task_creator', { title: 'Refund SCP-1042', due: '2026-12-04' }).expect(200);
-  expect(first.body).toMatchObject({ tool: 'task_creator', status: 'success', output: { title: 'Refund SCP-1042', due: '2026-12-04', status: 'pending' } });
-  const again = await call('task_creator', { title: 'Refund SCP-1042' }).expect(200);
-  expect(again.body.output.id).toBe(first.body.output.id);
+test('when task_creator is called by name in two runs with no message, then each run files its own task', async () => {
+  const first = await call('task_creator', { title: 'Restock vanilla', due: '2026-12-04' }).expect(200);
+  expect(first.body).toMatchObject({ tool: 'task_creator', status: 'success', output: { title: 'Restock vanilla', due: '2026-12-04', status: 'pending' } });
+  const next = await call('task_creator', { title: 'Restock vanilla' }).expect(200);
+  expect(next.body.output.title).toBe('Restock vanilla');
+  expect(next.body.output.id).not.toBe(first.body.output.id);
 });
 
 test('when document_search is called by name, then it answers from the agent\'s documents', async () => {
@@ -33,6 +42,26 @@ test('when email_analyzer and reply_generator are called by name, then they anal
   expect(analysis.body.output).toMatchObject({ category: expect.any(String), suggested_reply: expect.stringMatching(/Hi Jane/) });
   const reply = await call('reply_generator', { from: 'Jane <jane@acme.com>', body: 'My order arrived melted.' }).expect(200);
   expect(reply.body.output.text).toMatch(/Desk/);
+});
+
+test('when reply_generator is called, then the analysis it stands on is asked of the run and recorded as its own call', async () => {
+  const before = await recordsOf(agent);
+  await call('reply_generator', { from: 'Jane <jane@acme.com>', body: 'Where is my order?' }).expect(200);
+  expect((await recordsOf(agent)).slice(before.length)).toEqual([
+    { tool_id: 'reply_generator', status: 'success' },
+    { tool_id: 'email_analyzer', status: 'success' },
+  ]);
+});
+
+test('when reply_generator is offered but email_analyzer is not, then it fails and the analysis is refused and recorded denied', async () => {
+  const replies = (await t.admin().post('/api/toolkits').send({ name: 'Replies only', member_tool_ids: ['reply_generator'] }).expect(201)).body.id;
+  const writer = (await t.admin().post('/api/agents').send({ name: 'Writer', toolkit_ids: [replies] }).expect(201)).body.id;
+  const res = await t.client().post(`/api/agents/${writer}/tool-calls`).send({ tool: 'reply_generator', input: { body: 'Refund me.' }, sender: 'jane@acme.com' }).expect(200);
+  expect(res.body).toMatchObject({ tool: 'reply_generator', status: 'failure', error: expect.stringMatching(/email_analyzer/) });
+  expect(await recordsOf(writer)).toEqual([
+    { tool_id: 'reply_generator', status: 'failure' },
+    { tool_id: 'email_analyzer', status: 'denied' },
+  ]);
 });
 
 test('when a builtin\'s input does not fit, then it is a 422 naming the field under input, and nothing runs', async () => {
