@@ -31,7 +31,7 @@ export const chatRoutes = describeRoutes('Tasks and chat', [
     method: 'post',
     path: '/agents/:id/chat',
     summary: 'Talk to the agent',
-    description: 'Needs no tool: no run is resolved and no record is written.',
+    description: "Needs no tool, but it is a message from a sender: the agent's access rules decide first, and a refused sender gets a 403 with one denied record. No tool runs.",
     roles: ['client'],
     body: chatBody,
     success: { status: 200, description: "The agent's reply", schema: chatResponse },

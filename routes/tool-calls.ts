@@ -1,5 +1,5 @@
-// Tool calls: the records (admin), and the dispatch of one host tool under the run's resolution
-// (the path a model harness takes). Two routers, so a host can mount one without the other.
+// Tool calls: the records (admin), and the dispatch of one tool, host or builtin, under the run's
+// resolution (the path a model harness takes). Two routers, so a host can mount one without the other.
 import { Router } from 'express';
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';

@@ -43,7 +43,7 @@ export class DocumentStore implements DocumentSearch {
   }
 
   async add(agentId: number, input: DocumentInput): Promise<DocumentView> {
-    const chunks = chunkText(input.content, this.options.chunks).map((c) => c.content);
+    const chunks = this.chunksOf(input.content);
     return this.sequelize.transaction(async (transaction) => {
       await this.lockAgent(agentId, transaction);
       const [doc] = await this.sequelize.query<DocumentRow>(
@@ -51,13 +51,7 @@ export class DocumentStore implements DocumentSearch {
          RETURNING id, title, created_at, 0 AS chunk_count`,
         { bind: [agentId, input.title, input.content], type: QueryTypes.SELECT, transaction },
       );
-      if (chunks.length > 0) {
-        await this.sequelize.query(
-          `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)
-           SELECT $1, $2, ord - 1, chunk FROM unnest($3::text[]) WITH ORDINALITY AS t(chunk, ord)`,
-          { bind: [doc!.id, agentId, chunks], transaction },
-        );
-      }
+      await this.insertChunks(doc!.id, agentId, chunks, transaction);
       return view({ ...doc!, chunk_count: chunks.length });
     });
   }
@@ -79,19 +73,29 @@ export class DocumentStore implements DocumentSearch {
         { replacements: { after, batch }, type: QueryTypes.SELECT },
       );
       for (const doc of docs) {
-        const chunks = chunkText(doc.content, this.options.chunks).map((c) => c.content);
+        const chunks = this.chunksOf(doc.content);
         if (chunks.length === 0) continue;
-        await this.sequelize.query(
-          `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)
-           SELECT $1, $2, ord - 1, chunk FROM unnest($3::text[]) WITH ORDINALITY AS t(chunk, ord)
-           ON CONFLICT (document_id, chunk_index) DO NOTHING`,
-          { bind: [doc.id, doc.agent_id, chunks] },
-        );
+        await this.insertChunks(doc.id, doc.agent_id, chunks);
         indexed++;
       }
       if (docs.length < batch) return indexed;
       after = docs[docs.length - 1]!.id;
     }
+  }
+
+  private chunksOf(content: string): string[] {
+    return chunkText(content, this.options.chunks).map((c) => c.content);
+  }
+
+  /** A chunk already there is kept: another instance may be indexing the same adopted document. */
+  private async insertChunks(documentId: number | string, agentId: number | string, chunks: readonly string[], transaction?: Transaction): Promise<void> {
+    if (chunks.length === 0) return;
+    await this.sequelize.query(
+      `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)
+       SELECT $1, $2, ord - 1, chunk FROM unnest($3::text[]) WITH ORDINALITY AS t(chunk, ord)
+       ON CONFLICT (document_id, chunk_index) DO NOTHING`,
+      { bind: [documentId, agentId, [...chunks]], ...(transaction ? { transaction } : {}) },
+    );
   }
 
   /** Oldest first. */
