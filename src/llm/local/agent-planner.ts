@@ -15,7 +15,9 @@
 // - a question, with document_search offered → document_search {query}
 // Then the reply, written from what the run's tool calls gave back.
 import type { AgentStepRequest, AgentStepResult, AgentToolSpec, AgentTurn } from '../agent-step';
+import { ownText, sentencesOf } from './email-text';
 import { senderOf } from './sender';
+import { shorten } from './shorten';
 
 const ORDER_ID = /\bSCP-\d{1,8}\b/i;
 const PROCESS_INTENT = /\b(approved?|approve|process (it|this|that|them|the refund|another( one)?)|go ahead|refund (it|this|that|them))\b/i;
@@ -63,7 +65,8 @@ function viewOf(turns: readonly AgentTurn[]): RunView {
   }
   if (current?.role === 'inbound') {
     const { subject, body, from } = current.message;
-    return { text: `${subject ?? ''}\n${body}`, from, instruction: false, history: turns.slice(0, Math.max(at, 0)), calls };
+    // What the sender wrote: quoted history and signatures name orders and ask questions too.
+    return { text: [subject ?? '', ...ownText(body)].join('\n'), from, instruction: false, history: turns.slice(0, Math.max(at, 0)), calls };
   }
   return { text: current?.role === 'instruction' ? current.text : '', from: null, instruction: true, history: turns.slice(0, Math.max(at, 0)), calls };
 }
@@ -115,8 +118,7 @@ function stockLines(output: unknown): string[] {
 }
 
 function lastSentence(text: string): string {
-  const sentences = text.trim().split(/(?<=[.!?])\s+/);
-  return (sentences[sentences.length - 1] ?? text).slice(0, 1000);
+  return shorten(sentencesOf(text.split('\n')).at(-1) ?? text, 1000);
 }
 
 function reply(view: RunView, request: AgentStepRequest): string {
