@@ -2,12 +2,16 @@
 // the local policy cache as soon as it is committed, before the request that made it answers. Other
 // instances (and this one, for writes from elsewhere) learn of it by NOTIFY, a moment later.
 //
-// Any statement that is not a plain SELECT and names a policy table counts as a write: a false
-// positive costs a cache miss, a false negative would serve a revoked grant until the notification.
+// Any statement that is not a plain SELECT and names a policy table outside its string literals
+// counts as a write: a false positive costs a cache miss, a false negative would serve a revoked
+// grant until the notification. The literals are left out because Sequelize pastes replacement
+// values into the SQL: an email whose subject says "agents" must not empty the cache.
 import type { QueryOptions, Sequelize, Transaction } from 'sequelize';
 
 const POLICY_TABLE = /\b(?:agents|agent_access_rules|agent_toolkits|agent_toolkit_rules|toolkits|agent_policy_versions)\b/i;
 const READ_ONLY = /^\s*SELECT\b/i;
+/** A standard SQL string literal ('' inside is a quote), as Sequelize writes replacement values. */
+const STRING_LITERAL = /'(?:[^']|'')*'/g;
 const HOOK = 'afterQuery';
 
 let hooks = 0;
@@ -18,7 +22,7 @@ export function watchPolicyWrites(sequelize: Sequelize, onWrite: () => void): ()
   const told = new WeakSet<Transaction>();
   const afterQuery = (options: QueryOptions, query: { sql?: unknown }) => {
     const sql = typeof query?.sql === 'string' ? query.sql : '';
-    if (READ_ONLY.test(sql) || !POLICY_TABLE.test(sql)) return;
+    if (!isPolicyWrite(sql)) return;
     const transaction = options?.transaction;
     if (!transaction) return onWrite();
     if (told.has(transaction)) return;
@@ -27,4 +31,8 @@ export function watchPolicyWrites(sequelize: Sequelize, onWrite: () => void): ()
   };
   (sequelize.addHook as (type: string, name: string, fn: typeof afterQuery) => void)(HOOK, name, afterQuery);
   return () => (sequelize.removeHook as (type: string, name: string) => void)(HOOK, name);
+}
+
+export function isPolicyWrite(sql: string): boolean {
+  return !READ_ONLY.test(sql) && POLICY_TABLE.test(sql.replace(STRING_LITERAL, "''"));
 }

@@ -1,0 +1,23 @@
+// Read-your-writes on one instance: which statements count as writes to the policy tables. Values
+// Sequelize pastes into the SQL (a thread's subject, a model's reply) never do.
+import { isPolicyWrite } from '../../src/db/policy-write-watch';
+
+test('when a statement writes a policy table, then it counts, quoted or not', () => {
+  expect(isPolicyWrite('INSERT INTO "agents" ("id","name") VALUES (DEFAULT,\'Sundae\') RETURNING "id"')).toBe(true);
+  expect(isPolicyWrite('DELETE FROM agent_toolkit_rules WHERE id = 3')).toBe(true);
+  expect(isPolicyWrite('WITH gone AS (DELETE FROM toolkits WHERE id = 2 RETURNING id) SELECT count(*) FROM gone')).toBe(true);
+});
+
+test('when a statement only reads, then it does not count', () => {
+  expect(isPolicyWrite('SELECT a.id FROM agents a JOIN agent_toolkits at ON at.agent_id = a.id')).toBe(false);
+});
+
+test('when a policy table\'s name is only in a value pasted into the SQL, then it does not count', () => {
+  expect(isPolicyWrite("INSERT INTO threads (agent_id, subject) VALUES (1, 'Question about your AI agents') RETURNING id")).toBe(false);
+  expect(isPolicyWrite("UPDATE agent_runs SET reply = 'It''s in toolkits; see agents' WHERE id = 9")).toBe(false);
+});
+
+test('when a value holds a doubled quote, then the table named after it still counts', () => {
+  expect(isPolicyWrite("UPDATE agents SET name = 'O''Brien''s desk' WHERE id = 1")).toBe(true);
+  expect(isPolicyWrite("UPDATE threads SET subject = 'it''s' WHERE id IN (SELECT id FROM agents); DELETE FROM toolkits")).toBe(true);
+});
