@@ -2,14 +2,16 @@
 // the local policy cache as soon as it is committed, before the request that made it answers. Other
 // instances (and this one, for writes from elsewhere) learn of it by NOTIFY, a moment later.
 //
-// Any statement that is not a plain SELECT and names a policy table outside its string literals
-// counts as a write: a false positive costs a cache miss, a false negative would serve a revoked
-// grant until the notification. The literals are left out because Sequelize pastes replacement
-// values into the SQL: an email whose subject says "agents" must not empty the cache.
+// A statement that is not a plain SELECT, says a word that writes and names a policy table, outside
+// its string literals, counts as a write; a read-only WITH (the policy loader's) does not. A false
+// positive costs a cache miss, a false negative would serve a revoked grant until the notification.
+// The literals are left out because Sequelize pastes replacement values into the SQL: an email
+// whose subject says "agents" must not empty the cache.
 import type { QueryOptions, Sequelize, Transaction } from 'sequelize';
 
 const POLICY_TABLE = /\b(?:agents|agent_access_rules|agent_toolkits|agent_toolkit_rules|toolkits|agent_policy_versions)\b/i;
 const READ_ONLY = /^\s*SELECT\b/i;
+const WRITES = /\b(?:INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|ALTER|DROP|CREATE)\b/i;
 /** A standard SQL string literal ('' inside is a quote), as Sequelize writes replacement values. */
 const STRING_LITERAL = /'(?:[^']|'')*'/g;
 const HOOK = 'afterQuery';
@@ -33,6 +35,9 @@ export function watchPolicyWrites(sequelize: Sequelize, onWrite: () => void): ()
   return () => (sequelize.removeHook as (type: string, name: string) => void)(HOOK, name);
 }
 
+/** Whether a statement, as sent, may change what a policy reads. */
 export function isPolicyWrite(sql: string): boolean {
-  return !READ_ONLY.test(sql) && POLICY_TABLE.test(sql.replace(STRING_LITERAL, "''"));
+  if (READ_ONLY.test(sql)) return false;
+  const code = sql.replace(STRING_LITERAL, "''");
+  return WRITES.test(code) && POLICY_TABLE.test(code);
 }

@@ -34,15 +34,22 @@ interface PolicyRow {
   rule_pattern: string | null;
 }
 
+// The version and the access rules are the agent's, not a row's: read once, in a materialized CTE.
+// As subqueries in the select list (or in a lateral join, which the planner pulls up into it) they
+// would run again for every attachment × rule row.
 const POLICY_SQL = `
+  WITH p AS MATERIALIZED (
+    SELECT (SELECT v.version FROM agent_policy_versions v WHERE v.agent_id = :agentId) AS policy_version,
+           (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
+              FROM agent_access_rules ar WHERE ar.agent_id = :agentId) AS access_rules
+  )
   SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt,
-         (SELECT v.version FROM agent_policy_versions v WHERE v.agent_id = a.id) AS policy_version,
-         (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
-            FROM agent_access_rules ar WHERE ar.agent_id = a.id) AS access_rules,
+         p.policy_version, p.access_rules,
          at.id AS attachment_id, at.allow_proactive,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
+    CROSS JOIN p
     LEFT JOIN agent_toolkits at ON at.agent_id = a.id
     LEFT JOIN toolkits t ON t.id = at.toolkit_id
     LEFT JOIN agent_toolkit_rules r ON r.agent_toolkit_id = at.id

@@ -8,8 +8,13 @@ test('when a statement writes a policy table, then it counts, quoted or not', ()
   expect(isPolicyWrite('WITH gone AS (DELETE FROM toolkits WHERE id = 2 RETURNING id) SELECT count(*) FROM gone')).toBe(true);
 });
 
-test('when a statement only reads, then it does not count', () => {
+test('when a statement only reads, then it does not count, with a WITH or without', () => {
   expect(isPolicyWrite('SELECT a.id FROM agents a JOIN agent_toolkits at ON at.agent_id = a.id')).toBe(false);
+  expect(isPolicyWrite('WITH p AS MATERIALIZED (SELECT 1 AS one) SELECT a.id FROM agents a CROSS JOIN p')).toBe(false);
+});
+
+test('when a read-only WITH only quotes a word that writes, then it does not count', () => {
+  expect(isPolicyWrite("WITH p AS (SELECT 'DELETE' AS word) SELECT word FROM p JOIN agents a ON true")).toBe(false);
 });
 
 test('when a policy table\'s name is only in a value pasted into the SQL, then it does not count', () => {
