@@ -13,11 +13,10 @@
 //   as IPv4 nor decodes punycode (no `xn--`), so its conversion is lowercasing, and the host-name
 //   checks below are routingKeyOf's.
 
+import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
+
 const PLAIN_ADDRESS = /^(?:[A-Za-z0-9]+(?: [A-Za-z0-9]+)* <([A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*)@((?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*)>|([A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*)@((?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*))$/;
-const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const PUNYCODE_LABEL = /(?:^|\.)xn--/i;
-const MAX_DOMAIN_LENGTH = 253;
-const MAX_KEY_LENGTH = 320;
 
 /** The key of a plain address (null: it has none), or undefined when the address is not plain. */
 export function plainRoutingKey(sender: string): string | null | undefined {
@@ -26,12 +25,10 @@ export function plainRoutingKey(sender: string): string | null | undefined {
   const rawLocal = match[1] ?? match[3] ?? '';
   const rawDomain = match[2] ?? match[4] ?? '';
   if (PUNYCODE_LABEL.test(rawDomain)) return undefined;
-  const plus = rawLocal.indexOf('+');
-  const local = (plus === -1 ? rawLocal : rawLocal.slice(0, plus)).toLowerCase();
+  const local = tagStripped(rawLocal).toLowerCase();
   if (local === '') return null;
   const domain = rawDomain.toLowerCase();
-  if (domain.length > MAX_DOMAIN_LENGTH) return null;
-  for (const label of domain.split('.')) if (!HOST_LABEL.test(label)) return null;
+  if (!isHostName(domain)) return null;
   const key = `${local}@${domain}`;
-  return key.length > MAX_KEY_LENGTH ? null : key;
+  return key.length > MAX_ADDRESS_LENGTH ? null : key;
 }

@@ -21,15 +21,13 @@
 //   fullwidth ＴＨＥＳＣＯＯＰ, or a soft hyphen inside thescoop, folds onto the ASCII name).
 import { parseOneAddress } from 'email-addresses';
 import { domainToASCII } from 'node:url';
+import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
 import { plainRoutingKey } from './plain-routing-key';
 
-export const MAX_ADDRESS_LENGTH = 320;
+export { MAX_ADDRESS_LENGTH, tagStripped };
 
 const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F]/u;
 const UNSAFE_IN_LOCAL = /[@\s\u0000-\u001F\u007F-\u009F]/u;
-const MAX_DOMAIN_LENGTH = 253;
-// An LDH label (RFC 5321 §4.1.2, RFC 1035 §2.3.4): 1 to 63 letters, digits and inner hyphens.
-const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const NUMERIC_LABEL = /^[0-9]+$/;
 // Every ASCII character but letters, digits, "-" and ".": none may reach the URL parser.
 const ASCII_OUTSIDE_HOST_NAMES = /[\u0000-\u002C\u002F\u003A-\u0040\u005B-\u0060\u007B-\u007F]/;
@@ -76,12 +74,6 @@ export function normalizeLocal(local: string): string {
   return local.normalize('NFC').toLowerCase().normalize('NFC');
 }
 
-/** The local part cut at its first "+": `mara+billing` → `mara`. */
-export function tagStripped(local: string): string {
-  const plus = local.indexOf('+');
-  return plus === -1 ? local : local.slice(0, plus);
-}
-
 /**
  * The domain in lowercase ASCII A-labels with one trailing dot dropped (`bücher.de.` →
  * `xn--bcher-kva.de`), or null when it is not a host name whose every label converts to one label.
@@ -92,13 +84,11 @@ export function toAsciiDomain(domain: string): string | null {
   if (written.length > 1 && written[written.length - 1] === '') written.pop();
   const converted = domainToASCII(domain);
   const ascii = converted.endsWith('.') ? converted.slice(0, -1) : converted;
-  if (ascii === '' || ascii.length > MAX_DOMAIN_LENGTH) return null;
+  if (!isHostName(ascii)) return null;
   const labels = ascii.split('.');
   if (labels.length !== written.length) return null;
   for (let i = 0; i < labels.length; i++) {
-    const label = labels[i] ?? '';
-    if (!HOST_LABEL.test(label)) return null;
-    if (NON_ASCII.test(written[i] ?? '') && !label.startsWith('xn--')) return null;
+    if (NON_ASCII.test(written[i] ?? '') && !(labels[i] ?? '').startsWith('xn--')) return null;
   }
   if (NUMERIC_LABEL.test(labels[labels.length - 1] ?? '')) return null;
   return ascii;
