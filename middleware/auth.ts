@@ -1,5 +1,5 @@
-// Bearer tokens and the three roles of HTTP.md: admin (everything), scheduler (scheduled runs),
-// client (email, documents, tasks, chat). Tokens are compared in constant time.
+// Bearer tokens and the roles of HTTP.md: admin (everything), scheduler (scheduled runs), client
+// (email, documents, tasks, chat), and metrics (GET /metrics, for a scraper that holds nothing else). Tokens are compared in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { ForbiddenError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
@@ -11,6 +11,8 @@ export interface AuthOptions {
   adminToken?: string;
   schedulerToken?: string;
   clientTokens?: readonly string[];
+  /** A token that reads GET /metrics and nothing else (the admin token reads it too). */
+  metricsToken?: string;
 }
 
 const MIN_TOKEN_LENGTH = 16;
@@ -34,6 +36,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
   add('admin', options.adminToken);
   add('scheduler', options.schedulerToken);
   for (const token of options.clientTokens ?? []) add('client', token);
+  add('metrics', options.metricsToken);
   const clientRoutesOpen = (options.clientTokens ?? []).length === 0;
 
   return function authenticateBearer(req, _res, next) {

@@ -5,7 +5,7 @@ import type { SenderAuthentication } from '../src/core/sender-authentication';
 import type { ToolRun } from '../src/run/tool-run';
 
 /** The roles of the bearer tokens (HTTP.md, "Who may call"). */
-export type Role = 'admin' | 'scheduler' | 'client';
+export type Role = 'admin' | 'scheduler' | 'client' | 'metrics';
 
 export interface AuthState {
   /** The caller's role, or null for no token (or an open client route). */

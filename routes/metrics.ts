@@ -1,13 +1,12 @@
 // GET /metrics (outside /api): the toolgate's metrics in the Prometheus text format, for the metrics
 // token or the admin token only.
 import { Router } from 'express';
-import { metricsAccess } from '../middleware/metrics-access';
 import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-export function metricsRouter(tg: Pick<RouteServices, 'metrics' | 'authenticate'>, options: { metricsToken?: string } = {}): Router {
+export function metricsRouter(tg: Pick<RouteServices, 'metrics' | 'authenticate' | 'requireRole'>): Router {
   const router = Router();
-  router.get('/metrics', metricsAccess({ metricsToken: options.metricsToken, authenticate: tg.authenticate }), async (_req, res) => {
+  router.get('/metrics', tg.authenticate, tg.requireRole('metrics'), async (_req, res) => {
     res.set('Content-Type', tg.metrics.contentType).set('Cache-Control', 'no-store').send(await tg.metrics.render());
   });
   return router;
@@ -20,7 +19,7 @@ export const metricsRoutes = describeRoutes('Operations', [
     summary: "The service's metrics",
     description:
       'Prometheus text format: decisions by outcome and reason, gate latency, the policy cache, the listener, tool calls by status, the pool. For the admin token or TOOLGATE_METRICS_TOKEN; no label carries a sender, a token or message text.',
-    roles: ['admin'],
+    roles: ['metrics'],
     success: { status: 200, description: 'The metrics, as text/plain in the Prometheus exposition format' },
   },
 ]);

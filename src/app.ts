@@ -31,8 +31,6 @@ export interface AppOptions {
   trustProxy?: TrustProxy;
   /** The operators' dashboard at /admin, signed in with the admin token. Left out without one. */
   dashboard?: { adminToken: string };
-  /** A token that may read GET /metrics besides the admin token (TOOLGATE_METRICS_TOKEN). */
-  metricsToken?: string;
 }
 
 export function createApp(tg: Toolgate, options: AppOptions): Express {
@@ -48,7 +46,7 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(requestId());
   // Probes and scrapes stay out of the logs; every other request gets one line.
   app.use(healthRouter(internalsOf(tg)));
-  app.use(metricsRouter(internalsOf(tg), { metricsToken: options.metricsToken }));
+  app.use(metricsRouter(internalsOf(tg)));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);

@@ -50,6 +50,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       adminToken,
       schedulerToken: config.schedulerToken,
       clientTokens: config.clientTokens,
+      metricsToken: config.metricsToken,
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
       policyCache: config.policyCache,

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   // The process's own figures (memory, event loop, GC) beside toolgate's, on the one /metrics.
   collectDefaultMetrics({ register: internalsOf(toolgate).metrics.registry });
   internalsOf(toolgate).runs.startListening();
-  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken }, metricsToken: config.metricsToken });
+  const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).
     const s = app.listen(config.port, config.host, (err?: NodeJS.ErrnoException) => {

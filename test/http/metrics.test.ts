@@ -1,18 +1,25 @@
 // GET /metrics: the Prometheus text for the metrics token or the admin token only, counting what
 // toolgate decided and how, and never carrying a sender, a routing key, a token or a message.
 import request from 'supertest';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import type { Express } from 'express';
+import { once } from 'node:events';
+import type { ListenedPolicies } from '../../src/run/listened-policies';
+import { createToolgate, internalsOf } from '../../src/toolgate';
 import { ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, createTestApp, type TestApp } from '../support/app';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 let t: TestApp;
-let app: ReturnType<typeof createApp>;
+let app: Express;
 let sundae: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
-  app = createApp(t.tg, { logger: createLogger(false), metricsToken: METRICS_TOKEN });
+  t = await createTestApp({ metricsToken: METRICS_TOKEN });
+  app = t.app;
+  // The cache serves runs once the listener holds (it starts with the first run); until then every
+  // run reads through.
+  const policies = internalsOf(t.tg).runs.policies as ListenedPolicies;
+  policies.start();
+  if (policies.listenerState !== 'listening') await once(policies, 'listening');
   const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
   sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
@@ -34,6 +41,15 @@ describe('when /metrics is asked for', () => {
     await scrape('not-a-known-token-0123456789').expect(401);
     expect((await scrape(CLIENT_TOKEN).expect(403)).body.code).toBe('forbidden');
     expect((await scrape(SCHEDULER_TOKEN).expect(403)).body.code).toBe('forbidden');
+  });
+
+  test('then the metrics token may call no other route', async () => {
+    const res = await request(app).get('/api/toolkits').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(403);
+    expect(res.body.code).toBe('forbidden');
+  });
+
+  test('then a metrics token that is another role\'s token too is refused when the toolgate is made', () => {
+    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, metricsToken: ADMIN_TOKEN })).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_SHARED_TOKEN' }));
   });
 
   test('then the metrics token and the admin token read the Prometheus text', async () => {
