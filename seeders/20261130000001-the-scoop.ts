@@ -3,9 +3,9 @@
 // terms. It runs once per database (recorded in SequelizeData), and not at all where any of its
 // agents or toolkits already exists, so nothing an operator deleted is ever made again.
 //
-// Scout's Finance attachment carries the allow rule *@thescoop.com: the seed keeps it open only
-// because Scout's own access rules limit who reaches her, and until agents have access rules an
-// open refund would serve any stranger who writes to Scout.
+// Scout's Finance attachment is open, as the seed document has it, only because her access rule
+// *@thescoop.com (SEMANTICS §9) refuses every other sender before any tool: both are written in
+// the one transaction, so there is never an open refund a stranger could reach.
 import type { QueryInterface } from 'sequelize';
 import { dropScoopData, ensureScoopData } from '../src/demo/scoop-data';
 
@@ -20,11 +20,14 @@ const AGENTS = [
   ['Scout', "The Scoop's internal operations agent, for the shop's own staff."],
 ] as const;
 
+// [agent, access rules (allow)]
+const ACCESS_RULES = [['Scout', ['*@thescoop.com']]] as const;
+
 // [agent, toolkit, allow_proactive, allow rules]
 const GRANTS = [
   ['Sundae', 'Support', false, []],
   ['Sundae', 'Finance', false, ['*@thescoop.com']],
-  ['Scout', 'Finance', false, ['*@thescoop.com']],
+  ['Scout', 'Finance', false, []],
   ['Scout', 'Operations', true, []],
 ] as const;
 
@@ -69,6 +72,14 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
           `INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'allow', :pattern)
            ON CONFLICT DO NOTHING`,
           { replacements: { id: made.id, pattern }, transaction },
+        );
+      }
+    }
+    for (const [agent, patterns] of ACCESS_RULES) {
+      for (const pattern of patterns) {
+        await sequelize.query(
+          `INSERT INTO agent_access_rules (agent_id, kind, pattern) SELECT id, 'allow', :pattern FROM agents WHERE name = :agent ORDER BY id LIMIT 1`,
+          { replacements: { agent, pattern }, transaction },
         );
       }
     }

@@ -23,7 +23,7 @@ const grants = () =>
 
 describe('when the service starts with the demo', () => {
   test('then the first start seeds The Scoop and records each seeder', async () => {
-    expect(await seedUp(t.sequelize)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts', '20261130000003-scouts-access-rules.ts']);
+    expect(await seedUp(t.sequelize)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-scouts-access-rules.ts']);
     expect(await grants()).toEqual([
       { agent: 'Sundae', toolkit: 'Support' },
       { agent: 'Sundae', toolkit: 'Finance' },
@@ -31,7 +31,7 @@ describe('when the service starts with the demo', () => {
       { agent: 'Scout', toolkit: 'Operations' },
     ]);
     const rows = await t.sequelize.query<{ name: string }>('SELECT name FROM "SequelizeData" ORDER BY name', { type: QueryTypes.SELECT });
-    expect(rows.map((r) => r.name)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-close-scouts-finance-gate.ts', '20261130000003-scouts-access-rules.ts']);
+    expect(rows.map((r) => r.name)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-scouts-access-rules.ts']);
   });
 
   test('then a stranger who writes to Scout is refused by her access rules before any tool, and the shop is not', async () => {
@@ -44,6 +44,14 @@ describe('when the service starts with the demo', () => {
     expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
     const finance = view.body.attachments.find((a: { toolkit_name: string }) => a.toolkit_name === 'Finance');
     expect(finance).toMatchObject({ admitted: true, reason: 'no_rules' });
+  });
+
+  test('then a demo seeded before access rules existed gets Scout\'s access rule on its next start, once', async () => {
+    const scout = await agentId('Scout');
+    await t.sequelize.query('DELETE FROM agent_access_rules WHERE agent_id = :scout', { replacements: { scout } });
+    await t.sequelize.query(`DELETE FROM "SequelizeData" WHERE name = '20261130000002-scouts-access-rules.ts'`);
+    expect(await seedUp(t.sequelize)).toEqual(['20261130000002-scouts-access-rules.ts']);
+    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
   });
 
   test('then after an operator deletes a grant, a restart does not bring it back', async () => {
