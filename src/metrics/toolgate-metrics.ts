@@ -52,7 +52,7 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     this.#cacheByOutcome = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#cache.labels(c)]));
     this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers });
     this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
-    this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool-call records written, by status', labelNames: ['status'], registers });
+    this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)', labelNames: ['status'], registers });
     this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
     this.#listenerLosses = new Counter({ name: 'toolgate_policy_listener_losses_total', help: 'Times the listening connection was lost or could not be opened', registers });
     const entries = () => this.#cacheEntries();

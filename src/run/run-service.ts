@@ -44,11 +44,8 @@ export class RunService {
         await orUnavailable(recordToolCall(this.sequelize, record));
         told(record.status);
       },
-      start: async (record) => {
-        const id = await orUnavailable(startToolCall(this.sequelize, record));
-        told('started');
-        return id;
-      },
+      // A started record is counted by how it ends: one call, one count.
+      start: (record) => orUnavailable(startToolCall(this.sequelize, record)),
       complete: async (id, outcome) => {
         await completeToolCall(this.sequelize, id, outcome);
         told(outcome.status);

@@ -84,6 +84,8 @@ describe('when runs have been granted, refused and skipped', () => {
   test('then tool calls are counted by status, and the gate\'s latency and cache hits are there', () => {
     expect(value(/^toolgate_tool_calls_total\{status="denied"\} (\d+)$/m)).toBe(2);
     expect(value(/^toolgate_tool_calls_total\{status="success"\} (\d+)$/m)).toBe(2);
+    // A call is counted once, by how it ended, not again for its started record.
+    expect(text).not.toMatch(/^toolgate_tool_calls_total\{status="started"\}/m);
     expect(value(/^toolgate_policy_cache_requests_total\{outcome="hit"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
     expect(value(/^toolgate_gate_duration_seconds_count\{cache="hit"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
     expect(value(/^toolgate_policy_listener_state\{state="listening"\} (\d+)$/m)).toBe(1);
