@@ -25,12 +25,11 @@ export function requireTool(manifest: ToolManifest, toolId: string, observe?: (d
       next();
     };
   }
-  return async function gateTool(req, _res, next) {
+  // Not async: a grant passes on with no promise; only a refusal waits, for its record.
+  return function gateTool(req, _res, next) {
     const run = currentRun(req);
-    if (run.offers(toolId)) {
-      observe?.(GRANTED);
-      return next();
-    }
-    next(await run.refuse(toolId));
+    if (!run.offers(toolId)) return run.refuse(toolId).then(next, next);
+    observe?.(GRANTED);
+    next();
   };
 }

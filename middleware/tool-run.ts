@@ -1,6 +1,6 @@
 // toolRun(): resolves the request's run once (agent from the route, sender from the message, or a
 // scheduled run for the scheduler) and puts it on `req.toolgate.run`, with the one dispatch path.
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler } from 'express';
 import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { pathId } from '../src/http/parse';
@@ -44,31 +44,39 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
   const runOf = options.runOf ?? defaultRunOf;
   const senderCheck = options.senderCheck ?? senderAsGiven;
 
-  return async function resolveToolRun(req, _res, next) {
+  // Not async: a cache hit resolves the run with no promise at all (RunService.startCached). A
+  // throw here reaches Express's error handler as a rejection would.
+  return function resolveToolRun(req, _res, next) {
     if (runOf === defaultRunOf) checkBodyParsed(req);
     const agentId = pathId(req.params, agentParam);
-    const asked = runOf(req);
-    let run: DispatchRun;
-    if (asked.kind === 'scheduled') {
-      const role = req.toolgate?.auth?.role;
-      if (role !== 'scheduler' && role !== 'admin') {
-        throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
-      }
-      run = { kind: 'scheduled' };
-    } else {
-      // The scheduler's token starts scheduled runs only (HTTP.md): a sender run would reach
-      // toolkits that never opted in to scheduled runs, under a role that is not rate-limited.
-      if (req.toolgate?.auth?.role === 'scheduler') {
-        throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
-      }
-      run = { kind: 'sender', routing_key: senderCheck(req, asked.sender, asked.authentication_results) };
-    }
-    const started = await runs.start(agentId, run);
-    // The agent's access rules come before any tool (SEMANTICS §9): a refused sender gets nothing.
-    if (started.access?.admitted === false) throw await started.refuseSender();
-    requestState(req).run = started;
-    next();
+    const run = dispatchRunOf(req, runOf(req), senderCheck);
+    const cached = runs.startCached(agentId, run);
+    if (cached) return admit(req, cached, next);
+    return runs.start(agentId, run).then((started) => admit(req, started, next));
   };
+}
+
+function dispatchRunOf(req: Request, asked: RunRequest, senderCheck: SenderCheck): DispatchRun {
+  const role = req.toolgate?.auth?.role;
+  if (asked.kind === 'scheduled') {
+    if (role !== 'scheduler' && role !== 'admin') {
+      throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
+    }
+    return { kind: 'scheduled' };
+  }
+  // The scheduler's token starts scheduled runs only (HTTP.md): a sender run would reach
+  // toolkits that never opted in to scheduled runs, under a role that is not rate-limited.
+  if (role === 'scheduler') {
+    throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
+  }
+  return { kind: 'sender', routing_key: senderCheck(req, asked.sender, asked.authentication_results) };
+}
+
+/** Puts the run on the request, unless the agent's access rules refuse its sender (SEMANTICS §9): then nothing else runs. */
+function admit(req: Request, run: ToolRun, next: NextFunction): Promise<void> | void {
+  if (run.access?.admitted === false) return run.refuseSender().then(next, next);
+  requestState(req).run = run;
+  next();
 }
 
 /**

@@ -17,7 +17,7 @@ import type { PgClient } from '../db/connect';
 import { PolicyListener, type ListenerState, type PolicyListenerOptions } from '../db/policy-listener';
 import { watchPolicyWrites } from '../db/policy-write-watch';
 import type { InvalidationSource } from '../metrics/toolgate-metrics';
-import { PolicyCache, type PolicyCacheOptions } from './policy-cache';
+import { PolicyCache, type CachedPolicy, type PolicyCacheOptions } from './policy-cache';
 import type { PolicyRead, PolicySource } from './policy-source';
 
 export interface Invalidation {
@@ -87,6 +87,12 @@ export class ListenedPolicies extends EventEmitter implements PolicySource {
     // The listener starts with the first run, so a toolgate never used opens no connection.
     this.start();
     return this.#cache.get(agentId, () => this.read(agentId));
+  }
+
+  peek(agentId: number): CachedPolicy | undefined {
+    this.start();
+    // Empty, and so undefined, whenever the LISTEN does not hold.
+    return this.#cache.peek(agentId);
   }
 
   start(): void {

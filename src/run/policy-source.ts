@@ -10,6 +10,11 @@ export type PolicyRead = (agentId: number) => Promise<CachedPolicy | null>;
 
 export interface PolicySource {
   get(agentId: number): Promise<{ policy: CachedPolicy | null; outcome: CacheOutcome }>;
+  /**
+   * A policy this source may serve now without reading anything, or undefined: lets a cache hit
+   * start its run with no promise. Only a source whose entries need no check per run has one.
+   */
+  peek?(agentId: number): CachedPolicy | undefined;
   /** How many agents it holds now. */
   readonly size: number;
   /** Starts what it runs in the background now rather than at the first run (the listener). */

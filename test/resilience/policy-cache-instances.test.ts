@@ -136,6 +136,20 @@ describe('when instance B\'s listening connection is killed', () => {
     await dispatch(b, g.agentId).expect(403);
     expect((await internalsOf(b.tg).runs.policy(g.agentId)).cache).toBe('hit');
   });
+  test('then a run started from the cache alone (no read, no promise) has no cache to start from while B does not listen', async () => {
+    await listening(b.tg);
+    const policies = listened(b.tg);
+    const g = await grant('cached-start');
+    await warm(b.tg, g.agentId);
+    const run = { kind: 'sender', routing_key: 'mara@thescoop.com' } as const;
+    expect(internalsOf(b.tg).runs.startCached(g.agentId, run)?.offers(TOOL)).toBe(true);
+
+    const lost = once(policies, 'lost');
+    await a.sequelize.query('SELECT pg_terminate_backend(:pid)', { replacements: { pid: policies.listenerPid } });
+    await lost;
+
+    expect(internalsOf(b.tg).runs.startCached(g.agentId, run)).toBeUndefined();
+  });
 });
 
 describe('when a policy is changed by plain SQL from outside any instance', () => {
