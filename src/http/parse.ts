@@ -1,7 +1,7 @@
 // Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
 import type { z } from 'zod';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../errors';
-import { idText, MAX_ROW_ID } from './schemas';
+import { CANONICAL_ID, idText, MAX_ROW_ID } from './schemas';
 
 export type Location = 'body' | 'query' | 'path';
 
@@ -27,7 +27,14 @@ function toValidationIssue(issue: z.core.$ZodIssue, where: Where): ValidationIss
  * than any row's id (a well-formed id that names nothing).
  */
 export function pathId(params: Record<string, unknown>, name: string): number {
-  const result = idText.safeParse(params[name]);
+  const text = params[name];
+  // Every gated request reads its agent's id here: a canonical id in range is answered without
+  // zod, which is kept for the refusals and their messages.
+  if (typeof text === 'string' && CANONICAL_ID.test(text)) {
+    const id = Number(text);
+    if (id <= MAX_ROW_ID) return id;
+  }
+  const result = idText.safeParse(text);
   if (!result.success) throw new ValidationError(result.error.issues.map((issue) => ({ ...toValidationIssue(issue, 'path'), loc: ['path', name] })));
   if (result.data > MAX_ROW_ID) throw new NotFoundError(`Id ${result.data}`);
   return result.data;

@@ -6,7 +6,7 @@ import { ruleKindSchema } from '../core/types';
 
 // Ids are canonical decimals and nothing else (HTTP.md): `1e0`, `0x1`, `00001`, `+1` or ` 1` are not
 // agent 1, so a proxy rule written for /agents/1/ means what it says.
-const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+export const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 const CANONICAL_ID_MESSAGE = 'an id is a positive whole number in plain decimal, such as 42: no sign, leading zero, space, exponent or hex';
 
 /** The largest id of our rows (PostgreSQL integer): a canonical id above it names no row. */
