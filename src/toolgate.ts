@@ -175,7 +175,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
     },
     policySources(sequelize, cacheConfig, metrics, logger),
-    { gate: (s, cache) => metrics.gate(s, cache), decision: (d) => metrics.decision(d), toolCall: (status) => metrics.toolCall(status) },
+    { gate: (s, cache) => metrics.gate(s, cache), hit: () => metrics.hit(), decision: (d) => metrics.decision(d), toolCall: (status) => metrics.toolCall(status) },
   );
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;

@@ -36,21 +36,27 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   readonly #toolCalls: Counter<'status'>;
   readonly #listenerState: Gauge<'state'>;
   readonly #listenerLosses: Counter;
+  #hits = 0;
+  #grants = 0;
   #cacheEntries: () => number = () => 0;
 
   constructor(sequelize: Sequelize) {
     const registers = [this.registry];
     this.#gate = new Histogram({
       name: 'toolgate_gate_duration_seconds',
-      help: 'Time to start a run: policy lookup (cache, or the database), compile on a miss, and the resolved set',
+      help: 'Time to start a run that reads the database: a miss (load and compile), a bypass (read through), or strict mode\'s version check; a warm hit in listen mode reads nothing and is counted, not timed',
       labelNames: ['cache'],
       buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
       registers,
     });
     this.#gateByCache = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#gate.labels(c)]));
-    this.#cache = new Counter({ name: 'toolgate_policy_cache_requests_total', help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)', labelNames: ['outcome'], registers });
+    // The two counts every warm request makes (a cache hit, a grant) are kept as plain numbers and
+    // added to their counters when scraped: prom-client's own increment costs more than the hit.
+    const flushHits = () => this.#flushHits();
+    const flushGrants = () => this.#flushGrants();
+    this.#cache = new Counter({ name: 'toolgate_policy_cache_requests_total', help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)', labelNames: ['outcome'], registers, collect: flushHits });
     this.#cacheByOutcome = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#cache.labels(c)]));
-    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers });
+    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers, collect: flushGrants });
     this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
     this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)', labelNames: ['status'], registers });
     this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
@@ -90,7 +96,16 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     this.#cacheByOutcome.get(cache)?.inc();
   }
 
+  /** A run started from the cache alone: counted, not timed. */
+  hit(): void {
+    this.#hits += 1;
+  }
+
   decision(decision: DispatchDecision): void {
+    if (decision.outcome === 'granted' && decision.reason === 'offered') {
+      this.#grants += 1;
+      return;
+    }
     const key = `${decision.outcome}/${decision.reason}`;
     let child = this.#decisionChildren.get(key);
     if (!child) {
@@ -111,6 +126,18 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   listener(state: ListenerState): void {
     for (const s of LISTENER_STATES) this.#listenerState.set({ state: s }, s === state ? 1 : 0);
     if (state === 'lost') this.#listenerLosses.inc();
+  }
+
+  #flushHits(): void {
+    if (this.#hits === 0) return;
+    this.#cacheByOutcome.get('hit')?.inc(this.#hits);
+    this.#hits = 0;
+  }
+
+  #flushGrants(): void {
+    if (this.#grants === 0) return;
+    this.#decisions.inc({ outcome: 'granted', reason: 'offered' }, this.#grants);
+    this.#grants = 0;
   }
 
   /** Where the cache-size gauge reads from. */

@@ -15,7 +15,10 @@ import { ToolRun, type DispatchDecision, type DispatchRun, type ToolRunDeps } fr
 
 /** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
 export interface RunObserver {
+  /** A run that read the database to start (a miss, a bypass, strict mode's version check), timed. */
   gate?(seconds: number, cache: CacheOutcome): void;
+  /** A run started from the cache alone, with nothing read: counted only (timing it costs more than the hit). */
+  hit?(): void;
   decision?(decision: DispatchDecision): void;
   toolCall?(status: string): void;
 }
@@ -80,12 +83,10 @@ export class RunService {
    * on a warm gate they are most of what the gate adds to a host's route.
    */
   startCached(agentId: number, run: DispatchRun): ToolRun | undefined {
-    const started = performance.now();
     const policy = this.policies.peek?.(agentId);
     if (policy === undefined) return undefined;
-    const toolRun = new ToolRun(policy.agent, run, policy.compiled, this.deps);
-    this.observer.gate?.((performance.now() - started) / 1000, 'hit');
-    return toolRun;
+    this.observer.hit?.();
+    return new ToolRun(policy.agent, run, policy.compiled, this.deps);
   }
 
   /** The admin's view: which attachments admitted the run, why, and which members are stale. */

@@ -81,15 +81,19 @@ describe('when runs have been granted, refused and skipped', () => {
     expect(value(/^toolgate_decisions_total\{outcome="refused",reason="not_carried"\} (\d+)$/m)).toBe(1);
   });
 
-  test('then tool calls are counted by status, and the gate\'s latency and cache hits are there', () => {
+  test('then tool calls are counted by status, with the listener\'s state and the pool\'s', () => {
     expect(value(/^toolgate_tool_calls_total\{status="denied"\} (\d+)$/m)).toBe(2);
     expect(value(/^toolgate_tool_calls_total\{status="success"\} (\d+)$/m)).toBe(2);
     // A call is counted once, by how it ended, not again for its started record.
     expect(text).not.toMatch(/^toolgate_tool_calls_total\{status="started"\}/m);
-    expect(value(/^toolgate_policy_cache_requests_total\{outcome="hit"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
-    expect(value(/^toolgate_gate_duration_seconds_count\{cache="hit"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
     expect(value(/^toolgate_policy_listener_state\{state="listening"\} (\d+)$/m)).toBe(1);
     expect(text).toMatch(/^toolgate_db_pool_connections\{state="size"\} \d+$/m);
+  });
+
+  test('then a warm cache hit is counted but not timed, and a run that read its policy is timed', () => {
+    expect(value(/^toolgate_policy_cache_requests_total\{outcome="hit"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(text).not.toMatch(/^toolgate_gate_duration_seconds_count\{cache="hit"\}/m);
+    expect(text).toMatch(/^toolgate_gate_duration_seconds_count\{cache="(?:miss|bypass)"\} [1-9]\d*$/m);
   });
 
   test('then no label or value carries a sender, a routing key, a token or a tool input', () => {
