@@ -1,6 +1,6 @@
 // The host app the throughput benchmark drives, in a process of its own: one trivial handler mounted
-// bare, behind toolRun() + requireTool() with the policy cache (listen mode), and behind the same
-// without a cache (every run reads and compiles its policy). Prints {"port", "agent"} when ready.
+// bare, behind two middleware that do nothing (the control), behind toolRun() + requireTool() with the
+// policy cache (listen mode), and behind the same without a cache (every run reads and compiles its policy). Prints {"port", "agent", "pid"} when ready.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -26,12 +26,15 @@ async function main(): Promise<void> {
   };
   const app = express();
   app.post('/bare/:id', express.json(), handler);
+  // The control: two middleware that do nothing, where toolRun() and requireTool() stand.
+  const pass: express.RequestHandler = (_req, _res, next) => next();
+  app.post('/two-layers/:id', express.json(), pass, pass, handler);
   app.post('/gated/:id', express.json(), cached.toolRun(), cached.requireTool('email_analyzer'), handler);
   app.post('/gated-uncached/:id', express.json(), uncached.toolRun(), uncached.requireTool('email_analyzer'), handler);
   app.use(cached.errorHandler());
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, agent })}\n`);
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, agent, pid: process.pid })}\n`);
   process.on('SIGTERM', () => {
     server.close();
     void Promise.all([cached.close(), uncached.close()]).then(() => process.exit(0));

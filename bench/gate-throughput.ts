@@ -1,12 +1,14 @@
 // What toolRun() + requireTool() cost a host route, as the host sees it: the same trivial handler
-// bare and gated, driven by autocannon with 16 concurrent clients, in rounds that alternate the
-// routes so each sees the same machine. The server runs in a child process, so the load generator
-// does not share its event loop. Beside the throughput, the server's own CPU time per request (read
-// from /proc on Linux): on a machine whose two cores the load generator shares, the throughput of
-// even the bare route swings from run to run, and the CPU a request costs the server is the steadier
-// figure. Prints figures; never passes or fails.
-import { spawn } from 'node:child_process';
+// bare and gated, driven by autocannon with 16 concurrent clients. The server runs in a child
+// process on a core of its own where it can (taskset), the load generator on another. The machine's
+// speed drifts from one run to the next by more than the gate costs, so the routes are driven in
+// many short rounds, bare and gated back to back in each, and each round's gated figure is compared
+// with the bare figure of the same round. A control route puts two middleware that do nothing where
+// toolRun() and requireTool() stand: what any two middleware cost the host, apart from the gate's work. Beside the throughput, the server's own CPU time per
+// request (read from /proc on Linux). Prints figures; never passes or fails.
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -15,8 +17,8 @@ import { ADMITTED } from './bench-agent';
 import { withPostgresServer } from './postgres-server';
 
 const CONNECTIONS = 16;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const ROUNDS = 3;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 /** Linux's clock ticks per second, the unit of /proc/<pid>/stat's utime and stime. */
 const CLOCK_TICKS = 100;
 
@@ -41,23 +43,44 @@ function cpuOf(pid: number): number {
 
 async function drive(url: string, server: number): Promise<Figures> {
   const before = cpuOf(server);
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    requests: ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })),
+  // autocannon's own percentiles are whole milliseconds; each response's time is a fraction of one.
+  const times: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const options = { url, connections: CONNECTIONS, duration: SECONDS, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests: ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })) };
+    const instance = autocannon(options, (err, res) => (err ? reject(err) : resolve(res)));
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => times.push(ms));
   });
   const cpuUs = (cpuOf(server) - before) / Math.max(1, result.requests.total);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpuUs };
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? Number.NaN;
+  return { rps: result.requests.average, p50: at(0.5), p99: at(0.99), non2xx: result.non2xx, cpuUs };
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * On a machine with two cores or more where `taskset` exists, the server gets core 0 and this
+ * process (the load generator, all its threads) core 1: otherwise they take turns on the same cores
+ * and the figures measure the scheduler as much as the route. Returns the server's command line and
+ * how to give this process its cores back.
+ */
+function pinned(command: string[]): { command: string[]; pinned: boolean; unpin(): void } {
+  const cores = os.cpus().length;
+  const taskset = (list: string) => spawnSync('taskset', ['-a', '-cp', list, String(process.pid)], { stdio: 'ignore' }).status === 0;
+  if (cores < 2 || !taskset('1')) return { command, pinned: false, unpin: () => undefined };
+  return { command: ['taskset', '-c', '0', ...command], pinned: true, unpin: () => void taskset(`0-${cores - 1}`) };
 }
 
 export async function benchGateThroughput(): Promise<void> {
   await withPostgresServer(async (adminUrl) => {
     const dbName = `toolgate_bench_gate_${process.pid}`;
     await ensureDatabase(adminUrl, dbName);
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'gate-server.ts')], {
+    const server = pinned([process.execPath, '--import', 'tsx', path.join(__dirname, 'gate-server.ts')]);
+    const child = spawn(server.command[0]!, server.command.slice(1), {
       env: { ...process.env, BENCH_DATABASE_URL: withDatabase(adminUrl, dbName) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -66,28 +89,43 @@ export async function benchGateThroughput(): Promise<void> {
         readline.createInterface({ input: child.stdout! }).once('line', resolve);
         child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)));
       });
-      const { port, agent } = JSON.parse(first) as { port: number; agent: number };
-      const routes = { bare: `http://127.0.0.1:${port}/bare/${agent}`, gated: `http://127.0.0.1:${port}/gated/${agent}`, uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}` };
-      for (const url of Object.values(routes)) await autocannon({ url, connections: CONNECTIONS, duration: 1, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: ADMITTED[0] }) });
-      const runs: Record<keyof typeof routes, Figures[]> = { bare: [], gated: [], uncached: [] };
+      const { port, agent, pid } = JSON.parse(first) as { port: number; agent: number; pid: number };
+      const routes = { bare: `http://127.0.0.1:${port}/bare/${agent}`, layers: `http://127.0.0.1:${port}/two-layers/${agent}`, gated: `http://127.0.0.1:${port}/gated/${agent}`, uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}` };
+      for (const url of Object.values(routes)) await autocannon({ url, connections: CONNECTIONS, duration: 2, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: ADMITTED[0] }) });
+      const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of Object.keys(routes) as (keyof typeof routes)[]) runs[name].push(await drive(routes[name], child.pid!));
+        // Each round drives bare and gated back to back, in turn first, so each pair sees the same machine.
+        const order: (keyof typeof routes)[] = round % 2 ? ['gated', 'bare', 'layers', 'uncached'] : ['bare', 'gated', 'layers', 'uncached'];
+        for (const name of order) runs[name].push(await drive(routes[name], pid));
       }
-      const mean = (xs: Figures[], k: keyof Figures) => xs.reduce((s, x) => s + x[k], 0) / xs.length;
+      const med = (xs: Figures[], k: keyof Figures) => median(xs.map((x) => x[k]));
       const row = (label: string, xs: Figures[]) =>
-        `  ${label.padEnd(40)} ${mean(xs, 'rps').toFixed(0).padStart(7)} req/s  p50 ${mean(xs, 'p50').toFixed(2).padStart(6)} ms  p99 ${mean(xs, 'p99').toFixed(2).padStart(6)} ms  non-2xx ${mean(xs, 'non2xx').toFixed(0)}  server CPU ${mean(xs, 'cpuUs').toFixed(0)} µs/request (rounds: ${xs.map((x) => x.rps.toFixed(0)).join(', ')} req/s)`;
-      console.log(`host route, gated vs ungated (autocannon, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per route, alternating; agent with 10 attachments / 50 rules; server in its own process):`);
+        `  ${label.padEnd(38)} ${med(xs, 'rps').toFixed(0).padStart(6)} req/s  p50 ${med(xs, 'p50').toFixed(2).padStart(6)} ms  p99 ${med(xs, 'p99').toFixed(2).padStart(6)} ms  non-2xx ${xs.reduce((s, x) => s + x.non2xx, 0)}  server CPU ${med(xs, 'cpuUs').toFixed(0)} µs/request`;
+      console.log(
+        `host route, gated vs ungated (autocannon, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per route, bare and gated back to back in each round, then the control; agent with 10 attachments / 50 rules; server in its own process, ${server.pinned ? 'pinned to core 0, load generator to core 1' : 'not pinned (no taskset): figures are noisier'}); medians over the rounds:`,
+      );
       console.log(row('bare route', runs.bare));
+      console.log(row('two middleware that do nothing', runs.layers));
       console.log(row('toolRun + requireTool, policy cache', runs.gated));
-      console.log(row('toolRun + requireTool, no cache (before)', runs.uncached));
-      const ratio = (xs: Figures[]) => ((100 * mean(xs, 'rps')) / mean(runs.bare, 'rps')).toFixed(1);
-      const added = (xs: Figures[], k: 'p50' | 'p99') => (mean(xs, k) - mean(runs.bare, k)).toFixed(2);
-      console.log(`  gated with cache keeps ${ratio(runs.gated)}% of the bare route's throughput; adds p50 ${added(runs.gated, 'p50')} ms, p99 ${added(runs.gated, 'p99')} ms`);
-      console.log(`  gated without cache keeps ${ratio(runs.uncached)}%; adds p50 ${added(runs.uncached, 'p50')} ms, p99 ${added(runs.uncached, 'p99')} ms`);
-      console.log(`  server CPU per request: gated with cache ${(mean(runs.gated, 'cpuUs') - mean(runs.bare, 'cpuUs')).toFixed(0)} µs more than bare, without cache ${(mean(runs.uncached, 'cpuUs') - mean(runs.bare, 'cpuUs')).toFixed(0)} µs more`);
+      console.log(row('toolRun + requireTool, no cache', runs.uncached));
+      // Each round's figure against the other route's figure in the same round, then the median: the
+      // machine's drift between rounds cancels out of a pair.
+      const range = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)} to ${Math.max(...xs).toFixed(digits)}`;
+      const compare = (label: string, xs: Figures[], base: Figures[] = runs.bare) => {
+        const ratios = xs.map((x, i) => (100 * x.rps) / base[i]!.rps);
+        const added = (k: 'p50' | 'p99' | 'cpuUs') => xs.map((x, i) => x[k] - base[i]![k]);
+        const [p50s, p99s, cpus] = [added('p50'), added('p99'), added('cpuUs')];
+        console.log(`  ${label} keeps ${median(ratios).toFixed(1)}% of its throughput (rounds: ${ratios.map((r) => r.toFixed(0)).join(', ')}%)`);
+        console.log(`    adds p50 ${median(p50s).toFixed(2)} ms (rounds ${range(p50s, 2)}), p99 ${median(p99s).toFixed(2)} ms (rounds ${range(p99s, 2)}), server CPU ${median(cpus).toFixed(0)} µs/request (rounds ${range(cpus, 0)})`);
+      };
+      compare('against the bare route, toolRun + requireTool with cache', runs.gated);
+      compare('against the bare route, two middleware that do nothing', runs.layers);
+      compare('against two middleware that do nothing, toolRun + requireTool with cache', runs.gated, runs.layers);
+      compare('against the bare route, toolRun + requireTool without cache', runs.uncached);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
+      server.unpin();
       await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
     }
   });
