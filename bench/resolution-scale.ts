@@ -1,7 +1,7 @@
 // Warm and cold resolution with 1,000 and 100,000 agents in the database, and the cache's memory.
 // Each agent holds three of twenty shared toolkits, one of them gated by two rules. Cold: a run whose
-// policy is read and compiled (one query); warm: a cache hit. Both over the same 1,000 agents spread
-// over the table. Memory: the heap the cache holds once filled to its default bound (10,000 agents,
+// policy is read and compiled (one query); warm: a cache hit, timed a pass of the 1,000 at a time, the
+// sizes in turn. Both over the same 1,000 agents spread over the table. Memory: the heap the cache holds once filled to its default bound (10,000 agents,
 // or every agent when fewer), measured after a collection. Prints; never passes or fails.
 import { once } from 'node:events';
 import v8 from 'node:v8';
@@ -11,7 +11,8 @@ import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/
 import { migrateUp } from '../src/db/migrate';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
-import { createToolgate, internalsOf } from '../src/toolgate';
+import { createToolgate, internalsOf, type Toolgate } from '../src/toolgate';
+import type { Sequelize } from 'sequelize';
 import { withPostgresServer } from './postgres-server';
 
 v8.setFlagsFromString('--expose-gc');
@@ -36,59 +37,91 @@ async function fill(url: string, agents: number): Promise<void> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] ?? NaN;
 
+interface Prepared {
+  size: number;
+  dbName: string;
+  tg: Toolgate;
+  sequelize: Sequelize;
+  /** One warm pass over the sampled agents: µs a run. */
+  pass(): Promise<number>;
+  line: string;
+}
+
+const RUN = { kind: 'sender' as const, routing_key: 'mara@thescoop.com' };
+
+/** A database of `size` agents and a toolgate on it: the cold runs and the cache's memory, measured now. */
+async function prepare(adminUrl: string, size: number): Promise<Prepared> {
+  const dbName = `toolgate_bench_scale_${process.pid}_${size}`;
+  await ensureDatabase(adminUrl, dbName);
+  const sequelize = createSequelize(withDatabase(adminUrl, dbName), { queryTimeoutMs: 0 });
+  const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, policyCache: 'listen' });
+  await migrateUp(sequelize);
+  await fill(withDatabase(adminUrl, dbName), size);
+  const [{ min }] = (await sequelize.query('SELECT min(id) AS min FROM agents'))[0] as { min: number }[];
+  const ids = Array.from({ length: SAMPLE }, (_, i) => Number(min) + Math.floor((i * size) / SAMPLE));
+  const runs = internalsOf(tg).runs;
+  const policies = runs.policies as ListenedPolicies;
+  policies.start();
+  if (policies.listenerState !== 'listening') await once(policies, 'listening');
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const time = async (id: number) => {
+    const t0 = performance.now();
+    // As toolRun() does: a warm hit starts from the cache alone, anything else reads.
+    const r = runs.startCached(id, RUN) ?? (await runs.start(id, RUN));
+    if (!r.offers('lookup_order')) throw new Error(`agent ${id} is not granted lookup_order`);
+    return (performance.now() - t0) * 1000;
+  };
+  const cold: number[] = [];
+  for (const id of ids) cold.push(await time(id));
+
+  const fillTo = Math.min(size, 10_000);
+  const all = Array.from({ length: fillTo }, (_, i) => Number(min) + Math.floor((i * size) / fillTo));
+  const reads: Promise<unknown>[] = [];
+  for (const id of all) {
+    reads.push(runs.start(id, RUN));
+    if (reads.length === 20) await Promise.all(reads.splice(0));
+  }
+  await Promise.all(reads);
+  gc();
+  const held = process.memoryUsage().heapUsed - before;
+  // A whole pass over the sample is timed, not each run: a run of a few µs is too short for the
+  // clock to time alone.
+  const pass = async () => {
+    const t0 = performance.now();
+    for (const id of ids) await time(id);
+    return ((performance.now() - t0) * 1000) / ids.length;
+  };
+  const line =
+    `cold (read + compile) median ${median(cold).toFixed(0)} µs, p99 ${p99(cold).toFixed(0)} µs; ` +
+    `cache of ${runs.cachedAgents.toLocaleString('en-US')} agents holds ${(held / 1024 / 1024).toFixed(1)} MB (${(held / runs.cachedAgents / 1024).toFixed(1)} KB each)`;
+  return { size, dbName, tg, sequelize, pass, line };
+}
+
 export async function benchResolutionScale(sizes: readonly number[] = SIZES): Promise<void> {
   await withPostgresServer(async (adminUrl) => {
     console.log(`resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules):`);
-    for (const size of sizes) {
-      const dbName = `toolgate_bench_scale_${process.pid}_${size}`;
-      await ensureDatabase(adminUrl, dbName);
-      const url = withDatabase(adminUrl, dbName);
-      const sequelize = createSequelize(url, { queryTimeoutMs: 0 });
-      const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, policyCache: 'listen' });
-      try {
-        await migrateUp(sequelize);
-        await fill(url, size);
-        const [{ min }] = (await sequelize.query('SELECT min(id) AS min FROM agents'))[0] as { min: number }[];
-        const ids = Array.from({ length: SAMPLE }, (_, i) => Number(min) + Math.floor((i * size) / SAMPLE));
-        const runs = internalsOf(tg).runs;
-        const policies = runs.policies as ListenedPolicies;
-        policies.start();
-        if (policies.listenerState !== 'listening') await once(policies, 'listening');
-        const run = { kind: 'sender' as const, routing_key: 'mara@thescoop.com' };
-        gc();
-        const before = process.memoryUsage().heapUsed;
-        const time = async (id: number) => {
-          const t0 = performance.now();
-          // As toolRun() does: a warm hit starts from the cache alone, anything else reads.
-          const r = runs.startCached(id, run) ?? (await runs.start(id, run));
-          if (!r.offers('lookup_order')) throw new Error(`agent ${id} is not granted lookup_order`);
-          return (performance.now() - t0) * 1000;
-        };
-        const cold: number[] = [];
-        for (const id of ids) cold.push(await time(id));
-        // Untimed passes first, so the first size measured is not also the one the JIT warms up on.
-        for (let pass = 0; pass < 5; pass++) for (const id of ids) await time(id);
-        const warm: number[] = [];
-        for (let pass = 0; pass < 20; pass++) for (const id of ids) warm.push(await time(id));
-
-        const fillTo = Math.min(size, 10_000);
-        const all = Array.from({ length: fillTo }, (_, i) => Number(min) + Math.floor((i * size) / fillTo));
-        const reads: Promise<unknown>[] = [];
-        for (const id of all) {
-          reads.push(runs.start(id, run));
-          if (reads.length === 20) await Promise.all(reads.splice(0));
-        }
-        await Promise.all(reads);
-        gc();
-        const held = process.memoryUsage().heapUsed - before;
-        console.log(
-          `  ${size.toLocaleString('en-US').padStart(7)} agents: cold (read + compile) median ${median(cold).toFixed(0)} µs, p99 ${p99(cold).toFixed(0)} µs; ` +
-            `warm (cache hit) median ${median(warm).toFixed(2)} µs, p99 ${p99(warm).toFixed(2)} µs; cache of ${runs.cachedAgents.toLocaleString('en-US')} agents holds ${(held / 1024 / 1024).toFixed(1)} MB (${(held / runs.cachedAgents / 1024).toFixed(1)} KB each)`,
-        );
-      } finally {
-        await tg.close();
-        await sequelize.close();
-        await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
+    const prepared: Prepared[] = [];
+    try {
+      for (const size of sizes) prepared.push(await prepare(adminUrl, size));
+      // Warm passes of every size in turn, round after round: this machine's speed drifts from one
+      // minute to the next, and sizes measured minutes apart would compare the minutes. Untimed
+      // rounds first, for the JIT.
+      for (let round = 0; round < 5; round++) for (const p of prepared) await p.pass();
+      const warm = new Map<Prepared, number[]>(prepared.map((p) => [p, []]));
+      for (let round = 0; round < 20; round++) {
+        const order = round % 2 ? [...prepared].reverse() : prepared;
+        for (const p of order) warm.get(p)!.push(await p.pass());
+      }
+      for (const p of prepared) {
+        const passes = warm.get(p)!;
+        console.log(`  ${p.size.toLocaleString('en-US').padStart(7)} agents: ${p.line}; warm (cache hit) ${median(passes).toFixed(2)} µs a run (median of 20 passes, slowest ${Math.max(...passes).toFixed(2)} µs)`);
+      }
+    } finally {
+      for (const p of prepared) {
+        await p.tg.close();
+        await p.sequelize.close();
+        await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(p.dbName)} WITH (FORCE)`)).catch(() => undefined);
       }
     }
   });
