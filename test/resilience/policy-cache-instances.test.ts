@@ -100,7 +100,9 @@ describe('when a grant is revoked on instance A', () => {
     const g1 = await grant('shared-1');
     const agent2 = await a.admin().post('/api/agents').send({ name: 'Agent shared-2', toolkit_ids: [g1.toolkitId] }).expect(201);
     await b.client().post(`/api/agents/${agent2.body.id}/tool-calls`).send({ tool: TOOL, sender: 'jane@acme.com' }).expect(200);
+    // Both agents cached on B: the refusals below must come from dropping them, not from a first read.
     await warm(b.tg, g1.agentId);
+    await warm(b.tg, agent2.body.id);
 
     const told = Promise.all([invalidationOf(b.tg, g1.agentId), invalidationOf(b.tg, agent2.body.id)]);
     await a.admin().patch(`/api/toolkits/${g1.toolkitId}`).send({ member_tool_ids: ['lookup_order'] }).expect(200);
