@@ -1,8 +1,13 @@
 // The tool-call record: every execution, refusal and skip, with the canonical id and legacy name.
 import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-/** `started` while the tool runs (written before it runs), then `success` or `failure` in place. */
-export type ToolCallStatus = 'started' | 'success' | 'failure' | 'denied' | 'skipped';
+/**
+ * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
+ * `denied` and `skipped` for a tool that never ran. The one list the API, its filter and the
+ * dashboard read.
+ */
+export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped'] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {
   declare id: CreationOptional<number>;

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ruleKindSchema, toolDefinitionSchema } from '../core/types';
 import { emailAnalysisSchema } from '../llm/schemas';
+import { TOOL_CALL_STATUSES } from '../../models/tool-call';
 
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
 const systemKeySchema = z.enum(['all_tools', 'default_tools']);
@@ -125,7 +126,7 @@ export const threadResponse = z.object({
 
 export const threadWithMessagesResponse = threadResponse.extend({ messages: z.array(storedRunResponse) });
 
-export const toolCallStatusSchema = z.enum(['started', 'success', 'failure', 'denied', 'skipped']);
+export const toolCallStatusSchema = z.enum(TOOL_CALL_STATUSES);
 
 export const toolCallResponse = z.object({
   id: z.number().int(),

@@ -6,7 +6,8 @@ import { listToolCalls } from '../../services/tool-calls';
 import type { DashboardServices } from '../dashboard-services';
 import { pageContext, queryText } from '../form-data';
 import { renderPage } from '../render';
-import { STATUSES, ToolCallsPage } from '../views/tool-calls';
+import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../models/tool-call';
+import { ToolCallsPage } from '../views/tool-calls';
 import { WhoGetsWhatPage, type WhoQuery } from '../views/who-gets-what';
 
 const RECORDS_SHOWN = 100;
@@ -34,7 +35,7 @@ export function insightPages(d: DashboardServices): Router {
     const agents = await d.agents.list();
     const agentId = chosenAgent(queryText(req, 'agent'), agents);
     const wanted = queryText(req, 'status');
-    const status = (STATUSES as readonly string[]).includes(wanted) ? (wanted as (typeof STATUSES)[number]) : undefined;
+    const status = (TOOL_CALL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ToolCallStatus) : undefined;
     const calls = agentId === null ? [] : await listToolCalls(d.sequelize, agentId, RECORDS_SHOWN, status);
     renderPage(res, 200, ToolCallsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', calls, limit: RECORDS_SHOWN }));
   });

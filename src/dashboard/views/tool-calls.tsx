@@ -1,11 +1,11 @@
 // Tool calls: an agent's recent records, newest first, filterable by status; refusals stand out.
+import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../models/tool-call';
 import type { AgentView } from '../../services/agents';
 import type { ToolCallView } from '../../services/tool-calls';
 import { SelectField } from './form';
 import { Layout, type PageContext } from './layout';
 
-export const STATUSES = ['started', 'success', 'failure', 'denied', 'skipped'] as const;
-const STATUS_WORDS: Record<string, string> = {
+const STATUS_WORDS: Record<ToolCallStatus, string> = {
   started: 'started (running, or never completed)',
   success: 'success',
   failure: 'failure (the tool threw)',
@@ -20,7 +20,7 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
     <Layout ctx={ctx} section="tool-calls" title="Tool calls" lead="Every execution, refusal and skip is recorded. A denied call is a tool the run was not offered, asked for anyway.">
       <form method="get" action={`${ctx.base}/tool-calls`} class="inline-form" aria-label="Filter tool calls">
         <SelectField id="agent" name="agent" label="Agent" value={props.agentId ? String(props.agentId) : undefined} options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))} />
-        <SelectField id="status" name="status" label="Status" value={props.status} options={[{ value: '', label: 'Any status' }, ...STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s]! }))]} />
+        <SelectField id="status" name="status" label="Status" value={props.status} options={[{ value: '', label: 'Any status' }, ...TOOL_CALL_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] }))]} />
         <button type="submit">Show</button>
       </form>
       {agent ? (
