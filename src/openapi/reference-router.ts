@@ -65,7 +65,10 @@ export function referenceRouter(document: Record<string, unknown>): Router {
   router.get('/openapi.json', function sendOpenApiDocument(_req, res) {
     res.type('application/json').send(body);
   });
-  router.get('/docs', referenceCsp, function sendReferencePage(_req, res) {
+  router.get('/docs', referenceCsp, function sendReferencePage(req, res) {
+    // The page names its assets relative to /docs; from /docs/ they would resolve under
+    // /docs/docs/ and the page would load blank. A relative redirect keeps any mount prefix.
+    if (req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '../docs');
     res.type('html').send(PAGE);
   });
   router.get('/docs/assets/reference.js', function sendReferenceScript(_req, res) {

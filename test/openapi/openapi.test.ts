@@ -101,4 +101,9 @@ describe('the reference page', () => {
     await request(t.app).get('/docs/assets/index.html').expect(404);
     await request(t.app).get('/docs/assets/package.json').expect(404);
   });
+
+  test('when /docs/ is opened, then it is sent to /docs, where the page\'s assets resolve', async () => {
+    const res = await request(t.app).get('/docs/').expect(301);
+    expect(new URL(res.headers.location!, 'http://host/docs/').pathname).toBe('/docs');
+  });
 });
