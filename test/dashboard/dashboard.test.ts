@@ -114,6 +114,16 @@ describe('forms', () => {
     expect((await t.tg.toolkits.list()).map((k) => k.name)).not.toContain('Forged');
   });
 
+  test('when a form is posted after the session has ended, then the operator is told to sign in again, not that the form looks forged, and nothing changes', async () => {
+    const v = await signedIn(t.app);
+    const token = await v.token('/admin/toolkits/new');
+    await t.sequelize.query('DELETE FROM admin_sessions');
+    const res = await v.post('/admin/toolkits', { _csrf: token, name: 'After the end', member: 'send_email' });
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('You are signed out');
+    expect((await t.tg.toolkits.list()).map((k) => k.name)).not.toContain('After the end');
+  });
+
   test('when a value holds markup, then every page shows it as text', async () => {
     const name = '<img src=x onerror=alert(1)> "Quoted" & co';
     await t.tg.toolkits.create({ name, description: '<script>alert(2)</script>', member_tool_ids: ['send_email'] });
