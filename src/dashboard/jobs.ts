@@ -54,14 +54,22 @@ export class JobStore {
       lastWrite = now;
       void this.update(id, { progress }).catch(onUnexpected);
     };
+    // Two handlers, not then().catch(): a report that cannot be recorded must not be taken for the
+    // work failing, whose message says nothing was committed while an apply may have committed.
     void work(onProgress)
-      .then((report) => this.update(id, { status: 'succeeded', result: report }))
-      .catch((err: unknown) => {
-        const report = (err as { report?: MigrationReport }).report ?? null;
-        const message = err instanceof HttpError ? err.message : 'The job failed on our side; nothing was committed. The logs have the details.';
-        if (!(err instanceof HttpError)) onUnexpected(err);
-        return this.update(id, { status: 'failed', error: message, result: report });
-      })
+      .then(
+        (report) =>
+          this.update(id, { status: 'succeeded', result: report }).catch((err: unknown) => {
+            onUnexpected(err);
+            return this.update(id, { status: 'failed', error: 'The job finished, but its report could not be recorded. The logs have the details.' });
+          }),
+        (err: unknown) => {
+          const report = (err as { report?: MigrationReport }).report ?? null;
+          const message = err instanceof HttpError ? err.message : 'The job failed on our side; nothing was committed. The logs have the details.';
+          if (!(err instanceof HttpError)) onUnexpected(err);
+          return this.update(id, { status: 'failed', error: message, result: report });
+        },
+      )
       .catch(onUnexpected);
     return id;
   }
