@@ -34,7 +34,7 @@ export function dashboardErrors(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(err);
     const error = toPageError(err);
     if (error.status >= 500) logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : typeof err, path: req.path }, 'dashboard page failed');
-    renderPage(res, error.status, ErrorPage({ status: error.status, message: error.message, signedIn: req.session?.signedIn === true }));
+    renderPage(res, error.status, ErrorPage({ base: req.baseUrl, status: error.status, message: error.message, signedIn: req.session?.signedIn === true }));
   };
 }
 

@@ -2,10 +2,12 @@
 // what its cookie and CSP are, sessions shared by instances and ended by a new admin token, CSRF,
 // escaping, stale members, a job's progress, and the sign-in budget.
 import { QueryTypes } from 'sequelize';
+import express from 'express';
 import request from 'supertest';
+import { dashboardRouter } from '../../src/dashboard/dashboard-router';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
-import { createToolgate } from '../../src/toolgate';
+import { createToolgate, internalsOf } from '../../src/toolgate';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app';
 import { signedIn, visitor } from './session';
 
@@ -100,6 +102,19 @@ describe('sessions', () => {
     for (let i = 0; i < 11; i++) statuses.push((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status);
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses[10]).toBe(429);
+  });
+});
+
+describe('where the dashboard is mounted', () => {
+  test('when it is mounted under another path, then its pages name their styles and links under that path', async () => {
+    const app = express();
+    app.use('/ops', dashboardRouter(internalsOf(t.tg), { adminToken: ADMIN_TOKEN, logger: createLogger(false) }));
+    const page = await request(app).get('/ops/sign-in').expect(200);
+    expect(page.text).toContain('href="/ops/assets/dashboard.css"');
+    expect(page.text).not.toContain('/admin/');
+    await request(app).get('/ops/assets/dashboard.css').expect(200);
+    const missing = await request(app).get('/ops/no-such-page').expect(303);
+    expect(missing.headers.location).toMatch(/^\/ops\/sign-in/);
   });
 });
 

@@ -11,16 +11,16 @@ const TITLES: Record<number, string> = {
   503: 'Database unavailable',
 };
 
-export function ErrorPage(props: { status: number; message: string; signedIn: boolean }) {
+export function ErrorPage(props: { base: string; status: number; message: string; signedIn: boolean }) {
   const title = TITLES[props.status] ?? 'Could not show this page';
   return (
-    <Document title={title}>
+    <Document base={props.base} title={title}>
       <main id="main" class="narrow">
         <p class="brand">toolgate</p>
         <h1>{title}</h1>
         <p role="alert">{props.message}</p>
         <p>
-          <a href={props.signedIn ? '/admin/agents' : '/admin/sign-in'}>{props.signedIn ? 'Back to the agents' : 'Go to sign in'}</a>
+          <a href={`${props.base}${props.signedIn ? '/agents' : '/sign-in'}`}>{props.signedIn ? 'Back to the agents' : 'Go to sign in'}</a>
         </p>
       </main>
     </Document>

@@ -19,7 +19,7 @@ const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'migration', label: 'Migrate enabled_tools', path: '/migration' },
 ];
 
-export function Document({ title, children, refreshSeconds }: { title: string; children: ComponentChildren; refreshSeconds?: number }) {
+export function Document({ base, title, children, refreshSeconds }: { base: string; title: string; children: ComponentChildren; refreshSeconds?: number }) {
   return (
     <html lang="en">
       <head>
@@ -28,8 +28,8 @@ export function Document({ title, children, refreshSeconds }: { title: string; c
         {/* A page that follows a running job reloads itself: progress with no script. */}
         {refreshSeconds ? <meta httpEquiv="refresh" content={String(refreshSeconds)} /> : null}
         <title>{`${title} · toolgate`}</title>
-        <link rel="stylesheet" href="/admin/assets/dashboard.css" />
-        <link rel="icon" href="/admin/assets/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href={`${base}/assets/dashboard.css`} />
+        <link rel="icon" href={`${base}/assets/favicon.svg`} type="image/svg+xml" />
       </head>
       <body>{children}</body>
     </html>
@@ -39,7 +39,7 @@ export function Document({ title, children, refreshSeconds }: { title: string; c
 export function Layout(props: { ctx: PageContext; section: Section | null; title: string; lead?: ComponentChildren; children: ComponentChildren; refreshSeconds?: number }) {
   const { ctx, section, title } = props;
   return (
-    <Document title={title} refreshSeconds={props.refreshSeconds}>
+    <Document base={ctx.base} title={title} refreshSeconds={props.refreshSeconds}>
       <a class="skip" href="#main">
         Skip to content
       </a>

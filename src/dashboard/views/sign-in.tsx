@@ -3,7 +3,7 @@ import { Document } from './layout';
 
 export function SignInPage(props: { base: string; csrfToken: string; error?: string; next?: string }) {
   return (
-    <Document title="Sign in">
+    <Document base={props.base} title="Sign in">
       <main id="main" class="narrow">
         <p class="brand">toolgate</p>
         <h1>Sign in to the dashboard</h1>
