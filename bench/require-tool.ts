@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createSequelize } from '../src/db/connect';
 import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { ADMITTED, REFUSED, createBenchAgent } from './bench-agent';
 import { withPostgresServer } from './postgres-server';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { createToolgate, internalsOf } from '../src/toolgate';
@@ -40,23 +41,7 @@ async function benchOn(adminUrl: string): Promise<void> {
     await tg.syncSystemToolkits();
 
     // An agent with 10 attachments and 50 rules, as in the policy benchmark.
-    const agent = await tg.agents.create({ name: 'Bench', toolkit_ids: [] });
-    const ids = tg.tools.map((t) => t.id);
-    for (let a = 0; a < 10; a++) {
-      const kit = await tg.toolkits.create({ name: `Bench kit ${a}`, member_tool_ids: [ids[a % ids.length], ids[(a + 3) % ids.length]] });
-      await tg.attachments.attach(agent.id, {
-        toolkit_id: kit.id,
-        rules: [
-          { kind: a % 2 ? 'deny' : 'allow', pattern: `user${a}@acme.com` },
-          { kind: 'allow', pattern: `*@partner${a}.com` },
-          { kind: 'allow', pattern: `ops@*.dept${a}.thescoop.com` },
-          { kind: 'deny', pattern: `blocked${a}@thescoop.com` },
-          { kind: 'deny', pattern: `*@spam${a}.example` },
-        ],
-      });
-    }
-    const first = (await tg.attachments.list(agent.id))[0];
-    await tg.toolkits.update(first.toolkit.id, { member_tool_ids: ['email_analyzer'] });
+    const agent = { id: await createBenchAgent(tg) };
 
     const app = express();
     app.use(express.json());
@@ -72,9 +57,7 @@ async function benchOn(adminUrl: string): Promise<void> {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     // Admitted runs pass the gate; refused ones also write their `denied` tool-call record.
-    const admitted = ['user0@acme.com', 'x@partner0.com', 'ops@eu.dept0.thescoop.com'];
-    const refused = ['x@partner2.com', 'someone@else.org', 'blocked0@thescoop.com'];
-    const call = async (route: string, senders: string[], i: number) => {
+    const call = async (route: string, senders: readonly string[], i: number) => {
       const started = performance.now();
       const res = await fetch(`${base}/${route}/${agent.id}`, {
         method: 'POST',
@@ -82,31 +65,31 @@ async function benchOn(adminUrl: string): Promise<void> {
         body: JSON.stringify({ from: senders[i % senders.length] }),
       });
       await res.arrayBuffer();
-      const expected = route === 'bare' || senders === admitted ? 200 : 403;
+      const expected = route === 'bare' || senders === ADMITTED ? 200 : 403;
       if (res.status !== expected) throw new Error(`${route} answered ${res.status}, expected ${expected}`);
       return performance.now() - started;
     };
 
     for (let i = 0; i < WARMUP; i++) {
-      await call('bare', admitted, i);
-      await call('gated', admitted, i);
-      await call('gated', refused, i);
+      await call('bare', ADMITTED, i);
+      await call('gated', ADMITTED, i);
+      await call('gated', REFUSED, i);
     }
     const bare: number[] = [];
     const gatedAdmitted: number[] = [];
     const gatedRefused: number[] = [];
     // Interleaved, so every route sees the same machine conditions.
     for (let i = 0; i < REQUESTS; i++) {
-      bare.push(await call('bare', admitted, i));
-      gatedAdmitted.push(await call('gated', admitted, i));
-      gatedRefused.push(await call('gated', refused, i));
+      bare.push(await call('bare', ADMITTED, i));
+      gatedAdmitted.push(await call('gated', ADMITTED, i));
+      gatedRefused.push(await call('gated', REFUSED, i));
     }
     server.close();
 
     const start: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const t0 = performance.now();
-      await internalsOf(tg).runs.start(agent.id, { kind: 'sender', routing_key: admitted[i % admitted.length] });
+      await internalsOf(tg).runs.start(agent.id, { kind: 'sender', routing_key: ADMITTED[i % ADMITTED.length] });
       start.push(performance.now() - t0);
     }
 
