@@ -12,9 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
 import { ADMITTED } from './bench-agent';
-import { withPostgresServer } from './postgres-server';
+import { withBenchDatabase } from './postgres-server';
 
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -76,12 +75,10 @@ function pinned(command: string[]): { command: string[]; pinned: boolean; unpin(
 }
 
 export async function benchGateThroughput(): Promise<void> {
-  await withPostgresServer(async (adminUrl) => {
-    const dbName = `toolgate_bench_gate_${process.pid}`;
-    await ensureDatabase(adminUrl, dbName);
+  await withBenchDatabase('gate', async (url) => {
     const server = pinned([process.execPath, '--import', 'tsx', path.join(__dirname, 'gate-server.ts')]);
     const child = spawn(server.command[0]!, server.command.slice(1), {
-      env: { ...process.env, BENCH_DATABASE_URL: withDatabase(adminUrl, dbName) },
+      env: { ...process.env, BENCH_DATABASE_URL: url },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
@@ -126,7 +123,6 @@ export async function benchGateThroughput(): Promise<void> {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
       server.unpin();
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
     }
   });
 }

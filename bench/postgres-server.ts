@@ -1,8 +1,9 @@
 // The PostgreSQL a benchmark runs against: DATABASE_URL's server when set, else a throwaway
-// embedded one, stopped and removed when the benchmark is done.
+// embedded one, stopped and removed when the benchmark is done; and a database of its own on it.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 
 export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {
@@ -17,4 +18,20 @@ export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T
     await server.stop();
     await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * A database of its own for one benchmark, on the server above: made empty, handed over by URL, and
+ * dropped when `run` is done, whatever it did (after `run` has closed its own connections).
+ */
+export function withBenchDatabase<T>(label: string, run: (url: string) => Promise<T>): Promise<T> {
+  return withPostgresServer(async (adminUrl) => {
+    const dbName = `toolgate_bench_${label}_${process.pid}`;
+    await ensureDatabase(adminUrl, dbName);
+    try {
+      return await run(withDatabase(adminUrl, dbName));
+    } finally {
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
+    }
+  });
 }

@@ -5,9 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createSequelize } from '../src/db/connect';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
 import { ADMITTED, REFUSED, createBenchAgent } from './bench-agent';
-import { withPostgresServer } from './postgres-server';
+import { withBenchDatabase } from './postgres-server';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { errorHandler } from '../middleware/error-handler';
@@ -28,13 +27,11 @@ function summary(samples: number[]): { median: number; p95: number; p99: number 
 const us = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 
 export function benchRequireTool(): Promise<void> {
-  return withPostgresServer(benchOn);
+  return withBenchDatabase('require', benchOn);
 }
 
-async function benchOn(adminUrl: string): Promise<void> {
-  const dbName = `toolgate_bench_${process.pid}`;
-  await ensureDatabase(adminUrl, dbName);
-  const sequelize = createSequelize(withDatabase(adminUrl, dbName));
+async function benchOn(url: string): Promise<void> {
+  const sequelize = createSequelize(url);
   try {
     const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: 'bench-admin-token-0123456789' });
     await tg.migrate();
@@ -105,7 +102,6 @@ async function benchOn(adminUrl: string): Promise<void> {
     console.log(`  runs.start() in-process (load in one query + compile + resolve): median ${us(s.median)}  p95 ${us(s.p95)}`);
   } finally {
     await sequelize.close();
-    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
   }
 }
 

@@ -7,11 +7,11 @@
 // this process, each with its own pool and listener. Prints; never passes or fails.
 import { once } from 'node:events';
 import { createSequelize } from '../src/db/connect';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { withClient } from '../src/db/database-url';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf, type Toolgate } from '../src/toolgate';
-import { withPostgresServer } from './postgres-server';
+import { withBenchDatabase } from './postgres-server';
 
 const TRIALS = 20;
 const RUN = { kind: 'sender' as const, routing_key: 'mara@thescoop.com' };
@@ -31,10 +31,7 @@ async function grantedOn(tg: Toolgate, agentId: number): Promise<boolean> {
 }
 
 export async function benchRevocation(): Promise<void> {
-  await withPostgresServer(async (adminUrl) => {
-    const dbName = `toolgate_bench_revoke_${process.pid}`;
-    await ensureDatabase(adminUrl, dbName);
-    const url = withDatabase(adminUrl, dbName);
+  await withBenchDatabase('revoke', async (url) => {
     const sa = createSequelize(url);
     const sb = createSequelize(url);
     const a = createToolgate({ sequelize: sa, tools: SCOOP_TOOLS, policyCache: 'listen' });
@@ -88,7 +85,6 @@ export async function benchRevocation(): Promise<void> {
       await b.close();
       await sa.close();
       await sb.close();
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
     }
   });
 }

@@ -4,21 +4,18 @@
 import { once } from 'node:events';
 import { routingKeyOf } from '../src/core/routing-key';
 import { createSequelize } from '../src/db/connect';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { ADMITTED, createBenchAgent } from './bench-agent';
-import { withPostgresServer } from './postgres-server';
+import { withBenchDatabase } from './postgres-server';
 
 const REQUESTS = 200_000;
 const SENDERS = [...ADMITTED, 'Someone <someone+x@partner0.com>'];
 
 export async function benchWarmGate(): Promise<void> {
-  await withPostgresServer(async (adminUrl) => {
-    const dbName = `toolgate_bench_warm_${process.pid}`;
-    await ensureDatabase(adminUrl, dbName);
-    const sequelize = createSequelize(withDatabase(adminUrl, dbName));
+  await withBenchDatabase('warm', async (url) => {
+    const sequelize = createSequelize(url);
     const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, policyCache: 'listen' });
     try {
       await tg.migrate();
@@ -50,7 +47,6 @@ export async function benchWarmGate(): Promise<void> {
     } finally {
       await tg.close();
       await sequelize.close();
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`)).catch(() => undefined);
     }
   });
 }
