@@ -9,7 +9,8 @@ import { renderPage } from '../render';
 import { toolkitNamesByAgent } from '../usage';
 import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
-import { AttachmentPage, type RuleFormValues } from '../views/attachment';
+import { AttachmentPage } from '../views/attachment';
+import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 
 export function agentPages(d: DashboardServices): Router {

@@ -2,10 +2,10 @@
 import type { AgentView } from '../../services/agents';
 import type { AttachmentView, RuleView } from '../../services/attachments';
 import type { ToolkitView } from '../../services/toolkits';
-import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { ErrorSummary, PostForm, SelectField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
-import { RulesTable } from './rules-table';
+import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
 export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolkitsByAgent: Map<number, string[]> }) {
   const { ctx } = props;
@@ -55,10 +55,6 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
   );
 }
 
-export interface AccessRuleFormValues {
-  kind: string;
-  pattern: string;
-}
 
 export function AgentPage(props: {
   ctx: PageContext;
@@ -68,7 +64,7 @@ export function AgentPage(props: {
   toolkits: ToolkitView[];
   toolNames: Map<string, string>;
   errors: FieldErrors;
-  accessRule: AccessRuleFormValues;
+  accessRule: RuleFormValues;
   accessErrors: FieldErrors;
 }) {
   const { ctx, agent, attachments } = props;
@@ -99,29 +95,16 @@ export function AgentPage(props: {
           removeAction={(r) => `${ctx.base}/agents/${agent.id}/access-rules/${r.id}/delete`}
           removeLabel={(r) => `Remove access rule ${r.kind} ${r.pattern}`}
         />
-        <PostForm action={`${ctx.base}/agents/${agent.id}/access-rules`} csrfToken={ctx.csrfToken} class="rule-form" label="Add an access rule">
-          <SelectField
-            id="access-kind"
-            name="kind"
-            label="Access kind"
-            value={props.accessRule.kind}
-            options={[
-              { value: 'allow', label: 'allow' },
-              { value: 'deny', label: 'deny' },
-            ]}
-            errors={props.accessErrors}
-          />
-          <TextField
-            id="access-pattern"
-            name="pattern"
-            label="Access pattern"
-            value={props.accessRule.pattern}
-            errors={props.accessErrors}
-            placeholder="*@thescoop.com"
-            hint="The same patterns as a sender gate's. Scheduled runs have no sender and are never refused by these rules."
-          />
-          <button type="submit">Add access rule</button>
-        </PostForm>
+        <RuleForm
+          action={`${ctx.base}/agents/${agent.id}/access-rules`}
+          csrfToken={ctx.csrfToken}
+          label="Add an access rule"
+          prefix="access"
+          value={props.accessRule}
+          errors={props.accessErrors}
+          hint="The same patterns as a sender gate's. Scheduled runs have no sender and are never refused by these rules."
+          submit="Add access rule"
+        />
       </section>
 
       <section aria-labelledby="agent-toolkits">

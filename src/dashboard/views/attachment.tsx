@@ -2,15 +2,10 @@
 // refused pattern shows why beside the field) and the Allow on scheduled runs switch.
 import type { AgentView } from '../../services/agents';
 import type { AttachmentView } from '../../services/attachments';
-import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { Checkbox, PostForm, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
-import { RulesTable } from './rules-table';
-
-export interface RuleFormValues {
-  kind: string;
-  pattern: string;
-}
+import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
 export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; attachment: AttachmentView; rule: RuleFormValues; errors: FieldErrors }) {
   const { ctx, agent, attachment, errors } = props;
@@ -35,29 +30,15 @@ export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; atta
           removeLabel={(r) => `Remove ${r.kind} rule ${r.pattern}`}
         />
         <h3 id="add-rule">Add a rule</h3>
-        <PostForm action={`${here}/rules`} csrfToken={ctx.csrfToken} class="rule-form" label="Add a rule">
-          <SelectField
-            id="kind"
-            name="kind"
-            label="Kind"
-            value={props.rule.kind}
-            options={[
-              { value: 'allow', label: 'allow' },
-              { value: 'deny', label: 'deny' },
-            ]}
-            errors={errors}
-          />
-          <TextField
-            id="pattern"
-            name="pattern"
-            label="Pattern"
-            value={props.rule.pattern}
-            errors={errors}
-            placeholder="*@thescoop.com"
-            hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com."
-          />
-          <button type="submit">Add rule</button>
-        </PostForm>
+        <RuleForm
+          action={`${here}/rules`}
+          csrfToken={ctx.csrfToken}
+          label="Add a rule"
+          value={props.rule}
+          errors={errors}
+          hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com."
+          submit="Add rule"
+        />
       </section>
 
       <section aria-labelledby="scheduled">
