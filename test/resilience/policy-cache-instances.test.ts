@@ -39,6 +39,13 @@ async function listening(tg: Toolgate): Promise<void> {
   if (policies.listenerState !== 'listening') await once(policies, 'listening');
 }
 
+/** Ends the instance's listening connection from the server side and resolves once it knows. */
+async function killListener(policies: ListenedPolicies): Promise<void> {
+  const lost = once(policies, 'lost');
+  await a.sequelize.query('SELECT pg_terminate_backend(:pid)', { replacements: { pid: policies.listenerPid } });
+  await lost;
+}
+
 /** Resolves when this instance has dropped the agent on a notification (or dropped everything). */
 function invalidationOf(tg: Toolgate, agentId: number): Promise<Invalidation> {
   return new Promise((resolve) => {
@@ -120,9 +127,7 @@ describe('when instance B\'s listening connection is killed', () => {
     const g = await grant('killed');
     await warm(b.tg, g.agentId);
 
-    const lost = once(policies, 'lost');
-    await a.sequelize.query('SELECT pg_terminate_backend(:pid)', { replacements: { pid: policies.listenerPid } });
-    await lost;
+    await killListener(policies);
     // Right after the loss, before any reconnect can run: the cache is off and empty.
     expect(policies.listenerState).toBe('lost');
     expect(policies.size).toBe(0);
@@ -146,9 +151,7 @@ describe('when instance B\'s listening connection is killed', () => {
     const run = { kind: 'sender', routing_key: 'mara@thescoop.com' } as const;
     expect(internalsOf(b.tg).runs.startCached(g.agentId, run)?.offers(TOOL)).toBe(true);
 
-    const lost = once(policies, 'lost');
-    await a.sequelize.query('SELECT pg_terminate_backend(:pid)', { replacements: { pid: policies.listenerPid } });
-    await lost;
+    await killListener(policies);
 
     expect(internalsOf(b.tg).runs.startCached(g.agentId, run)).toBeUndefined();
   });
