@@ -1,6 +1,6 @@
 // Generated hostile requests against every route: whatever the method, path, token, content type
 // or body, the answer is never a 500, always the HTTP.md error shape, and never a grant to a run
-// that should have none. The counts printed by this file are the ones docs/SECURITY.md quotes.
+// that should have none. The request count docs/SECURITY.md quotes is asserted at the end of this file.
 import { domainToASCII } from 'node:url';
 import fc from 'fast-check';
 import request from 'supertest';
