@@ -31,13 +31,13 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   readonly #cache: Counter<'outcome'>;
   readonly #cacheByOutcome: Map<CacheOutcome, ReturnType<Counter<'outcome'>['labels']>>;
   readonly #decisions: Counter<'outcome' | 'reason'>;
-  readonly #decisionChildren = new Map<string, ReturnType<Counter<'outcome' | 'reason'>['labels']>>();
+  /** Decisions since the last scrape, by outcome then reason. */
+  readonly #decided = new Map<DispatchDecision['outcome'], Map<string, number>>();
   readonly #invalidations: Counter<'source'>;
   readonly #toolCalls: Counter<'status'>;
   readonly #listenerState: Gauge<'state'>;
   readonly #listenerLosses: Counter;
   #hits = 0;
-  #grants = 0;
   #cacheEntries: () => number = () => 0;
 
   constructor(sequelize: Sequelize) {
@@ -50,13 +50,13 @@ export class ToolgateMetrics implements ToolgateMetricsView {
       registers,
     });
     this.#gateByCache = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#gate.labels(c)]));
-    // The two counts every warm request makes (a cache hit, a grant) are kept as plain numbers and
+    // The counts every warm request makes (a cache hit, a decision) are kept as plain numbers and
     // added to their counters when scraped: prom-client's own increment costs more than the hit.
     const flushHits = () => this.#flushHits();
-    const flushGrants = () => this.#flushGrants();
+    const flushDecisions = () => this.#flushDecisions();
     this.#cache = new Counter({ name: 'toolgate_policy_cache_requests_total', help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)', labelNames: ['outcome'], registers, collect: flushHits });
     this.#cacheByOutcome = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#cache.labels(c)]));
-    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers, collect: flushGrants });
+    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers, collect: flushDecisions });
     this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
     this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)', labelNames: ['status'], registers });
     this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
@@ -102,17 +102,9 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   }
 
   decision(decision: DispatchDecision): void {
-    if (decision.outcome === 'granted' && decision.reason === 'offered') {
-      this.#grants += 1;
-      return;
-    }
-    const key = `${decision.outcome}/${decision.reason}`;
-    let child = this.#decisionChildren.get(key);
-    if (!child) {
-      child = this.#decisions.labels({ outcome: decision.outcome, reason: decision.reason } as LabelValues<'outcome' | 'reason'>);
-      this.#decisionChildren.set(key, child);
-    }
-    child.inc();
+    let byReason = this.#decided.get(decision.outcome);
+    if (!byReason) this.#decided.set(decision.outcome, (byReason = new Map()));
+    byReason.set(decision.reason, (byReason.get(decision.reason) ?? 0) + 1);
   }
 
   invalidated(source: InvalidationSource): void {
@@ -134,10 +126,11 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     this.#hits = 0;
   }
 
-  #flushGrants(): void {
-    if (this.#grants === 0) return;
-    this.#decisions.inc({ outcome: 'granted', reason: 'offered' }, this.#grants);
-    this.#grants = 0;
+  #flushDecisions(): void {
+    for (const [outcome, byReason] of this.#decided) {
+      for (const [reason, count] of byReason) this.#decisions.inc({ outcome, reason } as LabelValues<'outcome' | 'reason'>, count);
+    }
+    this.#decided.clear();
   }
 
   /** Where the cache-size gauge reads from. */
