@@ -1,5 +1,7 @@
 // What toolRun() + requireTool() cost a host route, as the host sees it: the same trivial handler
-// bare and gated, driven by autocannon with 16 concurrent clients. The server runs in a child
+// bare and gated, driven by autocannon with 16 concurrent clients. The server is toolgate compiled
+// by tsc, as a host installs it (under tsx every import is a getter call, which the gate pays
+// about ten times a request). It runs in a child
 // process on a core of its own where it can (taskset), the load generator on another. The machine's
 // speed drifts from one run to the next by more than the gate costs, so the routes are driven in
 // many short rounds, bare and gated back to back in each, and each round's gated figure is compared
@@ -74,9 +76,19 @@ function pinned(command: string[]): { command: string[]; pinned: boolean; unpin(
   return { command: ['taskset', '-c', '0', ...command], pinned: true, unpin: () => void taskset(`0-${cores - 1}`) };
 }
 
+const ROOT = path.join(__dirname, '..');
+
+/** Compiles the bench server and the toolgate it imports, as `npm run build` compiles the package. */
+function buildServer(): string {
+  const built = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(__dirname, 'tsconfig.gate-server.json')], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error(`compiling the bench server failed (tsc exited ${built.status})`);
+  return path.join(ROOT, 'dist', 'bench-server', 'bench', 'gate-server.js');
+}
+
 export async function benchGateThroughput(): Promise<void> {
+  const entry = buildServer();
   await withBenchDatabase('gate', async (url) => {
-    const server = pinned([process.execPath, '--import', 'tsx', path.join(__dirname, 'gate-server.ts')]);
+    const server = pinned([process.execPath, entry]);
     const child = spawn(server.command[0]!, server.command.slice(1), {
       env: { ...process.env, BENCH_DATABASE_URL: url },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -99,7 +111,7 @@ export async function benchGateThroughput(): Promise<void> {
       const row = (label: string, xs: Figures[]) =>
         `  ${label.padEnd(38)} ${med(xs, 'rps').toFixed(0).padStart(6)} req/s  p50 ${med(xs, 'p50').toFixed(2).padStart(6)} ms  p99 ${med(xs, 'p99').toFixed(2).padStart(6)} ms  non-2xx ${xs.reduce((s, x) => s + x.non2xx, 0)}  server CPU ${med(xs, 'cpuUs').toFixed(0)} µs/request`;
       console.log(
-        `host route, gated vs ungated (autocannon, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per route, bare and gated back to back in each round, then the control; agent with 10 attachments / 50 rules; server in its own process, ${server.pinned ? 'pinned to core 0, load generator to core 1' : 'not pinned (no taskset): figures are noisier'}); medians over the rounds:`,
+        `host route, gated vs ungated (autocannon, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per route, bare and gated back to back in each round, then the control; agent with 10 attachments / 50 rules; server compiled by tsc, in its own process, ${server.pinned ? 'pinned to core 0, load generator to core 1' : 'not pinned (no taskset): figures are noisier'}); medians over the rounds:`,
       );
       console.log(row('bare route', runs.bare));
       console.log(row('two middleware that do nothing', runs.layers));
