@@ -39,10 +39,10 @@ export function authenticate(options: AuthOptions): RequestHandler {
   add('metrics', options.metricsToken);
   const clientRoutesOpen = (options.clientTokens ?? []).length === 0;
 
-  return function authenticateBearer(req, _res, next) {
+  return function authenticateBearer(req, res, next) {
     const header = req.get('authorization');
     if (header === undefined) {
-      requestState(req).auth = { role: null, anonymousClient: clientRoutesOpen };
+      requestState(res).auth = { role: null, anonymousClient: clientRoutesOpen };
       return next();
     }
     const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
@@ -52,7 +52,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
     let role: Role | null = null;
     for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
     if (role === null) return next(new UnauthenticatedError('The bearer token is not one this service knows: check the token.'));
-    requestState(req).auth = { role, anonymousClient: false };
+    requestState(res).auth = { role, anonymousClient: false };
     next();
   };
 }
@@ -60,8 +60,8 @@ export function authenticate(options: AuthOptions): RequestHandler {
 /** Admits the listed roles; a client route also admits anyone while no client token is set. */
 export function requireRole(...roles: Role[]): RequestHandler {
   const allowed = new Set<Role>(roles);
-  return function checkRole(req, _res, next) {
-    const auth = req.toolgate?.auth;
+  return function checkRole(_req, res, next) {
+    const auth = res.locals.toolgate?.auth;
     if (!auth) return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
     if (auth.role === null) {
       if (allowed.has('client') && auth.anonymousClient) return next();

@@ -25,7 +25,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
     if (res.headersSent) return next(err);
     const error = toHttpError(err, renderAll);
     if (error === null) return next(err);
-    const requestId = req.toolgate?.requestId;
+    const requestId = res.locals.toolgate?.requestId;
     if (error.status >= 500) {
       logger?.error({ err: describe(err), request_id: requestId ?? null, method: req.method, path: req.path, status: error.status }, 'request failed');
     }

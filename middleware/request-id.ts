@@ -10,7 +10,7 @@ export function requestId(): RequestHandler {
   return function assignRequestId(req, res, next) {
     const given = req.get('x-request-id');
     const id = given && SANE_ID.test(given) ? given : randomUUID();
-    requestState(req).requestId = id;
+    requestState(res).requestId = id;
     res.set('X-Request-Id', id);
     next();
   };

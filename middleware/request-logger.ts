@@ -34,12 +34,12 @@ export function requestLogger(logger: Logger): RequestHandler {
       if (logged) return;
       logged = true;
       const line: RequestLogLine = {
-        request_id: req.toolgate?.requestId ?? null,
+        request_id: res.locals.toolgate?.requestId ?? null,
         method: req.method,
         path: pathOf(req),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        role: req.toolgate?.auth?.role ?? null,
+        role: res.locals.toolgate?.auth?.role ?? null,
         ...(aborted ? { aborted: true as const } : {}),
       };
       if (line.status >= 500) logger.error(line, 'request');

@@ -1,6 +1,9 @@
-// Everything toolgate puts on a request lives under one property, `req.toolgate`, so it never
-// collides with a host's own middleware (express-oauth2-jwt-bearer's `req.auth`, a `req.id`).
-import type { Request } from 'express';
+// Everything toolgate keeps for a request lives under one entry, `res.locals.toolgate`, so it never
+// collides with a host's own state (express-oauth2-jwt-bearer's `req.auth`, a `req.id`) and adds
+// nothing to the request object. Not on `req`: Express gives every request object a hidden class of
+// its own (it sets the prototype per request), so V8 copies that class for each property added to a
+// request, microseconds a request; `res.locals` is the plain per-request table Express makes for this.
+import type { Request, Response } from 'express';
 import type { SenderAuthentication } from '../src/core/sender-authentication';
 import type { ToolRun } from '../src/run/tool-run';
 
@@ -27,13 +30,18 @@ export interface ToolgateRequestState {
 
 declare global {
   namespace Express {
-    interface Request {
+    interface Locals {
       toolgate?: ToolgateRequestState;
     }
   }
 }
 
 /** The request's toolgate state, made on first use. */
-export function requestState(req: Request): ToolgateRequestState {
-  return (req.toolgate ??= {});
+export function requestState(res: Response): ToolgateRequestState {
+  return (res.locals.toolgate ??= {});
+}
+
+/** What toolgate has kept for a request so far, for code that holds the request alone. */
+export function stateOf(req: Request): ToolgateRequestState | undefined {
+  return req.res?.locals.toolgate;
 }

@@ -5,7 +5,7 @@ import { closestToolId } from '../src/core/closest-tool';
 import type { ToolManifest } from '../src/core/tool-manifest';
 import { ToolgateConfigError } from '../src/errors';
 import type { DispatchDecision } from '../src/run/tool-run';
-import { currentRun } from './tool-run';
+import { runOfResponse } from './tool-run';
 
 /** `observe` is told of each grant here (metrics); a refusal is told by the run's refuse(). */
 const GRANTED: DispatchDecision = Object.freeze({ outcome: 'granted', reason: 'offered' });
@@ -20,14 +20,14 @@ export function requireTool(manifest: ToolManifest, toolId: string, observe?: (d
     );
   }
   if (tool.kind === 'enhancement') {
-    return function enhancementTool(req, _res, next) {
-      currentRun(req);
+    return function enhancementTool(_req, res, next) {
+      runOfResponse(res);
       next();
     };
   }
   // Not async: a grant passes on with no promise; only a refusal waits, for its record.
-  return function gateTool(req, _res, next) {
-    const run = currentRun(req);
+  return function gateTool(_req, res, next) {
+    const run = runOfResponse(res);
     if (!run.offers(toolId)) return run.refuse(toolId).then(next, next);
     observe?.(GRANTED);
     next();

@@ -19,7 +19,7 @@ export function authenticatedSender(authservId: string): SenderCheck {
   }
   return function authenticatedSenderCheck(req: Request, sender: unknown, authenticationResults?: unknown): string | null {
     const decided = decide(sender, authenticationResults, authservId);
-    requestState(req).senderAuthentication = decided;
+    if (req.res) requestState(req.res).senderAuthentication = decided;
     return decided.routing_key;
   };
 }

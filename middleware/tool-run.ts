@@ -1,12 +1,13 @@
 // toolRun(): resolves the request's run once (agent from the route, sender from the message, or a
-// scheduled run for the scheduler) and puts it on `req.toolgate.run`, with the one dispatch path.
-import type { NextFunction, Request, RequestHandler } from 'express';
+// scheduled run for the scheduler) and keeps it for the request (`res.locals.toolgate.run`), with
+// the one dispatch path.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
-import { requestState } from './request-state';
+import { requestState, type ToolgateRequestState } from './request-state';
 
 /**
  * What the request asks for: a sender run with this sender (maybe missing) and the message's
@@ -27,7 +28,10 @@ export interface ToolRunOptions {
 }
 
 export function defaultRunOf(req: Request): RunRequest {
-  const body: unknown = req.body;
+  return runOfBody(req.body);
+}
+
+function runOfBody(body: unknown): RunRequest {
   if (typeof body !== 'object' || body === null) return { kind: 'sender', sender: undefined };
   const fields = body as Record<string, unknown>;
   if (fields.scheduled === true) return { kind: 'scheduled' };
@@ -45,19 +49,28 @@ export function toolRun(runs: RunService, options: ToolRunOptions = {}): Request
   const senderCheck = options.senderCheck ?? senderAsGiven;
 
   // Not async: a cache hit resolves the run with no promise at all (RunService.startCached). A
-  // throw here reaches Express's error handler as a rejection would.
-  return function resolveToolRun(req, _res, next) {
-    if (runOf === defaultRunOf) checkBodyParsed(req);
+  // throw here reaches Express's error handler as a rejection would. Each property of the request
+  // is read once: on a request object every read is a lookup V8 cannot cache (request-state.ts).
+  return function resolveToolRun(req, res, next) {
+    let asked: RunRequest;
+    if (runOf === defaultRunOf) {
+      const body: unknown = req.body;
+      if (body === undefined) checkBodyParsed(req);
+      asked = runOfBody(body);
+    } else {
+      asked = runOf(req);
+    }
     const agentId = pathId(req.params, agentParam);
-    const run = dispatchRunOf(req, runOf(req), senderCheck);
+    const state = requestState(res);
+    const run = dispatchRunOf(req, state, asked, senderCheck);
     const cached = runs.startCached(agentId, run);
-    if (cached) return admit(req, cached, next);
-    return runs.start(agentId, run).then((started) => admit(req, started, next));
+    if (cached) return admit(state, cached, next);
+    return runs.start(agentId, run).then((started) => admit(state, started, next));
   };
 }
 
-function dispatchRunOf(req: Request, asked: RunRequest, senderCheck: SenderCheck): DispatchRun {
-  const role = req.toolgate?.auth?.role;
+function dispatchRunOf(req: Request, state: ToolgateRequestState, asked: RunRequest, senderCheck: SenderCheck): DispatchRun {
+  const role = state.auth?.role;
   if (asked.kind === 'scheduled') {
     if (role !== 'scheduler' && role !== 'admin') {
       throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
@@ -72,10 +85,10 @@ function dispatchRunOf(req: Request, asked: RunRequest, senderCheck: SenderCheck
   return { kind: 'sender', routing_key: senderCheck(req, asked.sender, asked.authentication_results) };
 }
 
-/** Puts the run on the request, unless the agent's access rules refuse its sender (SEMANTICS §9): then nothing else runs. */
-function admit(req: Request, run: ToolRun, next: NextFunction): Promise<void> | void {
+/** Keeps the run for the request, unless the agent's access rules refuse its sender (SEMANTICS §9): then nothing else runs. */
+function admit(state: ToolgateRequestState, run: ToolRun, next: NextFunction): Promise<void> | void {
   if (run.access?.admitted === false) return run.refuseSender().then(next, next);
-  requestState(req).run = run;
+  state.run = run;
   next();
 }
 
@@ -84,7 +97,7 @@ function admit(req: Request, run: ToolRun, next: NextFunction): Promise<void> | 
  * otherwise be a run with no sender: a quiet refusal of every gated tool, for a mounting mistake.
  */
 function checkBodyParsed(req: Request): void {
-  if (req.body !== undefined || !hasBody(req) || !req.is('json')) return;
+  if (!hasBody(req) || !req.is('json')) return;
   throw new ToolgateConfigError(
     'ERR_TOOLGATE_NO_BODY_PARSER',
     `toolRun() reads the sender from the JSON body, but ${req.method} ${req.path} reached it with the body unparsed: mount express.json() before toolRun().`,
@@ -97,7 +110,12 @@ function hasBody(req: Request): boolean {
 
 /** The run a route mounted behind toolRun() works under; a mounting mistake is loud, not a grant. */
 export function currentRun(req: Request): ToolRun {
-  const run = req.toolgate?.run;
+  return runOfResponse(req.res);
+}
+
+/** currentRun() for middleware that holds the response: one lookup fewer on the request. */
+export function runOfResponse(res: Response | undefined): ToolRun {
+  const run = res?.locals.toolgate?.run;
   if (!run) {
     throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads the request\'s run, but toolRun() is not mounted before it.');
   }

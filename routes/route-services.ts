@@ -33,7 +33,7 @@ export interface RouteServices {
   email: EmailDeps;
   /** What agent runs work with: the model, the tool specs, the limits and the run store. */
   agentRuns: AgentRunsDeps;
-  /** Reads the bearer token into req.toolgate.auth (401 for one this service does not know). */
+  /** Reads the bearer token into res.locals.toolgate.auth (401 for one this service does not know). */
   authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;

@@ -210,7 +210,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   // flood is refused before its bodies are parsed.
   router.use(authenticateBearer);
   router.use(function limitClientRoutes(req, res, next) {
-    const role = req.toolgate?.auth?.role;
+    const role = res.locals.toolgate?.auth?.role;
     if (role === 'admin' || role === 'scheduler') return next();
     return limitCallers(req, res, next);
   });

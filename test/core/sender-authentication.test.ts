@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import fc from 'fast-check';
+import { stateOf } from '../../middleware/request-state';
 import { authenticatedSender } from '../../middleware/sender-check';
 import { ToolgateConfigError } from '../../src/errors';
 import { routingKeyOf } from '../../src/core/routing-key';
@@ -263,7 +264,8 @@ describe('authenticatedRoutingKey properties', () => {
 
 describe('authenticatedSender, the SenderCheck adapter', () => {
   const check = authenticatedSender(ID);
-  const request = (body: unknown) => ({ body }) as unknown as Request;
+  // As Express hands it over: the request knows its response, whose locals hold toolgate's state.
+  const request = (body: unknown) => ({ body, res: { locals: {} } }) as unknown as Request;
 
   test('when the configured authserv-id is not one token, then construction throws a config error', () => {
     let thrown: unknown;
@@ -279,13 +281,13 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
   test('when the message carries a pass from our server, then the key is returned and the verdict kept on the request', () => {
     const req = request({ from: MARA, authentication_results: [PASS] });
     expect(check(req, MARA, [PASS])).toBe('mara@thescoop.com');
-    expect(req.toolgate?.senderAuthentication?.verdict).toBe('authenticated');
+    expect(stateOf(req)?.senderAuthentication?.verdict).toBe('authenticated');
   });
 
   test('when the message carries no authentication_results, then there is no key', () => {
     const req = request({ from: MARA });
     expect(check(req, MARA)).toBeNull();
-    expect(req.toolgate?.senderAuthentication?.verdict).toBe('unauthenticated');
+    expect(stateOf(req)?.senderAuthentication?.verdict).toBe('unauthenticated');
   });
 
   test.each([
@@ -296,7 +298,7 @@ describe('authenticatedSender, the SenderCheck adapter', () => {
   ])('when authentication_results is %s, then there is no key', (_name, values) => {
     const req = request({ from: MARA, authentication_results: values });
     expect(check(req, MARA, values)).toBeNull();
-    expect(req.toolgate?.senderAuthentication?.verdict).toBe('ambiguous');
+    expect(stateOf(req)?.senderAuthentication?.verdict).toBe('ambiguous');
   });
 
   test('when the sender is not a string, then there is no key', () => {

@@ -32,7 +32,7 @@ function hostApp(tg: Toolgate, options: { parseBody: boolean }): express.Express
   });
   const parsers = options.parseBody ? [express.json()] : [];
   app.post('/triage/:id', ...parsers, tg.toolRun(), tg.requireTool('email_analyzer'), (req, res) => {
-    res.json({ tools: currentRun(req).tools, hostAuth: (req as express.Request & { auth?: unknown }).auth, keys: Object.keys(req.toolgate ?? {}) });
+    res.json({ tools: currentRun(req).tools, hostAuth: (req as express.Request & { auth?: unknown }).auth, keys: Object.keys(res.locals.toolgate ?? {}), onRequest: 'toolgate' in req });
   });
   app.get('/boom', () => {
     throw new Error('the host\'s own failure');
@@ -51,9 +51,9 @@ describe('when a host mounts toolRun() and requireTool() on its own route, with 
     expect(res.body).toEqual({ detail: 'This agent does not have email_analyzer tool enabled', code: 'tool_forbidden', tool: 'email_analyzer' });
   });
 
-  test('then toolgate keeps to req.toolgate: the host\'s req.auth is untouched', async () => {
+  test('then toolgate keeps to res.locals.toolgate: the host\'s req.auth is untouched and nothing is added to req', async () => {
     const res = await request(hostApp(t.tg, { parseBody: true })).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(200);
-    expect(res.body).toEqual({ tools: ['email_analyzer'], hostAuth: { sub: 'host-user' }, keys: ['run'] });
+    expect(res.body).toEqual({ tools: ['email_analyzer'], hostAuth: { sub: 'host-user' }, keys: ['run'], onRequest: false });
   });
 
   test('then an error that is not toolgate\'s goes on to the host\'s own handler', async () => {
