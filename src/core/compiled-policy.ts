@@ -1,10 +1,13 @@
 // An agent's policy built once into lookup structures, like CASL's RuleIndex, so that asking which
 // tools a run gets costs a few map lookups. resolve() answers exactly what resolveRun does (same
-// decisions, same first-in-order matched rule); toolsFor() and offers() skip the why.
+// decisions, same first-in-order matched rule); offer() (and toolsFor() and offers() over it) skips
+// the why.
 //
-// For toolsFor, every rule of every attachment is indexed together: exact patterns by the whole
-// key, `*@domain` patterns by the key's domain, the rest tried in turn; each entry carries a bitmask
-// of the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
+// For offer, every rule of every attachment is indexed together: exact patterns by the whole key,
+// `*@domain` patterns by the key's domain, the rest tried in turn; each entry carries a bitmask of
+// the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
+// A run's offer is then one number, the mask of the attachments that admitted it: a tool is offered
+// when the mask meets the mask of the attachments carrying it.
 //
 // A compiled policy is immutable once built: a cache may share one between concurrent runs.
 import { checkRule, hasRoutingKey, unknownRun, type RuleCheck } from './gate';
@@ -15,10 +18,22 @@ import type { AgentPolicyData, AttachmentExplanation, GateDecision, GateRule, Re
 export interface CompiledPolicy {
   readonly agent_id: number;
   resolve(run: Run): Resolution;
-  toolsFor(run: Run): ReadonlySet<string>;
+  /** What the run is offered, decided once: what a ToolRun keeps and checks every dispatch against. */
+  offer(run: Run): RunOffer;
+  /** The tools the run is offered, in a Set of the caller's own. */
+  toolsFor(run: Run): Set<string>;
   offers(run: Run, toolId: string): boolean;
   /** The agent's access rules' decision on a sender run (SEMANTICS §9); null for other runs. */
   access(run: Run): GateDecision | null;
+}
+
+/** One run's offer: the access rules' decision and the tools it admits. Immutable. */
+export interface RunOffer {
+  /** The agent's access rules' decision on a sender run; null for other runs. */
+  readonly access: GateDecision | null;
+  has(toolId: string): boolean;
+  /** The offered tool ids, each once, in a new array. */
+  list(): string[];
 }
 
 export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
@@ -60,13 +75,13 @@ class GateIndex {
   }
 
   decide(key: string | null): GateDecision {
-    if (!this.hasRules) return decision(true, 'no_rules');
-    if (!hasRoutingKey(key)) return decision(false, 'no_routing_key');
+    if (!this.hasRules) return NO_RULES;
+    if (!hasRoutingKey(key)) return NO_ROUTING_KEY;
     const deny = firstMatch(this.#denyExact, this.#denyOther, key);
     if (deny !== -1) return decision(false, 'deny_rule', this.#rules[deny]);
     const allow = firstMatch(this.#allowExact, this.#allowOther, key);
     if (allow !== -1) return decision(true, 'allow_rule', this.#rules[allow]);
-    return this.#allowList ? decision(false, 'allow_list_default') : decision(true, 'block_list_default');
+    return this.#allowList ? ALLOW_LIST_DEFAULT : BLOCK_LIST_DEFAULT;
   }
 }
 
@@ -116,14 +131,13 @@ class PolicyIndex implements CompiledPolicy {
   /** The agent's access rules, decided before any attachment for a sender run. */
   readonly #access: GateIndex;
   readonly #masked: boolean;
-  readonly #scheduled: ReadonlySet<string>;
-  readonly #catalogue: ReadonlySet<string>;
-  readonly #noKey: ReadonlySet<string>;
   readonly #deny = new RuleMasks();
   readonly #allow = new RuleMasks();
   readonly #openMask: number;
   readonly #gatedMask: number;
   readonly #allowListMask: number;
+  readonly #proactiveMask: number;
+  readonly #allMask: number;
   /** For each live tool, the attachments that carry it. */
   readonly #carriers = new Map<string, number>();
 
@@ -138,19 +152,17 @@ class PolicyIndex implements CompiledPolicy {
       ...splitMembers(a.member_tool_ids, liveToolIds),
       gate: new GateIndex(a.rules),
     }));
-    this.#scheduled = unionOf(this.#attachments.filter((a) => a.allow_proactive));
-    this.#catalogue = unionOf(this.#attachments);
-    this.#noKey = unionOf(this.#attachments.filter((a) => !a.gate.hasRules));
-
     this.#masked = data.attachments.length <= MAX_MASKED_ATTACHMENTS;
     let open = 0;
     let gated = 0;
     let allowList = 0;
+    let proactive = 0;
     if (this.#masked) {
       data.attachments.forEach((a, i) => {
         const bit = 1 << i;
         if (a.rules.length === 0) open |= bit;
         else gated |= bit;
+        if (a.allow_proactive === true) proactive |= bit;
         if (a.rules.some((rule) => rule.kind === 'allow')) allowList |= bit;
         for (const rule of a.rules) {
           const check = checkRule(rule);
@@ -162,30 +174,24 @@ class PolicyIndex implements CompiledPolicy {
     this.#openMask = open;
     this.#gatedMask = gated;
     this.#allowListMask = allowList;
+    this.#proactiveMask = proactive;
+    this.#allMask = open | gated;
   }
 
-  // Every call gets a Set of its own: a shared one could be changed by one caller and so leak
-  // that sender's grants into the next run.
-  toolsFor(run: Run): ReadonlySet<string> {
-    if (this.#refusedAccess(run)) return new Set();
-    const key = keyOf(run);
-    if (key === null) return new Set(this.#fixedOffer(run));
-    if (!this.#masked) return new Set(this.resolve(run).tools);
-    const admitted = this.#admittedMask(key);
-    const tools = new Set<string>();
-    this.#attachments.forEach((a, i) => {
-      if ((admitted & (1 << i)) !== 0) for (const id of a.tools) tools.add(id);
-    });
-    return tools;
+  // The access rules are decided once, here; a sender they refuse is offered nothing at all.
+  offer(run: Run): RunOffer {
+    const access = this.access(run);
+    if (access !== null && !access.admitted) return new ListedOffer(access, []);
+    if (!this.#masked) return new ListedOffer(access, this.resolve(run).tools);
+    return new MaskedOffer(access, this.#maskOf(run), this.#carriers, this.#attachments);
+  }
+
+  toolsFor(run: Run): Set<string> {
+    return new Set(this.offer(run).list());
   }
 
   offers(run: Run, toolId: string): boolean {
-    if (this.#refusedAccess(run)) return false;
-    const key = keyOf(run);
-    if (key === null) return this.#fixedOffer(run).has(toolId);
-    if (!this.#masked) return this.resolve(run).tools.includes(toolId);
-    const carriers = this.#carriers.get(toolId) ?? 0;
-    return carriers !== 0 && (this.#admittedMask(key) & carriers) !== 0;
+    return this.offer(run).has(toolId);
   }
 
   access(run: Run): GateDecision | null {
@@ -205,11 +211,6 @@ class PolicyIndex implements CompiledPolicy {
     return resolutionOf(run, this.access(run), attachments);
   }
 
-  /** A sender run whom the agent's access rules refuse is offered nothing at all. */
-  #refusedAccess(run: Run): boolean {
-    return run.kind === 'sender' && this.#access.hasRules && !this.#access.decide(run.routing_key).admitted;
-  }
-
   /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */
   #admittedMask(key: string): number {
     const at = key.indexOf('@');
@@ -219,14 +220,15 @@ class PolicyIndex implements CompiledPolicy {
     return this.#openMask | (this.#gatedMask & ~denied & (allowed | ~this.#allowListMask));
   }
 
-  #fixedOffer(run: Run): ReadonlySet<string> {
+  /** The attachments that admit the run: §5 for a sender with a key, else fixed at compile time. */
+  #maskOf(run: Run): number {
     switch (run.kind) {
       case 'scheduled':
-        return this.#scheduled;
+        return this.#proactiveMask;
       case 'catalogue':
-        return this.#catalogue;
+        return this.#allMask;
       case 'sender':
-        return this.#noKey;
+        return hasRoutingKey(run.routing_key) ? this.#admittedMask(run.routing_key) : this.#openMask;
       default:
         return unknownRun(run);
     }
@@ -246,13 +248,46 @@ class PolicyIndex implements CompiledPolicy {
   }
 }
 
-/** The routing key when the run's offer depends on it; null when it was settled at compile time. */
-function keyOf(run: Run): string | null {
-  return run.kind === 'sender' && hasRoutingKey(run.routing_key) ? run.routing_key : null;
+/** An offer as a mask of admitting attachments: a run's whole offer is one number and a few references. */
+class MaskedOffer implements RunOffer {
+  constructor(
+    readonly access: GateDecision | null,
+    private readonly admitted: number,
+    private readonly carriers: ReadonlyMap<string, number>,
+    private readonly attachments: readonly AttachmentIndex[],
+  ) {}
+
+  has(toolId: string): boolean {
+    return ((this.carriers.get(toolId) ?? 0) & this.admitted) !== 0;
+  }
+
+  list(): string[] {
+    const tools = new Set<string>();
+    this.attachments.forEach((a, i) => {
+      if ((this.admitted & (1 << i)) !== 0) for (const id of a.tools) tools.add(id);
+    });
+    return [...tools];
+  }
 }
 
-function unionOf(admitted: readonly AttachmentIndex[]): ReadonlySet<string> {
-  return new Set(admitted.flatMap((a) => a.tools));
+/** An offer as a list: a refused sender's (nothing), and an agent's with more attachments than a mask holds. */
+class ListedOffer implements RunOffer {
+  readonly #tools: ReadonlySet<string>;
+
+  constructor(
+    readonly access: GateDecision | null,
+    tools: readonly string[],
+  ) {
+    this.#tools = new Set(tools);
+  }
+
+  has(toolId: string): boolean {
+    return this.#tools.has(toolId);
+  }
+
+  list(): string[] {
+    return [...this.#tools];
+  }
 }
 
 /** The index of the first rule, in rule order, that matches the key; -1 when none does. */
@@ -268,3 +303,9 @@ function firstMatch(exact: ReadonlyMap<string, number>, other: readonly IndexedM
 function decision(admitted: boolean, reason: GateDecision['reason'], matchedRule: GateRule | null = null): GateDecision {
   return { admitted, reason, matched_rule: matchedRule ?? null };
 }
+
+// The decisions that name no rule, made once: every run shares them, so they are frozen.
+const NO_RULES = Object.freeze(decision(true, 'no_rules'));
+const NO_ROUTING_KEY = Object.freeze(decision(false, 'no_routing_key'));
+const ALLOW_LIST_DEFAULT = Object.freeze(decision(false, 'allow_list_default'));
+const BLOCK_LIST_DEFAULT = Object.freeze(decision(true, 'block_list_default'));

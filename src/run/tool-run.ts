@@ -3,7 +3,7 @@
 // runs without its record. The explained resolution (which attachment admitted, why) is computed
 // only when something reads it: the admin's view, or a refusal's record.
 import { randomUUID } from 'node:crypto';
-import type { CompiledPolicy } from '../core/compiled-policy';
+import type { CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { GateDecision, Resolution, Run } from '../core/types';
 import { NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
@@ -56,8 +56,8 @@ export class ToolRun {
   /** The agent's access rules' decision on this run's sender; null for a scheduled run. */
   readonly access: GateDecision | null;
   private readonly policy: CompiledPolicy;
-  /** The run's tools, resolved once: what is offered and what dispatch checks are this one set. */
-  private readonly offered: ReadonlySet<string>;
+  /** The run's tools, resolved once: what is offered and what dispatch checks are this one offer. */
+  private readonly offered: RunOffer;
   private readonly deps: ToolRunDeps;
   private sortedTools: readonly string[] | undefined;
   private explained: Resolution | undefined;
@@ -67,8 +67,8 @@ export class ToolRun {
     this.agent = agent;
     this.run = run;
     this.policy = policy;
-    this.access = policy.access(run);
-    this.offered = policy.toolsFor(run);
+    this.offered = policy.offer(run);
+    this.access = this.offered.access;
     this.deps = deps;
   }
 
@@ -87,7 +87,7 @@ export class ToolRun {
 
   /** The tool ids offered to this run, sorted: the catalogue a model would be shown. */
   get tools(): readonly string[] {
-    return (this.sortedTools ??= Object.freeze([...this.offered].sort()));
+    return (this.sortedTools ??= Object.freeze(this.offered.list().sort()));
   }
 
   offers(toolId: string): boolean {

@@ -129,14 +129,19 @@ describe('compilePolicy', () => {
     );
   });
 
-  test('when any small policy is asked for a run, then toolsFor and offers agree with the resolution', () => {
+  test('when any small policy is asked for a run, then its offer, toolsFor and offers agree with the resolution', () => {
     fc.assert(
       fc.property(policyArb, runArb, (data, run) => {
         const policy = compilePolicy(data, LIVE);
-        const tools = policy.resolve(run).tools;
+        const resolution = policy.resolve(run);
+        const tools = resolution.tools;
+        const offer = policy.offer(run);
+        expect(offer.list().sort()).toEqual(tools);
+        expect(TOOL_IDS.filter((id) => offer.has(id))).toEqual(TOOL_IDS.filter((id) => tools.includes(id)));
+        expect(offer.access).toEqual(resolution.access);
         expect([...policy.toolsFor(run)].sort()).toEqual(tools);
         expect(TOOL_IDS.filter((id) => policy.offers(run, id))).toEqual(TOOL_IDS.filter((id) => tools.includes(id)));
-        expect(policy.access(run)).toEqual(policy.resolve(run).access);
+        expect(policy.access(run)).toEqual(resolution.access);
       }),
       { numRuns: 500 },
     );
@@ -150,6 +155,19 @@ describe('compilePolicy', () => {
     const policy = compilePolicy(data, LIVE);
     (policy.toolsFor({ kind: 'scheduled' }) as Set<string>).add('c_tool');
     expect([...policy.toolsFor({ kind: 'scheduled' })]).toEqual(['a_tool']);
+  });
+
+  test('when a caller changes the list an offer gave it, then neither that offer nor the next run is affected', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: [{ attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] }],
+    };
+    const policy = compilePolicy(data, LIVE);
+    const offer = policy.offer({ kind: 'scheduled' });
+    offer.list().push('c_tool');
+    expect(offer.list()).toEqual(['a_tool']);
+    expect(offer.has('c_tool')).toBe(false);
+    expect(policy.offer({ kind: 'scheduled' }).list()).toEqual(['a_tool']);
   });
 
   test('when an agent has more attachments than a bitmask holds, then toolsFor still equals the resolution', () => {
