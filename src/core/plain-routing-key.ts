@@ -12,23 +12,36 @@
 // - domains of LDH-ish labels whose last label starts with a letter: URL parsing neither reads them
 //   as IPv4 nor decodes punycode (no `xn--`), so its conversion is lowercasing, and the host-name
 //   checks below are routingKeyOf's.
+//
+// It runs on every gated request, so it tests with regular expressions that capture nothing and
+// cuts with indexOf: no match arrays, and no key built when the address is its own key.
 
 import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
 
-const PLAIN_ADDRESS = /^(?:[A-Za-z0-9]+(?: [A-Za-z0-9]+)* <([A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*)@((?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*)>|([A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*)@((?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*))$/;
-const PUNYCODE_LABEL = /(?:^|\.)xn--/i;
+const PLAIN_MAILBOX = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*$/;
+const DISPLAY_NAME = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
+const GT = 0x3e;
 
 /** The key of a plain address (null: it has none), or undefined when the address is not plain. */
 export function plainRoutingKey(sender: string): string | null | undefined {
-  const match = PLAIN_ADDRESS.exec(sender);
-  if (match === null) return undefined;
-  const rawLocal = match[1] ?? match[3] ?? '';
-  const rawDomain = match[2] ?? match[4] ?? '';
-  if (PUNYCODE_LABEL.test(rawDomain)) return undefined;
-  const local = tagStripped(rawLocal).toLowerCase();
-  if (local === '') return null;
-  const domain = rawDomain.toLowerCase();
+  let mailbox = sender;
+  // `Name <mailbox>`: the name must be plain too; the mailbox may not hold `<` or `>` (below).
+  if (sender.charCodeAt(sender.length - 1) === GT) {
+    const open = sender.indexOf(' <');
+    if (open === -1 || !DISPLAY_NAME.test(sender.slice(0, open))) return undefined;
+    mailbox = sender.slice(open + 2, -1);
+  }
+  if (!PLAIN_MAILBOX.test(mailbox)) return undefined;
+  const lower = mailbox.toLowerCase();
+  const at = lower.indexOf('@');
+  const domain = lower.slice(at + 1);
+  if (domain.startsWith('xn--') || domain.includes('.xn--')) return undefined;
   if (!isHostName(domain)) return null;
+  const plus = lower.indexOf('+');
+  // No tag: the lowercased mailbox is the key as it stands.
+  if (plus === -1 || plus > at) return lower.length > MAX_ADDRESS_LENGTH ? null : lower;
+  const local = tagStripped(lower.slice(0, at));
+  if (local === '') return null;
   const key = `${local}@${domain}`;
   return key.length > MAX_ADDRESS_LENGTH ? null : key;
 }

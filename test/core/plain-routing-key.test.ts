@@ -97,6 +97,11 @@ describe('the routing key of a plain address', () => {
     expect(parsedRoutingKey(sender)).toBe(key);
   });
 
+  test.each(['x@y.com>', 'Jo <a@b.com', 'Jo <a@b.com> ', 'Jo  <a@b.com>', 'a <b <c@d.com>', 'Jo <a@b.com>>', 'Jo <<a@b.com>', 'Jo <a+b@XN--bcher-kva.de>', 'Jo <+x@b.com>', 'JO 7 <A.B+C@D-E.F>'])(
+    'when the sender %j sits on the edge of the name form, then routingKeyOf answers as the parser does',
+    (sender) => agreesWithParser(sender),
+  );
+
   test.each(['a@xn--bcher-kva.de', 'a@0x7f.1', 'a@b.com.', '"a"@b.com', 'a@bücher.de', ' a@b.com', 'J. Doe <a@b.com>', 'a..b@c.com', 'a!b@c.com'])(
     'when the sender is %j, then it is not plain and the parser decides',
     (sender) => {
