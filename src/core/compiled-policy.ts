@@ -90,26 +90,37 @@ interface MaskedMatcher {
   matches: KeyMatcher;
 }
 
-/** One kind of rule (deny or allow) across all attachments: which attachments have one matching a key. */
+/**
+ * One kind of rule (deny or allow) across all attachments: which attachments have one matching a
+ * key. A table no rule needs is never made: a warm run then touches only the memory its agent's
+ * rules use, which with thousands of agents cached is what a lookup costs.
+ */
 class RuleMasks {
-  readonly #byKey = new Map<string, number>();
-  readonly #byDomain = new Map<string, number>();
-  readonly #other: MaskedMatcher[] = [];
+  #byKey: Map<string, number> | null = null;
+  #byDomain: Map<string, number> | null = null;
+  #other: MaskedMatcher[] | null = null;
+
+  /** Whether matching() reads the key's domain. */
+  get byDomain(): boolean {
+    return this.#byDomain !== null;
+  }
 
   add(bit: number, check: RuleCheck): void {
     if (check.lookup === null) {
-      this.#other.push({ mask: bit, matches: check.matches });
+      (this.#other ??= []).push({ mask: bit, matches: check.matches });
       return;
     }
-    const map = check.lookup.by === 'key' ? this.#byKey : this.#byDomain;
+    const map = check.lookup.by === 'key' ? (this.#byKey ??= new Map()) : (this.#byDomain ??= new Map());
     map.set(check.lookup.value, (map.get(check.lookup.value) ?? 0) | bit);
   }
 
   matching(key: string, domain: string | null): number {
-    let mask = this.#byKey.get(key) ?? 0;
-    if (domain !== null) mask |= this.#byDomain.get(domain) ?? 0;
-    for (const m of this.#other) {
-      if ((mask & m.mask) === 0 && m.matches(key)) mask |= m.mask;
+    let mask = this.#byKey?.get(key) ?? 0;
+    if (domain !== null && this.#byDomain !== null) mask |= this.#byDomain.get(domain) ?? 0;
+    if (this.#other !== null) {
+      for (const m of this.#other) {
+        if ((mask & m.mask) === 0 && m.matches(key)) mask |= m.mask;
+      }
     }
     return mask;
   }
@@ -128,14 +139,16 @@ interface AttachmentIndex {
 class PolicyIndex implements CompiledPolicy {
   readonly agent_id: number;
   readonly #attachments: readonly AttachmentIndex[];
-  /** The agent's access rules, decided before any attachment for a sender run. */
-  readonly #access: GateIndex;
+  /** The agent's access rules, decided before any attachment for a sender run; null when it has none. */
+  readonly #access: GateIndex | null;
   readonly #masked: boolean;
   readonly #deny = new RuleMasks();
   readonly #allow = new RuleMasks();
   readonly #openMask: number;
   readonly #gatedMask: number;
   readonly #allowListMask: number;
+  /** Whether any rule is looked up by the key's domain (else the domain is never cut out). */
+  readonly #byDomain: boolean;
   readonly #proactiveMask: number;
   readonly #allMask: number;
   /** For each live tool, the attachments that carry it. */
@@ -143,7 +156,7 @@ class PolicyIndex implements CompiledPolicy {
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
-    this.#access = new GateIndex(data.access_rules ?? []);
+    this.#access = data.access_rules && data.access_rules.length > 0 ? new GateIndex(data.access_rules) : null;
     this.#attachments = data.attachments.map((a) => ({
       attachment_id: a.attachment_id,
       toolkit_id: a.toolkit_id,
@@ -176,6 +189,7 @@ class PolicyIndex implements CompiledPolicy {
     this.#allowListMask = allowList;
     this.#proactiveMask = proactive;
     this.#allMask = open | gated;
+    this.#byDomain = this.#deny.byDomain || this.#allow.byDomain;
   }
 
   // The access rules are decided once, here; a sender they refuse is offered nothing at all.
@@ -195,7 +209,8 @@ class PolicyIndex implements CompiledPolicy {
   }
 
   access(run: Run): GateDecision | null {
-    return run.kind === 'sender' ? this.#access.decide(run.routing_key) : null;
+    if (run.kind !== 'sender') return null;
+    return this.#access === null ? NO_RULES : this.#access.decide(run.routing_key);
   }
 
   resolve(run: Run): Resolution {
@@ -213,7 +228,8 @@ class PolicyIndex implements CompiledPolicy {
 
   /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */
   #admittedMask(key: string): number {
-    const at = key.indexOf('@');
+    if (this.#gatedMask === 0) return this.#openMask;
+    const at = this.#byDomain ? key.indexOf('@') : -1;
     const domain = at > 0 ? key.slice(at + 1) : null;
     const denied = this.#deny.matching(key, domain);
     const allowed = this.#allow.matching(key, domain);
