@@ -1,23 +1,23 @@
 // `npm run bench`: every benchmark, printed side by side in one run. Benchmarks print figures; they
-// never pass or fail. Each uses DATABASE_URL when set, else a throwaway embedded PostgreSQL.
+// never pass or fail. Each uses DATABASE_URL when set, else a throwaway embedded PostgreSQL. Each
+// runs in a process of its own, so none starts from the heap (and the collector's debts) that the
+// ones before it left.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
-import { benchCasbin } from './casbin-compare';
-import { benchGateThroughput } from './gate-throughput';
-import { benchPolicy } from './policy';
-import { benchRequireTool } from './require-tool';
-import { benchResolutionScale } from './resolution-scale';
-import { benchRevocation } from './revocation-latency';
-import { benchWarmGate } from './warm-gate';
+import path from 'node:path';
 
-async function main(): Promise<void> {
+const BENCHES = ['policy', 'casbin-compare', 'warm-gate', 'gate-throughput', 'resolution-scale', 'revocation-latency', 'require-tool'];
+
+function main(): void {
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; node ${process.version}\n`);
-  for (const bench of [benchPolicy, benchCasbin, benchWarmGate, benchGateThroughput, benchResolutionScale, benchRevocation, benchRequireTool]) {
-    await bench();
+  for (const bench of BENCHES) {
+    const ran = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, `${bench}.ts`)], { stdio: 'inherit' });
+    if (ran.status !== 0) {
+      console.error(`bench/${bench}.ts exited with ${ran.status ?? ran.signal}`);
+      process.exit(1);
+    }
     console.log('');
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main();
