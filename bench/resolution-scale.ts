@@ -1,11 +1,12 @@
 // Warm and cold resolution with 1,000 and 100,000 agents in the database, and the cache's memory.
-// Each agent holds three of twenty shared toolkits, one of them gated by two rules. Cold: a run whose
-// policy is read and compiled (one query); warm: a cache hit started as toolRun() starts it (no
-// promise), timed a pass of ten times the 1,000 at a time, the sizes in turn and each round's pair
-// compared. Both over 1,000 agents spread over the table, of the same shapes at every size. Memory: the heap the cache holds
+// Each agent holds three of twenty shared toolkits, one of them gated by two rules; each size runs in
+// a process of its own, on a database of its own. Cold: a run whose policy is read and compiled (one
+// query); warm: a cache hit started as toolRun() starts it (no promise), timed a pass of ten times
+// the 1,000 at a time, the sizes' processes in turn and each round's pair compared. Both over 1,000 agents spread over the table, of the same shapes at every size. Memory: the heap the cache holds
 // once filled to its default bound (10,000 agents, or every agent when fewer), measured after a
 // collection. Prints; never passes or fails.
-import { once } from 'node:events';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { on, once } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createSequelize } from '../src/db/connect';
@@ -122,46 +123,131 @@ async function prepare(adminUrl: string, size: number): Promise<Prepared> {
   return { size, dbName, tg, sequelize, warm, pass, line };
 }
 
+/** What a size's process answers the parent. */
+type ChildMessage = { ready: string } | { pass: number } | { error: string };
+
+/**
+ * One size, in a process of its own: prepares, then runs a warm pass whenever the parent asks, and
+ * cleans up when told. A heap of its own, as an instance would have: in one shared heap, whichever
+ * toolgate was built second ran its warm passes slower, by as much as the sizes differed.
+ */
+async function child(adminUrl: string, size: number): Promise<void> {
+  const send = (m: ChildMessage) => process.send!(m);
+  // Every size's passes on the same core, where taskset exists: the sizes then differ in their
+  // process alone, not in which core (and which of its caches' contents) they ran on.
+  spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+  let p: Prepared | undefined;
+  try {
+    p = await prepare(adminUrl, size);
+    await p.warm();
+    send({ ready: p.line });
+    for await (const [m] of on(process, 'message') as AsyncIterable<[string]>) {
+      if (m !== 'pass') break;
+      send({ pass: p.pass() });
+    }
+  } catch (err) {
+    send({ error: String((err as Error)?.stack ?? err) });
+  } finally {
+    if (p) {
+      await p.tg.close();
+      await p.sequelize.close();
+      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(p!.dbName)} WITH (FORCE)`)).catch(() => undefined);
+    }
+    // Everything it opened is closed; exit rather than wait on whatever a library left ticking.
+    process.exit(0);
+  }
+}
+
+/** A size's process, as the parent drives it. */
+class SizeProcess {
+  readonly #proc: ChildProcess;
+  readonly #replies: ChildMessage[] = [];
+  #waiting: ((m: ChildMessage) => void) | undefined;
+
+  constructor(readonly size: number, adminUrl: string) {
+    this.#proc = fork(__filename, ['--size', String(size)], { env: { ...process.env, SCALE_ADMIN_URL: adminUrl }, stdio: 'inherit' });
+    const deliver = (m: ChildMessage) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      if (waiting) waiting(m);
+      else this.#replies.push(m);
+    };
+    this.#proc.on('message', deliver);
+    this.#proc.once('exit', (code) => deliver({ error: `the ${size}-agent process exited (${code})` }));
+  }
+
+  #next(): Promise<ChildMessage> {
+    const queued = this.#replies.shift();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  async ready(): Promise<string> {
+    const m = await this.#next();
+    if ('ready' in m) return m.ready;
+    throw new Error('error' in m ? m.error : 'unexpected reply');
+  }
+
+  async pass(): Promise<number> {
+    this.#proc.send('pass');
+    const m = await this.#next();
+    if ('pass' in m) return m.pass;
+    throw new Error('error' in m ? m.error : 'unexpected reply');
+  }
+
+  async close(): Promise<void> {
+    if (this.#proc.exitCode !== null) return;
+    const exited = once(this.#proc, 'exit');
+    if (this.#proc.connected) this.#proc.send('close');
+    await exited;
+  }
+}
+
 export async function benchResolutionScale(sizes: readonly number[] = SIZES): Promise<void> {
   await withPostgresServer(async (adminUrl) => {
-    console.log(`resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules):`);
-    const prepared: Prepared[] = [];
+    console.log(`resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules; each size in a process of its own):`);
+    const procs: SizeProcess[] = [];
     try {
-      for (const size of sizes) prepared.push(await prepare(adminUrl, size));
-      for (const p of prepared) await p.warm();
+      // One after the other: preparing fills a database, which would color the other's cold runs.
+      const lines: string[] = [];
+      for (const size of sizes) {
+        const proc = new SizeProcess(size, adminUrl);
+        procs.push(proc);
+        lines.push(await proc.ready());
+      }
       // Warm passes of every size in turn, round after round: this machine's speed drifts from one
       // minute to the next, and sizes measured minutes apart would compare the minutes. Untimed
       // rounds first, for the JIT.
-      for (let round = 0; round < 5; round++) for (const p of prepared) p.pass();
-      const warm = new Map<Prepared, number[]>(prepared.map((p) => [p, []]));
+      for (let round = 0; round < 5; round++) for (const p of procs) await p.pass();
+      const warm = new Map<SizeProcess, number[]>(procs.map((p) => [p, []]));
       for (let round = 0; round < WARM_ROUNDS; round++) {
-        const order = round % 2 ? [...prepared].reverse() : prepared;
-        for (const p of order) warm.get(p)!.push(p.pass());
+        const order = round % 2 ? [...procs].reverse() : procs;
+        for (const p of order) warm.get(p)!.push(await p.pass());
       }
-      for (const p of prepared) {
+      procs.forEach((p, i) => {
         const passes = warm.get(p)!;
-        console.log(`  ${p.size.toLocaleString('en-US').padStart(7)} agents: ${p.line}; warm (cache hit) ${median(passes).toFixed(2)} µs a run (median of ${WARM_ROUNDS} passes, slowest ${Math.max(...passes).toFixed(2)} µs)`);
-      }
+        console.log(`  ${p.size.toLocaleString('en-US').padStart(7)} agents: ${lines[i]}; warm (cache hit) ${median(passes).toFixed(2)} µs a run (median of ${WARM_ROUNDS} passes, slowest ${Math.max(...passes).toFixed(2)} µs)`);
+      });
       // Each round's largest size against its smallest, then the median: the pairs see the same minute.
-      const [small, large] = [prepared[0], prepared[prepared.length - 1]];
+      const [small, large] = [procs[0], procs[procs.length - 1]];
       if (small && large && small !== large) {
         const [a, b] = [warm.get(small)!, warm.get(large)!];
         const ratios = b.map((x, i) => x / a[i]!);
-        const pct = (r: number) => `${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(0)}%`;
+        const pct = (r: number) => `${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(1)}%`;
         console.log(`  warm, ${large.size.toLocaleString('en-US')} agents against ${small.size.toLocaleString('en-US')}: ${pct(median(ratios))} (median of the ${WARM_ROUNDS} paired rounds; quartiles ${pct(quantile(ratios, 0.25))} and ${pct(quantile(ratios, 0.75))})`);
       }
     } finally {
-      for (const p of prepared) {
-        await p.tg.close();
-        await p.sequelize.close();
-        await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(p.dbName)} WITH (FORCE)`)).catch(() => undefined);
-      }
+      for (const p of procs) await p.close();
     }
   });
 }
 
 if (require.main === module) {
-  benchResolutionScale().catch((err) => {
+  const at = process.argv.indexOf('--size');
+  const run = at === -1 ? benchResolutionScale() : child(process.env.SCALE_ADMIN_URL!, Number(process.argv[at + 1]));
+  run.catch((err) => {
     console.error(err);
     process.exit(1);
   });
