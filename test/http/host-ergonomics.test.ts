@@ -1,6 +1,7 @@
 // What a host app meets when it embeds toolgate: refusals in the JSON error shape from its own
-// routes, a loud error for a missing body parser, one request property, route groups it can switch
-// off, no environment read by the library, and two toolgates on two databases in one process.
+// routes, a loud error for a missing body parser or a missing toolRun(), nothing added to req, route
+// groups it can switch off, no environment read by the library, and two toolgates on two databases
+// in one process.
 import express from 'express';
 import request from 'supertest';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
@@ -71,6 +72,33 @@ describe('when a host forgets to parse the JSON body before toolRun()', () => {
 
   test('then a request without a body is still resolved, as a run with no sender', async () => {
     await request(hostApp(t.tg, { parseBody: false })).post(`/triage/${agent}`).expect(403);
+  });
+});
+
+describe('when a host mounts a gate or reads the run without toolRun() before it', () => {
+  function appWithout(route: express.RequestHandler[]): express.Express {
+    const app = express();
+    app.post('/triage/:id', express.json(), ...route, (_req, res) => {
+      res.json({ granted: true });
+    });
+    app.use(t.tg.errorHandler());
+    return app;
+  }
+
+  test('then requireTool() answers a loud misconfiguration naming toolRun(), never a grant', async () => {
+    const res = await request(appWithout([t.tg.requireTool('email_analyzer')])).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    expect(res.body.code).toBe('misconfigured');
+    expect(res.body.detail).toMatch(/toolRun\(\) is not mounted before it/);
+  });
+
+  test('then currentRun(req) in the handler is the same loud misconfiguration', async () => {
+    const reads: express.RequestHandler = (req, _res, next) => {
+      currentRun(req);
+      next();
+    };
+    const res = await request(appWithout([reads])).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    expect(res.body.code).toBe('misconfigured');
+    expect(res.body.detail).toMatch(/toolRun\(\) is not mounted before it/);
   });
 });
 
