@@ -9,6 +9,7 @@ import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
 import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
+import type { RateLimitStoreKind } from '../src/rate-limit-options';
 import type { RunService } from '../src/run/run-service';
 import type { AccessRuleService } from '../src/services/access-rules';
 import type { AgentService } from '../src/services/agents';
@@ -39,4 +40,6 @@ export interface RouteServices {
   toolRun(options?: ToolRunOptions): RequestHandler;
   requireTool(toolId: string): RequestHandler;
   syncSystemToolkits(): Promise<SyncReport>;
+  /** Where callers' budgets are counted: `postgres` (shared by every instance) or `memory` (this process). */
+  limitStore: RateLimitStoreKind;
 }

@@ -203,6 +203,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
+    limitStore: rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres',
   };
 
   const router = Router();

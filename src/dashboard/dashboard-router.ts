@@ -5,6 +5,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { RouteServices } from '../../routes/route-services';
+import { PostgresRateLimitStore } from '../db/postgres-rate-limit-store';
 import type { Logger } from '../logger';
 import { csrfProtection } from './csrf';
 import { dashboardErrors, dashboardNotFound } from './dashboard-errors';
@@ -46,10 +47,17 @@ export function dashboardRouter(services: RouteServices, options: DashboardOptio
   router.use(session.middleware);
   router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
   router.use(csrfProtection());
+  // Wrong tokens are counted where the toolgate counts its callers: in the database unless it was
+  // told to count in memory. The prefix keeps this budget apart from the client routes'.
+  const failures = services.limitStore === 'postgres' ? new PostgresRateLimitStore(services.sequelize, 'sign_in') : undefined;
   router.use(
-    signInRouter(options.adminToken, () => {
-      void session.prune().catch(() => undefined);
-    }),
+    signInRouter(
+      options.adminToken,
+      () => {
+        void session.prune().catch(() => undefined);
+      },
+      failures,
+    ),
   );
   router.use(requireSignedIn());
   router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/agents`));

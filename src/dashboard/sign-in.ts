@@ -1,8 +1,10 @@
 // Signing in with the admin token, and out. The token is compared in constant time and never
-// stored: the session only says that it was presented. Failed attempts are rate-limited.
+// stored: the session only says that it was presented. Failed attempts are rate-limited per address,
+// in the database when the toolgate counts callers there: five instances behind a load balancer then
+// give an address one budget of wrong tokens, not five.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import { HttpError } from '../errors';
 import { textField } from './form-data';
 import { renderPage } from './render';
@@ -15,12 +17,14 @@ function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-export function signInRouter(adminToken: string, onSignIn: () => void): Router {
+/** `failures`: where failed attempts are counted (default: this process's memory). */
+export function signInRouter(adminToken: string, onSignIn: () => void, failures?: Store): Router {
   const router = Router();
   const expected = digest(adminToken);
   const limitFailures = rateLimit({
     windowMs: FAILED_SIGN_INS.windowMs,
     limit: FAILED_SIGN_INS.limit,
+    ...(failures ? { store: failures } : {}),
     skipSuccessfulRequests: true,
     standardHeaders: 'draft-8',
     legacyHeaders: false,

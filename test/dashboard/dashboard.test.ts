@@ -1,6 +1,6 @@
 // The dashboard's guarantees that a browser run does not show as directly: where it may be served,
 // what its cookie and CSP are, sessions shared by instances and ended by a new admin token, CSRF,
-// escaping, stale members, a job's progress, and the sign-in budget.
+// escaping, stale members, a job's progress, and the sign-in budget, shared by instances.
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
@@ -8,7 +8,7 @@ import { dashboardRouter } from '../../src/dashboard/dashboard-router';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { createToolgate, internalsOf } from '../../src/toolgate';
-import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app';
+import { ADMIN_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { signedIn, visitor } from './session';
 
 let t: TestApp;
@@ -95,13 +95,52 @@ describe('sessions', () => {
     expect((await request(t.app).get('/admin/agents').set('cookie', cookie)).status).toBe(303);
   });
 
-  test('when wrong tokens are tried again and again, then sign-in stops trying them for a while', async () => {
-    const app = createApp(t.tg, { logger: createLogger(false), dashboard: { adminToken: ADMIN_TOKEN } });
-    const v = visitor(app);
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status);
-    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
-    expect(statuses[10]).toBe(429);
+  test('when wrong tokens are tried again and again, then sign-in stops trying them for a while, even the right one', async () => {
+    // A database of its own: the budget is counted there, and this address ends up blocked.
+    const own = await createTestApp({ dashboard: true });
+    try {
+      const v = visitor(own.app);
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status);
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+      expect(statuses[10]).toBe(429);
+      expect((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN })).status).toBe(429);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('when wrong tokens are spread over two instances of one database', () => {
+  const wrong = async (v: ReturnType<typeof visitor>, i: number) => (await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status;
+
+  test('then the two share one budget: an address gets ten wrong tokens in all, not ten on each', async () => {
+    const a = await createTestApp({ dashboard: true });
+    const b = await createSecondInstance(a);
+    try {
+      const [va, vb] = [visitor(a.app), visitor(createApp(b.tg, { logger: createLogger(false), dashboard: { adminToken: ADMIN_TOKEN } }))];
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push(await wrong(i % 2 ? vb : va, i));
+      expect(statuses).toEqual(Array(10).fill(401));
+      expect(await wrong(va, 10)).toBe(429);
+      expect(await wrong(vb, 11)).toBe(429);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  test('then an operator who counts callers in memory gets a budget per instance, as the option says', async () => {
+    const a = await createTestApp({ dashboard: true, rateLimit: { windowMs: 60_000, limit: 1_000, store: 'memory' } });
+    try {
+      const other = createApp(a.tg, { logger: createLogger(false), dashboard: { adminToken: ADMIN_TOKEN } });
+      const [va, vb] = [visitor(a.app), visitor(other)];
+      for (let i = 0; i < 10; i++) expect(await wrong(va, i)).toBe(401);
+      expect(await wrong(va, 10)).toBe(429);
+      expect(await wrong(vb, 11)).toBe(401);
+    } finally {
+      await a.close();
+    }
   });
 });
 
