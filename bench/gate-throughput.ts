@@ -1,13 +1,13 @@
 // What toolRun() + requireTool() cost a host route, as the host sees it: the same trivial handler
 // bare and gated, driven by autocannon with 16 concurrent clients. The server is toolgate compiled
-// by tsc, as a host installs it (under tsx every import is a getter call, which the gate pays
-// about ten times a request). It runs in a child
-// process on a core of its own where it can (taskset), the load generator on another. The machine's
-// speed drifts from one run to the next by more than the gate costs, so the routes are driven in
-// many short rounds, bare and gated back to back in each, and each round's gated figure is compared
-// with the bare figure of the same round. A control route puts two middleware that do nothing where
-// toolRun() and requireTool() stand: what any two middleware cost the host, apart from the gate's work. Beside the throughput, the server's own CPU time per
-// request (read from /proc on Linux). Prints figures; never passes or fails.
+// by tsc, as a host installs it (under tsx every call into another module goes through a getter,
+// which a host never pays). It runs in a child process on a core of its own where it can (taskset),
+// the load generator on another. The machine's speed drifts from one run to the next by more than
+// the gate costs, so the routes are driven in many short rounds, bare and gated back to back in
+// each, and each round's gated figure is compared with the bare figure of the same round. A control
+// route puts two middleware that do nothing where toolRun() and requireTool() stand: what any two
+// middleware cost the host, apart from the gate's work. Beside the throughput, the server's own CPU
+// time per request (read from /proc on Linux). Prints figures; never passes or fails.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { ADMITTED } from './bench-agent';
+import { pinToCores } from './pin-cores';
 import { withBenchDatabase } from './postgres-server';
 
 const CONNECTIONS = 16;
@@ -71,9 +72,8 @@ const median = (xs: number[]): number => {
  */
 function pinned(command: string[]): { command: string[]; pinned: boolean; unpin(): void } {
   const cores = os.cpus().length;
-  const taskset = (list: string) => spawnSync('taskset', ['-a', '-cp', list, String(process.pid)], { stdio: 'ignore' }).status === 0;
-  if (cores < 2 || !taskset('1')) return { command, pinned: false, unpin: () => undefined };
-  return { command: ['taskset', '-c', '0', ...command], pinned: true, unpin: () => void taskset(`0-${cores - 1}`) };
+  if (cores < 2 || !pinToCores(process.pid, '1')) return { command, pinned: false, unpin: () => undefined };
+  return { command: ['taskset', '-c', '0', ...command], pinned: true, unpin: () => void pinToCores(process.pid, `0-${cores - 1}`) };
 }
 
 const ROOT = path.join(__dirname, '..');

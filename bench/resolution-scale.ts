@@ -2,21 +2,23 @@
 // Each agent holds three of twenty shared toolkits, one of them gated by two rules; each size runs in
 // a process of its own, on a database of its own. Cold: a run whose policy is read and compiled (one
 // query); warm: a cache hit started as toolRun() starts it (no promise), timed a pass of ten times
-// the 1,000 at a time, the sizes' processes in turn and each round's pair compared. Both over 1,000 agents spread over the table, of the same shapes at every size. Memory: the heap the cache holds
+// the 1,000 at a time, the sizes' processes in turn and each round's pair compared. Both over 1,000
+// agents spread over the table, of the same shapes at every size. Memory: the heap the cache holds
 // once filled to its default bound (10,000 agents, or every agent when fewer), measured after a
 // collection. Prints; never passes or fails.
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { on, once } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createSequelize } from '../src/db/connect';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { withClient } from '../src/db/database-url';
 import { migrateUp } from '../src/db/migrate';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf, type Toolgate } from '../src/toolgate';
 import type { Sequelize } from 'sequelize';
-import { withPostgresServer } from './postgres-server';
+import { pinToCores } from './pin-cores';
+import { withBenchDatabase, withPostgresServer } from './postgres-server';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -46,7 +48,6 @@ const p99 = (xs: number[]) => quantile(xs, 0.99);
 
 interface Prepared {
   size: number;
-  dbName: string;
   tg: Toolgate;
   sequelize: Sequelize;
   /** Reads every sampled agent's policy that is not in the cache (none, unless one aged out). */
@@ -58,14 +59,12 @@ interface Prepared {
 
 const RUN = { kind: 'sender' as const, routing_key: 'mara@thescoop.com' };
 
-/** A database of `size` agents and a toolgate on it: the cold runs and the cache's memory, measured now. */
-async function prepare(adminUrl: string, size: number): Promise<Prepared> {
-  const dbName = `toolgate_bench_scale_${process.pid}_${size}`;
-  await ensureDatabase(adminUrl, dbName);
-  const sequelize = createSequelize(withDatabase(adminUrl, dbName), { queryTimeoutMs: 0 });
+/** `size` agents in the empty database at `url` and a toolgate on it: the cold runs and the cache's memory, measured now. */
+async function prepare(url: string, size: number): Promise<Prepared> {
+  const sequelize = createSequelize(url, { queryTimeoutMs: 0 });
   const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, policyCache: 'listen' });
   await migrateUp(sequelize);
-  await fill(withDatabase(adminUrl, dbName), size);
+  await fill(url, size);
   const [{ min }] = (await sequelize.query('SELECT min(id) AS min FROM agents'))[0] as { min: number }[];
   // An agent's shape (which kits, which one gated) follows its id modulo 20: a stride of 1 modulo 20
   // gives each size's sample the same mix of shapes, so the sizes differ in the table alone.
@@ -120,42 +119,43 @@ async function prepare(adminUrl: string, size: number): Promise<Prepared> {
   const line =
     `cold (read + compile) median ${median(cold).toFixed(0)} µs, p99 ${p99(cold).toFixed(0)} µs; ` +
     `cache of ${runs.cachedAgents.toLocaleString('en-US')} agents holds ${(held / 1024 / 1024).toFixed(1)} MB (${(held / runs.cachedAgents / 1024).toFixed(1)} KB each)`;
-  return { size, dbName, tg, sequelize, warm, pass, line };
+  return { size, tg, sequelize, warm, pass, line };
 }
 
 /** What a size's process answers the parent. */
 type ChildMessage = { ready: string } | { pass: number } | { error: string };
 
 /**
- * One size, in a process of its own: prepares, then runs a warm pass whenever the parent asks, and
- * cleans up when told. A heap of its own, as an instance would have: in one shared heap, whichever
- * toolgate was built second ran its warm passes slower, by as much as the sizes differed.
+ * One size, in a process of its own, on a database of its own (the parent's server is its
+ * DATABASE_URL): prepares, then runs a warm pass whenever the parent asks, and cleans up when told.
+ * A heap of its own, as an instance would have: in one shared heap, whichever toolgate was built
+ * second ran its warm passes slower, by as much as the sizes differed.
  */
-async function child(adminUrl: string, size: number): Promise<void> {
+async function child(size: number): Promise<void> {
   const send = (m: ChildMessage) => process.send!(m);
   // Every size's passes on the same core, where taskset exists: the sizes then differ in their
   // process alone, not in which core (and which of its caches' contents) they ran on.
-  spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
-  let p: Prepared | undefined;
+  pinToCores(process.pid, '1');
   try {
-    p = await prepare(adminUrl, size);
-    await p.warm();
-    send({ ready: p.line });
-    for await (const [m] of on(process, 'message') as AsyncIterable<[string]>) {
-      if (m !== 'pass') break;
-      send({ pass: p.pass() });
-    }
+    await withBenchDatabase(`scale_${size}`, async (url) => {
+      const p = await prepare(url, size);
+      try {
+        await p.warm();
+        send({ ready: p.line });
+        for await (const [m] of on(process, 'message') as AsyncIterable<[string]>) {
+          if (m !== 'pass') break;
+          send({ pass: p.pass() });
+        }
+      } finally {
+        await p.tg.close();
+        await p.sequelize.close();
+      }
+    });
   } catch (err) {
     send({ error: String((err as Error)?.stack ?? err) });
-  } finally {
-    if (p) {
-      await p.tg.close();
-      await p.sequelize.close();
-      await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(p!.dbName)} WITH (FORCE)`)).catch(() => undefined);
-    }
-    // Everything it opened is closed; exit rather than wait on whatever a library left ticking.
-    process.exit(0);
   }
+  // Everything it opened is closed; exit rather than wait on whatever a library left ticking.
+  process.exit(0);
 }
 
 /** A size's process, as the parent drives it. */
@@ -165,7 +165,7 @@ class SizeProcess {
   #waiting: ((m: ChildMessage) => void) | undefined;
 
   constructor(readonly size: number, adminUrl: string) {
-    this.#proc = fork(__filename, ['--size', String(size)], { env: { ...process.env, SCALE_ADMIN_URL: adminUrl }, stdio: 'inherit' });
+    this.#proc = fork(__filename, ['--size', String(size)], { env: { ...process.env, DATABASE_URL: adminUrl }, stdio: 'inherit' });
     const deliver = (m: ChildMessage) => {
       const waiting = this.#waiting;
       this.#waiting = undefined;
@@ -246,7 +246,7 @@ export async function benchResolutionScale(sizes: readonly number[] = SIZES): Pr
 
 if (require.main === module) {
   const at = process.argv.indexOf('--size');
-  const run = at === -1 ? benchResolutionScale() : child(process.env.SCALE_ADMIN_URL!, Number(process.argv[at + 1]));
+  const run = at === -1 ? benchResolutionScale() : child(Number(process.argv[at + 1]));
   run.catch((err) => {
     console.error(err);
     process.exit(1);
