@@ -5,7 +5,7 @@ import { closestToolId } from '../src/core/closest-tool';
 import type { ToolManifest } from '../src/core/tool-manifest';
 import { ToolgateConfigError } from '../src/errors';
 import type { DispatchDecision } from '../src/run/tool-run';
-import { runOfResponse } from './tool-run';
+import { runIn } from './tool-run';
 
 /** `observe` is told of each grant here (metrics); a refusal is told by the run's refuse(). */
 const GRANTED: DispatchDecision = Object.freeze({ outcome: 'granted', reason: 'offered' });
@@ -21,13 +21,13 @@ export function requireTool(manifest: ToolManifest, toolId: string, observe?: (d
   }
   if (tool.kind === 'enhancement') {
     return function enhancementTool(_req, res, next) {
-      runOfResponse(res);
+      runIn(res.locals.toolgate);
       next();
     };
   }
   // Not async: a grant passes on with no promise; only a refusal waits, for its record.
   return function gateTool(_req, res, next) {
-    const run = runOfResponse(res);
+    const run = runIn(res.locals.toolgate);
     if (!run.offers(toolId)) return run.refuse(toolId).then(next, next);
     observe?.(GRANTED);
     next();

@@ -1,13 +1,13 @@
 // toolRun(): resolves the request's run once (agent from the route, sender from the message, or a
 // scheduled run for the scheduler) and keeps it for the request (`res.locals.toolgate.run`), with
 // the one dispatch path.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler } from 'express';
 import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
-import { requestState, type ToolgateRequestState } from './request-state';
+import { requestState, stateOf, type ToolgateRequestState } from './request-state';
 
 /**
  * What the request asks for: a sender run with this sender (maybe missing) and the message's
@@ -110,12 +110,12 @@ function hasBody(req: Request): boolean {
 
 /** The run a route mounted behind toolRun() works under; a mounting mistake is loud, not a grant. */
 export function currentRun(req: Request): ToolRun {
-  return runOfResponse(req.res);
+  return runIn(stateOf(req));
 }
 
-/** currentRun() for middleware that holds the response: one lookup fewer on the request. */
-export function runOfResponse(res: Response | undefined): ToolRun {
-  const run = res?.locals.toolgate?.run;
+/** The run kept in a request's state (middleware that holds the response pass res.locals.toolgate). */
+export function runIn(state: ToolgateRequestState | undefined): ToolRun {
+  const run = state?.run;
   if (!run) {
     throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads the request\'s run, but toolRun() is not mounted before it.');
   }
