@@ -39,7 +39,7 @@ import type { LanguageModel } from './llm/language-model';
 import { LocalModel } from './llm/local-model';
 import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
 import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
-import { checkRateLimitOptions } from './rate-limit-options';
+import { checkRateLimitOptions, type RateLimitStoreKind } from './rate-limit-options';
 import { ListenedPolicies, type Invalidation } from './run/listened-policies';
 import type { PolicyRead, PolicySource } from './run/policy-source';
 import { RunService } from './run/run-service';
@@ -180,7 +180,9 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
   const authenticateBearer = authenticate(options);
-  const rateLimitStore = rateLimit !== false && rateLimit.store !== 'memory' ? new PostgresRateLimitStore(sequelize) : undefined;
+  // Where callers are counted: the client limit's store, and the dashboard's count of wrong tokens.
+  const limitStore: RateLimitStoreKind = rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres';
+  const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;
   const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
   const body = jsonBody({ limit: options.bodyLimit ?? '1mb' });
 
@@ -203,7 +205,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
-    limitStore: rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres',
+    limitStore,
   };
 
   const router = Router();

@@ -55,7 +55,6 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
   );
 }
 
-
 export function AgentPage(props: {
   ctx: PageContext;
   agent: AgentView;
