@@ -7,12 +7,14 @@
 // `*@domain` patterns by the key's domain, the rest tried in turn; each entry carries a bitmask of
 // the attachments holding it, so one pass tells which attachments a key is denied or allowed by.
 // A run's offer is then one number, the mask of the attachments that admitted it: a tool is offered
-// when the mask meets the mask of the attachments carrying it.
+// when the mask meets the mask of the attachments carrying it. Approval (SEMANTICS §12) is a second
+// mask, of the admitting attachments whose calls this run makes as usual: those without approval,
+// and those whose approvers match the run's key. A tool carried only outside it can be requested.
 //
 // A compiled policy is immutable once built: a cache may share one between concurrent runs.
-import { checkRule, hasRoutingKey, unknownRun, type RuleCheck } from './gate';
+import { checkRule, hasRoutingKey, isApprover, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
-import { resolutionOf, splitMembers } from './resolution';
+import { approvalTerms, resolutionOf, splitMembers } from './resolution';
 import type { AgentPolicyData, AttachmentExplanation, GateDecision, GateRule, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
@@ -25,6 +27,14 @@ export interface CompiledPolicy {
   offers(run: Run, toolId: string): boolean;
   /** The agent's access rules' decision on a sender run (SEMANTICS §9); null for other runs. */
   access(run: Run): GateDecision | null;
+  /** Whether any attachment requires approval: without one, nothing about approvals is looked up. */
+  readonly hasApprovals: boolean;
+  /** Whether some attachment requiring approval carries the tool. */
+  approvalCarries(toolId: string): boolean;
+  /** Whether a routing key may decide the requests bound to an attachment: it requires approval, and the key matches an approver. */
+  mayDecide(attachmentId: number, routingKey: string | null): boolean;
+  /** Whether an attachment (still) admits the run, past the access rules, and carries the live tool. */
+  grantsThrough(run: Run, attachmentId: number, toolId: string): boolean;
 }
 
 /** One run's offer: the access rules' decision and the tools it admits. Immutable. */
@@ -34,6 +44,13 @@ export interface RunOffer {
   has(toolId: string): boolean;
   /** The offered tool ids, each once, in a new array. */
   list(): string[];
+  /**
+   * When the run can only request the tool (SEMANTICS §12), the attachment whose approval its call
+   * needs (the first admitting one in order); null when a call runs as usual, or is not offered.
+   */
+  approvalFor(toolId: string): number | null;
+  /** The offered tools this run can only request, each once, in a new array. */
+  needingApproval(): string[];
 }
 
 export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
@@ -134,6 +151,7 @@ interface AttachmentIndex {
   tools: readonly string[];
   stale_tool_ids: readonly string[];
   gate: GateIndex;
+  approvers: readonly string[] | null;
 }
 
 class PolicyIndex implements CompiledPolicy {
@@ -151,8 +169,12 @@ class PolicyIndex implements CompiledPolicy {
   readonly #byDomain: boolean;
   readonly #proactiveMask: number;
   readonly #allMask: number;
+  /** The attachments that require approval, and the approver patterns across them. */
+  readonly #approvalMask: number;
+  readonly #approvers = new RuleMasks();
   /** For each live tool, the attachments that carry it. */
   readonly #carriers = new Map<string, number>();
+  readonly hasApprovals: boolean;
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
@@ -164,12 +186,15 @@ class PolicyIndex implements CompiledPolicy {
       allow_proactive: a.allow_proactive === true,
       ...splitMembers(a.member_tool_ids, liveToolIds),
       gate: new GateIndex(a.rules),
+      approvers: a.approvers ?? null,
     }));
+    this.hasApprovals = this.#attachments.some((a) => a.approvers !== null);
     this.#masked = data.attachments.length <= MAX_MASKED_ATTACHMENTS;
     let open = 0;
     let gated = 0;
     let allowList = 0;
     let proactive = 0;
+    let approval = 0;
     if (this.#masked) {
       data.attachments.forEach((a, i) => {
         const bit = 1 << i;
@@ -181,6 +206,11 @@ class PolicyIndex implements CompiledPolicy {
           const check = checkRule(rule);
           (check.deny ? this.#deny : this.#allow).add(bit, check);
         }
+        if (a.approvers !== null && a.approvers !== undefined) {
+          approval |= bit;
+          // Approver patterns are allow patterns: a broken one approves no one.
+          for (const pattern of a.approvers) this.#approvers.add(bit, checkRule({ id: null, kind: 'allow', pattern }));
+        }
         for (const id of this.#attachments[i]?.tools ?? []) this.#carriers.set(id, (this.#carriers.get(id) ?? 0) | bit);
       });
     }
@@ -188,6 +218,7 @@ class PolicyIndex implements CompiledPolicy {
     this.#gatedMask = gated;
     this.#allowListMask = allowList;
     this.#proactiveMask = proactive;
+    this.#approvalMask = approval;
     this.#allMask = open | gated;
     this.#byDomain = this.#deny.byDomain || this.#allow.byDomain;
   }
@@ -196,8 +227,26 @@ class PolicyIndex implements CompiledPolicy {
   offer(run: Run): RunOffer {
     const access = this.access(run);
     if (access !== null && !access.admitted) return new ListedOffer(access, []);
-    if (!this.#masked) return new ListedOffer(access, this.resolve(run).tools);
-    return new MaskedOffer(access, this.#maskOf(run), this.#carriers, this.#attachments);
+    if (!this.#masked) return ListedOffer.of(this.resolve(run));
+    const admitted = this.#maskOf(run);
+    return new MaskedOffer(access, admitted, this.#directMask(run, admitted), this.#carriers, this.#attachments);
+  }
+
+  approvalCarries(toolId: string): boolean {
+    if (!this.hasApprovals) return false;
+    return this.#attachments.some((a) => a.approvers !== null && a.tools.includes(toolId));
+  }
+
+  mayDecide(attachmentId: number, routingKey: string | null): boolean {
+    const a = this.#attachments.find((x) => x.attachment_id === attachmentId);
+    return a !== undefined && a.approvers !== null && isApprover(a.approvers, routingKey);
+  }
+
+  grantsThrough(run: Run, attachmentId: number, toolId: string): boolean {
+    const access = this.access(run);
+    if (access !== null && !access.admitted) return false;
+    const a = this.#attachments.find((x) => x.attachment_id === attachmentId);
+    return a !== undefined && a.tools.includes(toolId) && this.#decider(run)(a).admitted;
   }
 
   toolsFor(run: Run): Set<string> {
@@ -222,8 +271,21 @@ class PolicyIndex implements CompiledPolicy {
       ...decide(a),
       tools: [...a.tools],
       stale_tool_ids: [...a.stale_tool_ids],
+      ...approvalTerms(a, run),
     }));
     return resolutionOf(run, this.access(run), attachments);
+  }
+
+  /** Of the admitting attachments, those whose members this run calls as usual: no approval, or the key is an approver. */
+  #directMask(run: Run, admitted: number): number {
+    if (this.#approvalMask === 0) return admitted;
+    let approving = 0;
+    if (run.kind === 'sender' && hasRoutingKey(run.routing_key)) {
+      const key = run.routing_key;
+      const at = this.#approvers.byDomain ? key.indexOf('@') : -1;
+      approving = this.#approvers.matching(key, at > 0 ? key.slice(at + 1) : null);
+    }
+    return admitted & ~(this.#approvalMask & ~approving);
   }
 
   /** §5 for every attachment at once: open ones, and gated ones not denied and allowed or block-lists. */
@@ -269,12 +331,28 @@ class MaskedOffer implements RunOffer {
   constructor(
     readonly access: GateDecision | null,
     private readonly admitted: number,
+    /** The admitting attachments whose members this run calls as usual (all of them without approvals). */
+    private readonly direct: number,
     private readonly carriers: ReadonlyMap<string, number>,
     private readonly attachments: readonly AttachmentIndex[],
   ) {}
 
   has(toolId: string): boolean {
     return ((this.carriers.get(toolId) ?? 0) & this.admitted) !== 0;
+  }
+
+  approvalFor(toolId: string): number | null {
+    if (this.direct === this.admitted) return null;
+    const carriers = this.carriers.get(toolId) ?? 0;
+    const requestable = carriers & this.admitted;
+    if (requestable === 0 || (carriers & this.direct) !== 0) return null;
+    // The lowest bit: the first admitting attachment, in attachment order, that carries the tool.
+    return this.attachments[31 - Math.clz32(requestable & -requestable)]?.attachment_id ?? null;
+  }
+
+  needingApproval(): string[] {
+    if (this.direct === this.admitted) return [];
+    return this.list().filter((id) => this.approvalFor(id) !== null);
   }
 
   list(): string[] {
@@ -289,12 +367,25 @@ class MaskedOffer implements RunOffer {
 /** An offer as a list: a refused sender's (nothing), and an agent's with more attachments than a mask holds. */
 class ListedOffer implements RunOffer {
   readonly #tools: ReadonlySet<string>;
+  readonly #approvals: ReadonlyMap<string, number>;
 
   constructor(
     readonly access: GateDecision | null,
     tools: readonly string[],
+    approvals: ReadonlyMap<string, number> = new Map(),
   ) {
     this.#tools = new Set(tools);
+    this.#approvals = approvals;
+  }
+
+  /** The offer a resolution explains: each tool it can only request bound to its first admitting attachment. */
+  static of(resolution: Resolution): ListedOffer {
+    const approvals = new Map<string, number>();
+    for (const id of resolution.needs_approval) {
+      const through = resolution.attachments.find((a) => a.admitted && a.needs_approval && a.tools.includes(id));
+      if (through) approvals.set(id, through.attachment_id);
+    }
+    return new ListedOffer(resolution.access, resolution.tools, approvals);
   }
 
   has(toolId: string): boolean {
@@ -303,6 +394,14 @@ class ListedOffer implements RunOffer {
 
   list(): string[] {
     return [...this.#tools];
+  }
+
+  approvalFor(toolId: string): number | null {
+    return this.#approvals.get(toolId) ?? null;
+  }
+
+  needingApproval(): string[] {
+    return [...this.#approvals.keys()];
   }
 }
 

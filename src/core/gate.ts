@@ -59,6 +59,24 @@ export function decideAttachment(attachment: AttachmentPolicy, run: Run): GateDe
 }
 
 /**
+ * Whether a run's calls of an attachment's members need approval (SEMANTICS §12): the attachment
+ * names approvers, and the run's routing key matches none of them. A run with no key (a scheduled
+ * run, the catalogue) is nobody's approver. An approver pattern that cannot be checked approves no
+ * one, as a broken allow rule admits no one.
+ */
+export function needsApproval(approvers: readonly string[] | null | undefined, run: Run): boolean {
+  if (approvers === null || approvers === undefined) return false;
+  if (run.kind !== 'sender' || !hasRoutingKey(run.routing_key)) return true;
+  return !isApprover(approvers, run.routing_key);
+}
+
+/** Whether a routing key matches one of an attachment's approver patterns. */
+export function isApprover(approvers: readonly string[], routingKey: string | null): boolean {
+  if (!hasRoutingKey(routingKey)) return false;
+  return approvers.some((pattern) => checkRule({ id: null, kind: 'allow', pattern }).matches(routingKey));
+}
+
+/**
  * The agent's access rules for a run (SEMANTICS §9): the gate's grammar and precedence against the
  * run's routing key, so no rules admit every sender and a run with no key passes only an agent
  * with no rules. Null for a scheduled run or the catalogue: access rules judge senders only.

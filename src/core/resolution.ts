@@ -1,6 +1,6 @@
 // The tools offered to one run and why (SEMANTICS §5), read straight off the policy data: the
 // reference that the compiled policy must always agree with.
-import { decideAccess, decideAttachment } from './gate';
+import { decideAccess, decideAttachment, needsApproval } from './gate';
 import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, GateDecision, Resolution, Run } from './types';
 
 export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: ReadonlySet<string>): Resolution {
@@ -14,12 +14,17 @@ export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: Readonl
  */
 export function resolutionOf(run: Run, access: GateDecision | null, attachments: AttachmentExplanation[]): Resolution {
   // Grants only add: the offer is a union, and nothing an attachment refuses is subtracted from it.
-  const offered = access?.admitted === false ? [] : [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))];
+  const admitting = access?.admitted === false ? [] : attachments.filter((a) => a.admitted);
+  const offered = [...new Set(admitting.flatMap((a) => a.tools))];
+  // Approval binds only its own attachment: a tool another admitting attachment carries without
+  // approval (or whose approvers include this run's key) is offered on that one's terms.
+  const direct = new Set(admitting.filter((a) => !a.needs_approval).flatMap((a) => a.tools));
   return {
     run: run.kind,
     routing_key: run.kind === 'sender' ? run.routing_key : null,
     access,
     tools: offered.sort(),
+    needs_approval: offered.filter((id) => !direct.has(id)).sort(),
     attachments,
   };
 }
@@ -40,5 +45,12 @@ function explainAttachment(attachment: AttachmentPolicy, run: Run, liveToolIds: 
     toolkit_name: attachment.toolkit_name,
     ...decideAttachment(attachment, run),
     ...splitMembers(attachment.member_tool_ids, liveToolIds),
+    ...approvalTerms(attachment, run),
   };
+}
+
+/** An attachment's approval terms, and whether they apply to this run (SEMANTICS §12). */
+export function approvalTerms(attachment: Pick<AttachmentPolicy, 'approvers'>, run: Run): Pick<AttachmentExplanation, 'approval' | 'needs_approval'> {
+  const approvers = attachment.approvers ?? null;
+  return { approval: approvers === null ? null : { approvers: [...approvers] }, needs_approval: needsApproval(approvers, run) };
 }

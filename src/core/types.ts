@@ -37,6 +37,11 @@ export interface AttachmentPolicy {
   allow_proactive: boolean;
   member_tool_ids: readonly string[];
   rules: readonly GateRule[];
+  /**
+   * Who approves its members' calls (SEMANTICS §12): allow patterns, already normalized. Absent or
+   * null: no approval, calls run as usual. Empty: only an operator approves.
+   */
+  approvers?: readonly string[] | null;
 }
 
 /** Everything one agent's resolution reads, loaded in one query. */
@@ -85,6 +90,10 @@ export interface AttachmentExplanation extends GateDecision {
   /** The toolkit's live members (registered tools), whether or not this attachment admitted. */
   tools: string[];
   stale_tool_ids: string[];
+  /** Its approval terms (SEMANTICS §12), or null when its members' calls need none. */
+  approval: { approvers: string[] } | null;
+  /** Whether this run's calls of its members become approval requests: approval, and the run's key is no approver. */
+  needs_approval: boolean;
 }
 
 export interface Resolution {
@@ -97,5 +106,11 @@ export interface Resolution {
   access: GateDecision | null;
   /** The union of live members over admitting attachments, sorted; empty when access refuses. */
   tools: string[];
+  /**
+   * The offered tools that this run can only request (SEMANTICS §12): every admitting attachment
+   * carrying them needs approval for it. A tool another admitting attachment offers without
+   * approval is not here: grants only add. Sorted.
+   */
+  needs_approval: string[];
   attachments: AttachmentExplanation[];
 }

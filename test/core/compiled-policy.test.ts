@@ -77,12 +77,25 @@ function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
       ...referenceDecision(a, run),
       tools: members.filter((id) => LIVE.has(id)),
       stale_tool_ids: members.filter((id) => !LIVE.has(id)),
+      ...referenceApproval(a, run),
     };
   });
   // The agent's access rules: the same three steps, for sender runs only; a refusal offers nothing.
   const access = run.kind === 'sender' ? referenceDecision({ attachment_id: 0, toolkit_id: 0, toolkit_name: '', allow_proactive: false, member_tool_ids: [], rules: data.access_rules ?? [] }, run) : null;
-  const tools = access?.admitted === false ? [] : [...new Set(attachments.filter((a) => a.admitted).flatMap((a) => a.tools))].sort();
-  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, access, tools, attachments };
+  const admitting = access?.admitted === false ? [] : attachments.filter((a) => a.admitted);
+  const tools = [...new Set(admitting.flatMap((a) => a.tools))].sort();
+  // A tool needs approval when every admitting attachment carrying it needs approval for this run.
+  const needs_approval = tools.filter((id) => admitting.filter((a) => a.tools.includes(id)).every((a) => a.needs_approval));
+  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, access, tools, needs_approval, attachments };
+}
+
+// SEMANTICS §12, read plainly: approvers are allow patterns; a broken one approves no one, and a run
+// with no key (scheduled, the catalogue, a sender without one) is nobody's approver.
+function referenceApproval(a: AttachmentPolicy, run: Run): { approval: { approvers: string[] } | null; needs_approval: boolean } {
+  if (a.approvers === null || a.approvers === undefined) return { approval: null, needs_approval: false };
+  const key = run.kind === 'sender' ? run.routing_key : null;
+  const approver = key !== null && a.approvers.some((p) => !isBroken(p) && naiveMatches(p, key));
+  return { approval: { approvers: [...a.approvers] }, needs_approval: !approver };
 }
 
 const ruleArb = fc.record({
@@ -90,10 +103,16 @@ const ruleArb = fc.record({
   pattern: fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }),
 });
 
+const approversArb = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 3 },
+  { arbitrary: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }), { maxLength: 3 }), weight: 2 },
+);
+
 const attachmentArb = fc.record({
   allow_proactive: fc.boolean(),
   member_tool_ids: fc.array(fc.constantFrom(...TOOL_IDS), { maxLength: 4 }),
   rules: fc.array(ruleArb, { maxLength: 4 }),
+  approvers: approversArb,
 });
 
 const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb, { maxLength: 5 }), fc.oneof(fc.constant([]), fc.array(ruleArb, { maxLength: 3 }))).map(([attachments, access]) => ({
@@ -107,6 +126,7 @@ const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb
     allow_proactive: a.allow_proactive,
     member_tool_ids: a.member_tool_ids,
     rules: a.rules.map((r, j) => ({ id: i * 100 + j, ...r })),
+    approvers: a.approvers,
   })),
 }));
 
@@ -142,6 +162,33 @@ describe('compilePolicy', () => {
         expect([...policy.toolsFor(run)].sort()).toEqual(tools);
         expect(TOOL_IDS.filter((id) => policy.offers(run, id))).toEqual(TOOL_IDS.filter((id) => tools.includes(id)));
         expect(policy.access(run)).toEqual(resolution.access);
+        expect(offer.needingApproval().sort()).toEqual(resolution.needs_approval);
+        // A call needing approval is bound to the first admitting attachment that carries the tool.
+        for (const id of TOOL_IDS) {
+          const bound = resolution.needs_approval.includes(id) ? resolution.attachments.find((a) => a.admitted && a.tools.includes(id))!.attachment_id : null;
+          expect({ id, bound: offer.approvalFor(id) }).toEqual({ id, bound });
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test('when any small policy is asked who decides and what still grants, then mayDecide and grantsThrough agree with the resolution', () => {
+    fc.assert(
+      fc.property(policyArb, runArb, (data, run) => {
+        const policy = compilePolicy(data, LIVE);
+        const resolution = policy.resolve(run);
+        const key = run.kind === 'sender' ? run.routing_key : null;
+        for (const a of resolution.attachments) {
+          const sender = resolveRun(data, { kind: 'sender', routing_key: key }, LIVE).attachments.find((x) => x.attachment_id === a.attachment_id)!;
+          expect(policy.mayDecide(a.attachment_id, key)).toBe(a.approval !== null && key !== null && !sender.needs_approval);
+          for (const id of TOOL_IDS) {
+            expect(policy.grantsThrough(run, a.attachment_id, id)).toBe(resolution.access?.admitted !== false && a.admitted && a.tools.includes(id));
+          }
+        }
+        for (const id of TOOL_IDS) {
+          expect(policy.approvalCarries(id)).toBe(resolution.attachments.some((a) => a.approval !== null && a.tools.includes(id)));
+        }
       }),
       { numRuns: 500 },
     );
@@ -187,6 +234,40 @@ describe('compilePolicy', () => {
     expect([...policy.toolsFor(run)]).toEqual(['a_tool']);
     expect(policy.offers(run, 'a_tool')).toBe(true);
     expect(policy.offers(run, 'b_tool')).toBe(false);
+  });
+
+  test('when an agent with more attachments than a bitmask holds needs approval, then the listed offer binds it as the resolution says', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: Array.from({ length: 40 }, (_, i) => ({
+        attachment_id: i + 1,
+        toolkit_id: i + 1,
+        toolkit_name: `Kit ${i}`,
+        allow_proactive: false,
+        member_tool_ids: [i < 39 ? 'a_tool' : 'b_tool'],
+        rules: [],
+        approvers: i === 39 ? null : ['*@thescoop.com'],
+      })),
+    };
+    const offer = compilePolicy(data, LIVE).offer({ kind: 'sender', routing_key: 'jane@acme.com' });
+    expect(offer.needingApproval()).toEqual(['a_tool']);
+    expect(offer.approvalFor('a_tool')).toBe(1);
+    expect(offer.approvalFor('b_tool')).toBeNull();
+    expect(compilePolicy(data, LIVE).offer({ kind: 'sender', routing_key: 'mara@thescoop.com' }).approvalFor('a_tool')).toBeNull();
+  });
+
+  test('when one attachment needs approval and another offers the same tool without it, then the tool runs as usual', () => {
+    const data: AgentPolicyData = {
+      agent_id: 1,
+      attachments: [
+        { attachment_id: 1, toolkit_id: 1, toolkit_name: 'Finance', allow_proactive: false, member_tool_ids: ['a_tool'], rules: [], approvers: ['*@thescoop.com'] },
+        { attachment_id: 2, toolkit_id: 2, toolkit_name: 'Trusted', allow_proactive: false, member_tool_ids: ['a_tool'], rules: [{ id: 1, kind: 'allow', pattern: 'jane@acme.com' }] },
+      ],
+    };
+    const policy = compilePolicy(data, LIVE);
+    expect(policy.offer({ kind: 'sender', routing_key: 'jane@acme.com' }).approvalFor('a_tool')).toBeNull();
+    expect(policy.offer({ kind: 'sender', routing_key: 'omar@example.org' }).approvalFor('a_tool')).toBe(1);
+    expect(policy.resolve({ kind: 'sender', routing_key: 'jane@acme.com' })).toMatchObject({ tools: ['a_tool'], needs_approval: [] });
   });
 
   test('when several rules match, then the first in rule order is reported by both resolutions', () => {
