@@ -1,5 +1,7 @@
 // requireTool(id): a gate tool not offered to the run refuses the request (403 tool_forbidden,
-// recorded as denied); an enhancement tool never refuses: the route asks the run and degrades.
+// recorded as denied), and so does one the run may only request (403 approval_required): a route
+// runs its tool at once, so there is no call to file. An enhancement tool never refuses: the route
+// asks the run and degrades.
 import type { RequestHandler } from 'express';
 import { closestToolId } from '../src/core/closest-tool';
 import type { ToolManifest } from '../src/core/tool-manifest';
@@ -28,7 +30,7 @@ export function requireTool(manifest: ToolManifest, toolId: string, observe?: (d
   // Not async: a grant passes on with no promise; only a refusal waits, for its record.
   return function gateTool(_req, res, next) {
     const run = runIn(res.locals.toolgate);
-    if (!run.offers(toolId)) return run.refuse(toolId).then(next, next);
+    if (!run.grants(toolId)) return run.refuse(toolId).then(next, next);
     observe?.(GRANTED);
     next();
   };

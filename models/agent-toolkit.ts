@@ -11,6 +11,8 @@ export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCrea
   declare toolkit_id: ForeignKey<number>;
   declare allow_proactive: CreationOptional<boolean>;
   declare origin: CreationOptional<AttachmentOrigin>;
+  /** Approver patterns when its members' calls need approval (SEMANTICS §12); null when they need none. */
+  declare approvers: CreationOptional<string[] | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
   declare toolkit?: NonAttribute<Toolkit>;
@@ -25,6 +27,7 @@ export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
       id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
       allow_proactive: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
+      approvers: { type: DataTypes.ARRAY(DataTypes.STRING(320)), allowNull: true, defaultValue: null },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

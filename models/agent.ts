@@ -6,6 +6,7 @@ export class Agent extends Model<InferAttributes<Agent>, InferCreationAttributes
   declare name: string;
   declare description: string | null;
   declare system_prompt: string | null;
+  declare escalation_address: CreationOptional<string | null>;
   declare enabled_tools: string | null;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
@@ -20,6 +21,7 @@ export function defineAgent(sequelize: Sequelize): typeof Agent {
       name: { type: DataTypes.STRING(200), allowNull: false },
       description: { type: DataTypes.TEXT, allowNull: true },
       system_prompt: { type: DataTypes.TEXT, allowNull: true },
+      escalation_address: { type: DataTypes.STRING(320), allowNull: true, defaultValue: null },
       enabled_tools: { type: DataTypes.TEXT, allowNull: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,

@@ -3,10 +3,11 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 
 /**
  * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
- * `denied` and `skipped` for a tool that never ran. The one list the API, its filter and the
- * dashboard read.
+ * `denied` and `skipped` for a tool that never ran; `pending_approval` for a call filed as an
+ * approval request (SEMANTICS §12), which runs only if approved, under a record of its own. The one
+ * list the API, its filter and the dashboard read.
  */
-export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped'] as const;
+export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped', 'pending_approval'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {
@@ -19,6 +20,8 @@ export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttr
   declare routing_key: string | null;
   declare duration_ms: number;
   declare error: string | null;
+  declare approval_request_id: CreationOptional<number | null>;
+  declare approved_by: CreationOptional<string | null>;
   declare created_at: CreationOptional<Date>;
 }
 
@@ -36,6 +39,8 @@ export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
       routing_key: { type: DataTypes.STRING(320), allowNull: true },
       duration_ms: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       error: { type: DataTypes.TEXT, allowNull: true },
+      approval_request_id: { type: DataTypes.INTEGER, allowNull: true },
+      approved_by: { type: DataTypes.STRING(320), allowNull: true },
       created_at: DataTypes.DATE,
     },
     { sequelize, modelName: 'ToolCall', tableName: 'tool_calls', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },

@@ -8,13 +8,18 @@ import { handleInstruction, handleMessage } from '../src/agent/handle-message';
 import { emailMessageSchema, inboundMessage } from '../src/email/message';
 import { parse, pathId } from '../src/http/parse';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from '../src/http/responses';
-import { bodyId, text } from '../src/http/schemas';
+import { idText, text } from '../src/http/schemas';
 import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-export const messageRunBody = z.strictObject({ thread_id: bodyId.optional(), message: emailMessageSchema });
+/** A thread's reference, as an earlier answer gave it (`thr_...`): any other text names no thread (404). */
+export const threadReference = z.string('thread_id is the thread\'s reference, a string such as "thr_5f0c…" from an earlier answer\'s thread_id').min(1).max(100);
+
+export const messageRunBody = z.strictObject({ thread_id: threadReference.optional(), message: emailMessageSchema });
 export const instructionRunBody = z.strictObject({ instruction: text(20_000).refine((s) => s.trim() !== '', 'must not be empty') });
 export const agentRunsListQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) });
+export const agentRunsPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50), before: idText.optional() });
+export const threadPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: idText.optional() });
 
 export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' | 'requireRole' | 'toolRun'>): Router {
   const router = Router();
@@ -48,16 +53,22 @@ export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' |
     res.json(await tg.agentRuns.store.threads(agentId, limit));
   });
 
+  // A thread is read in pages: at most `limit` messages, and fewer once a page holds about a
+  // million characters, so a thread of huge messages never makes one huge answer.
   router.get('/agents/:id/threads/:threadId', admin, async (req, res) => {
-    const thread = await tg.agentRuns.store.thread(pathId(req.params, 'id'), pathId(req.params, 'threadId'));
-    res.json({ ...thread, messages: await tg.agentRuns.store.threadRuns(thread.id) });
+    const { limit, after } = parse(threadPageQuery, req.query, 'query');
+    const { row_id, ...thread } = await tg.agentRuns.store.thread(pathId(req.params, 'id'), parse(threadReference, req.params.threadId, 'path'));
+    res.json({ ...thread, ...(await tg.agentRuns.store.threadPage(row_id, { after: after ?? 0, limit })) });
   });
 
+  // Newest first, in pages as a thread's are: the next page's link is in the Link header.
   router.get('/agents/:id/runs', admin, async (req, res) => {
     const agentId = pathId(req.params, 'id');
-    const { limit } = parse(agentRunsListQuery, req.query, 'query');
+    const { limit, before } = parse(agentRunsPageQuery, req.query, 'query');
     await tg.agents.get(agentId);
-    res.json(await tg.agentRuns.store.runs(agentId, limit));
+    const page = await tg.agentRuns.store.runs(agentId, { before: before ?? null, limit });
+    if (page.next_before !== null) res.links({ next: `${req.baseUrl}/agents/${agentId}/runs?limit=${limit}&before=${page.next_before}` });
+    res.json(page.runs);
   });
   return router;
 }
@@ -68,10 +79,10 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
     path: '/agents/:id/messages',
     summary: 'Handle a message with the agent',
     description:
-      "An agent run (SEMANTICS §10): resolved once for the message's sender, the model offered exactly the run's tools, every call through dispatch. A tool not offered is refused, recorded and given back to the model. Without thread_id a new thread starts.",
+      "An agent run (SEMANTICS §10): resolved once for the message's sender, the model offered exactly the run's tools, every call through dispatch. A tool not offered is refused, recorded and given back to the model. The thread is named by thread_id (its reference) or found by in_reply_to / references; a sender who is not one of its participants, or has no routing key, starts a new thread with no history (new_thread says so). A thread_id that names no thread of this agent is a 404. Without either, a new thread starts.",
     roles: ['client'],
     body: messageRunBody,
-    success: { status: 200, description: 'The run: what it was offered, its steps in order, the reply, and why it stopped', schema: agentRunResponse },
+    success: { status: 200, description: 'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped', schema: agentRunResponse },
     errors: ['sender_forbidden'],
   },
   {
@@ -94,17 +105,20 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
   {
     method: 'get',
     path: '/agents/:id/threads/:threadId',
-    summary: 'A thread and its messages',
+    params: { threadId: threadReference },
+    summary: 'A thread and a page of its messages',
+    description: 'At most `limit` messages after `after`, oldest first, and fewer once the page holds about a million characters; `next_after` reads on.',
     roles: ['admin'],
-    success: { status: 200, description: 'The thread, its messages oldest first, each with its run', schema: threadWithMessagesResponse },
+    query: threadPageQuery,
+    success: { status: 200, description: 'The thread, its participants, a page of its messages oldest first (each with its run), and where the next page starts', schema: threadWithMessagesResponse },
   },
   {
     method: 'get',
     path: '/agents/:id/runs',
     summary: "An agent's runs",
-    description: 'Newest first, scheduled runs included.',
+    description: 'Newest first, scheduled runs included, in pages: at most `limit`, fewer once a page holds about a million characters; the Link header names the next page.',
     roles: ['admin'],
-    query: agentRunsListQuery,
+    query: agentRunsPageQuery,
     success: { status: 200, description: 'The runs', schema: z.array(storedRunResponse) },
   },
 ]);

@@ -4,6 +4,7 @@
 import { accessRulesRoutes } from './access-rules';
 import { agentRunsRoutes } from './agent-runs';
 import { agentsRoutes } from './agents';
+import { approvalRequestsRoutes } from './approval-requests';
 import { attachmentsRoutes } from './attachments';
 import { chatRoutes } from './chat';
 import { documentsRoutes } from './documents';
@@ -25,6 +26,7 @@ export const API_ROUTES: readonly RouteGroupDescription[] = [
   resolutionRoutes,
   dispatchRoutes,
   agentRunsRoutes,
+  approvalRequestsRoutes,
   toolCallRecordsRoutes,
   emailRoutes,
   documentsRoutes,

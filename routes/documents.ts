@@ -83,7 +83,7 @@ export const documentsRoutes = describeRoutes('Documents', [
     roles: ['client'],
     body: searchBody,
     success: { status: 200, description: 'The best chunks first', schema: searchResponse },
-    errors: ['sender_forbidden', 'tool_forbidden'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required'],
   },
   {
     method: 'post',
@@ -93,6 +93,6 @@ export const documentsRoutes = describeRoutes('Documents', [
     roles: ['client'],
     body: askBody,
     success: { status: 200, description: 'The answer and its sources', schema: askResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
   },
 ]);

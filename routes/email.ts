@@ -35,7 +35,7 @@ export const emailRoutes = describeRoutes('Email', [
     roles: ['client'],
     body: emailMessageSchema,
     success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
   },
   {
     method: 'post',
@@ -45,6 +45,6 @@ export const emailRoutes = describeRoutes('Email', [
     roles: ['client'],
     body: emailMessageSchema,
     success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: workflowResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
   },
 ]);

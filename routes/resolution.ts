@@ -42,6 +42,8 @@ export function resolutionRouter(tg: Pick<RouteServices, 'requireRole' | 'runs'>
         matched_rule: a.matched_rule,
         tools: a.tools,
         stale_tool_ids: a.stale_tool_ids,
+        approval: a.approval,
+        needs_approval: a.needs_approval,
       })),
     });
   });

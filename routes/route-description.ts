@@ -15,6 +15,7 @@ export type RouteError =
   | 'conflict'
   | 'sender_forbidden'
   | 'tool_forbidden'
+  | 'approval_required'
   | 'not_dispatchable'
   | 'upstream_error'
   | 'parity_mismatch'
@@ -37,6 +38,8 @@ export interface RouteDescription {
   /** Whether a request must carry the body. Default: true when `body` is given. */
   bodyRequired?: boolean;
   success: { status: number; description: string; schema?: z.ZodType };
+  /** Other answers that are not errors (a call filed for approval: 202). */
+  also?: readonly { status: number; description: string; schema?: z.ZodType }[];
   errors?: readonly RouteError[];
 }
 

@@ -5,6 +5,7 @@ import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { ToolRunOptions } from '../middleware/tool-run';
 import type { AgentRunsDeps } from '../src/agent/handle-message';
+import type { ApprovalService } from '../src/approvals/approvals';
 import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
@@ -34,6 +35,8 @@ export interface RouteServices {
   email: EmailDeps;
   /** What agent runs work with: the model, the tool specs, the limits and the run store. */
   agentRuns: AgentRunsDeps;
+  /** Approval requests: read and decided by operators and approvers (SEMANTICS §12). */
+  approvals: ApprovalService;
   /** Reads the bearer token into res.locals.toolgate.auth (401 for one this service does not know). */
   authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;

@@ -8,7 +8,7 @@ import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
 import { bodyOf, validateBody } from '../middleware/validate-body';
-import { dispatchResponse, toolCallResponse, toolCallStatusSchema } from '../src/http/responses';
+import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from '../src/http/responses';
 import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
@@ -50,8 +50,16 @@ export function dispatchRouter(tg: Pick<RouteServices, 'requireRole' | 'toolRun'
     async (req, res) => {
       const body = bodyOf(req, dispatchBody);
       const outcome = await currentRun(req).callTool(body.tool, body.input);
-      // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
-      res.json(outcome.status === 'success' ? { tool: body.tool, status: 'success', output: outcome.output } : { tool: body.tool, status: 'failure', error: outcome.error });
+      switch (outcome.status) {
+        case 'success':
+          return res.json({ tool: body.tool, status: 'success', output: outcome.output });
+        case 'failure':
+          // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
+          return res.json({ tool: body.tool, status: 'failure', error: outcome.error });
+        default:
+          // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
+          return res.status(202).json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
+      }
     },
   );
   return router;
@@ -75,10 +83,11 @@ export const dispatchRoutes = describeRoutes('Tool calls', [
     path: '/agents/:id/tool-calls',
     summary: 'Dispatch one tool call under the run',
     description:
-      'The path a model harness takes. A sender run (client) or, with `scheduled: true`, a scheduled run (scheduler or admin). A tool not offered is a 403 tool_forbidden with a denied record; a tool that throws is a 200 with status "failure".',
+      'The path a model harness takes. A sender run (client) or, with `scheduled: true`, a scheduled run (scheduler or admin). A tool not offered is a 403 tool_forbidden with a denied record; a tool that throws is a 200 with status "failure"; a tool this sender may only request is filed as an approval request (202).',
     roles: ['client', 'scheduler'],
     body: dispatchBody,
     success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchResponse },
+    also: [{ status: 202, description: 'The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call\'s pending request is returned; nothing ran', schema: dispatchPendingResponse }],
     errors: ['sender_forbidden', 'tool_forbidden', 'not_dispatchable'],
   },
 ]);

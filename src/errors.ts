@@ -56,6 +56,23 @@ export class ToolForbiddenError extends HttpError {
   }
 }
 
+/**
+ * A tool this run may only request (SEMANTICS §12), asked for where it would run at once (a route's
+ * step, requireTool()): nothing ran and nothing was filed.
+ */
+export class ApprovalRequiredError extends HttpError {
+  readonly tool: string;
+  constructor(tool: string) {
+    super(
+      403,
+      'approval_required',
+      `The tool ${tool} needs an approver's approval for this sender, and this route runs it at once: nothing ran. Call it through POST /agents/{id}/tool-calls or an agent run, which file a request an approver can decide.`,
+      { tool },
+    );
+    this.tool = tool;
+  }
+}
+
 /** The agent's access rules refuse this message's sender (SEMANTICS §9): nothing ran. */
 export class SenderForbiddenError extends HttpError {
   constructor() {

@@ -13,6 +13,7 @@ import { defineModels } from '../models';
 import { accessRulesRouter } from '../routes/access-rules';
 import { agentRunsRouter } from '../routes/agent-runs';
 import { agentsRouter } from '../routes/agents';
+import { approvalRequestsRouter } from '../routes/approval-requests';
 import { attachmentsRouter } from '../routes/attachments';
 import { chatRouter } from '../routes/chat';
 import { documentsRouter } from '../routes/documents';
@@ -24,8 +25,11 @@ import { tasksRouter } from '../routes/tasks';
 import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
 import { toolkitsRouter } from '../routes/toolkits';
 import { toolsRouter } from '../routes/tools';
-import type { AgentRunLimits } from './agent/agent-run';
+import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent/agent-run';
 import { RunStore } from './agent/run-store';
+import { ApprovalStore } from './approvals/approval-store';
+import { ApprovalService } from './approvals/approvals';
+import { isHostName } from './core/host-name';
 import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
 import { dedicatedClient } from './db/dedicated-client';
@@ -42,7 +46,7 @@ import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, 
 import { checkRateLimitOptions, type RateLimitStoreKind } from './rate-limit-options';
 import { ListenedPolicies, type Invalidation } from './run/listened-policies';
 import type { PolicyRead, PolicySource } from './run/policy-source';
-import { RunService } from './run/run-service';
+import { DEFAULT_APPROVAL_EXPIRY_MS, RunService } from './run/run-service';
 import { AccessRuleService } from './services/access-rules';
 import { VersionedPolicies } from './run/versioned-policies';
 import { loadPolicyVersion } from './services/policy-loader';
@@ -85,11 +89,18 @@ export interface ToolgateOptions extends AuthOptions {
   logger?: ToolgateLogger;
   /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
   routes?: Partial<Record<RouteGroup, boolean>>;
-  /** Bounds on one agent run: model steps (default 8) and tool calls (default 16). */
-  agentRuns?: Partial<AgentRunLimits>;
+  /**
+   * Agent runs: bounds on one run (model steps, default 8; tool calls, default 16; characters of a
+   * thread's history the model reads, default 32,000), and the domain of the Message-IDs its replies
+   * get (default `toolgate.invalid`: set your own mail domain).
+   */
+  agentRuns?: Partial<AgentRunLimits> & { messageIdDomain?: string };
+  /** Approval requests (SEMANTICS §12): how long one waits for its decision before it expires. Default 72 hours. */
+  approvals?: { expiryMs?: number };
 }
 
-export const DEFAULT_AGENT_RUN_LIMITS: AgentRunLimits = { maxSteps: 8, maxToolCalls: 16 };
+/** A Message-ID domain that names no one's mail server: a host sets its own. */
+export const DEFAULT_MESSAGE_ID_DOMAIN = 'toolgate.invalid';
 
 /** What `migrateEnabledTools()` does: a dry run (the default) or the applied, verified migration. */
 export interface EnabledToolsMigrationRequest {
@@ -156,6 +167,8 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   }
   const groups = routeGroups(options.routes);
   const limits = agentRunLimits(options.agentRuns);
+  const messageIdDomain = messageIdDomainOf(options.agentRuns?.messageIdDomain);
+  const approvalExpiryMs = approvalExpiryOf(options.approvals);
   const sequelize = options.sequelize;
   const models = defineModels(sequelize);
   const model = options.model ?? new LocalModel();
@@ -168,6 +181,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const cacheConfig = checkPolicyCacheOptions(options.policyCache);
   const rateLimit = options.rateLimit === undefined || options.rateLimit === false ? false : checkRateLimitOptions(options.rateLimit);
   const metrics = new ToolgateMetrics(sequelize);
+  const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
   const runs = new RunService(
     sequelize,
     registry,
@@ -175,8 +189,16 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
     },
     policySources(sequelize, cacheConfig, metrics, logger),
-    { gate: (s, cache) => metrics.gate(s, cache), hit: () => metrics.hit(), decision: (d) => metrics.decision(d), toolCall: (status) => metrics.toolCall(status) },
+    {
+      gate: (s, cache) => metrics.gate(s, cache),
+      hit: () => metrics.hit(),
+      decision: (d) => metrics.decision(d),
+      toolCall: (status) => metrics.toolCall(status),
+      approvalFiled: () => metrics.approvals('requested'),
+    },
+    { store: approvalStore, expiryMs: approvalExpiryMs },
   );
+  const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
   const authenticateBearer = authenticate(options);
@@ -199,7 +221,8 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     documents,
     tasks,
     email: { model, tasks, now },
-    agentRuns: { model, registry, limits, now, store: new RunStore(sequelize) },
+    approvals,
+    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: new RunStore(sequelize) },
     authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
@@ -219,7 +242,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   });
   router.use(body);
   if (groups.has('admin')) {
-    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, accessRulesRouter, resolutionRouter, toolCallRecordsRouter]) router.use(make(parts));
+    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, accessRulesRouter, resolutionRouter, toolCallRecordsRouter, approvalRequestsRouter]) router.use(make(parts));
   }
   if (groups.has('dispatch')) router.use(dispatchRouter(parts));
   if (groups.has('agent_runs')) router.use(agentRunsRouter(parts));
@@ -317,11 +340,34 @@ function routeGroups(routes: ToolgateOptions['routes']): ReadonlySet<RouteGroup>
 }
 
 function agentRunLimits(given: ToolgateOptions['agentRuns']): AgentRunLimits {
-  const limits = { ...DEFAULT_AGENT_RUN_LIMITS, ...given };
-  for (const [name, value, max] of [['maxSteps', limits.maxSteps, 100], ['maxToolCalls', limits.maxToolCalls, 1000]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > max) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from 1 to ${max}.`);
+  const limits = { ...DEFAULT_AGENT_RUN_LIMITS };
+  for (const name of Object.keys(AGENT_RUN_LIMIT_RANGES) as (keyof AgentRunLimits)[]) {
+    const value = given?.[name] ?? limits[name];
+    const [min, max] = AGENT_RUN_LIMIT_RANGES[name];
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from ${min} to ${max}.`);
     }
+    limits[name] = value;
   }
   return limits;
+}
+
+function messageIdDomainOf(given: string | undefined): string {
+  if (given === undefined) return DEFAULT_MESSAGE_ID_DOMAIN;
+  if (typeof given !== 'string' || !isHostName(given.toLowerCase())) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { messageIdDomain: ${JSON.stringify(given)} } }): give a host name, such as mail.thescoop.com.`);
+  }
+  return given.toLowerCase();
+}
+
+/** From a minute to 30 days: long enough to reach someone, short enough that an old request is not approved by mistake. */
+const APPROVAL_EXPIRY_RANGE_MS = [60_000, 30 * 86_400_000] as const;
+
+function approvalExpiryOf(given: ToolgateOptions['approvals']): number {
+  const value = given?.expiryMs ?? DEFAULT_APPROVAL_EXPIRY_MS;
+  const [min, max] = APPROVAL_EXPIRY_RANGE_MS;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_APPROVALS', `createToolgate({ approvals: { expiryMs: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} (a minute) to ${max} (30 days).`);
+  }
+  return value;
 }

@@ -126,6 +126,27 @@ export async function undoAdoption(sequelize: Sequelize, table: string, ownIndex
   await dropAddedColumns(sequelize, table, transaction);
 }
 
+/**
+ * For a later migration that gives a table (toolgate's own or an adopted legacy one) more columns:
+ * adds each one the table lacks, marked, so that dropMarkedColumns() can take exactly those away.
+ * A column the table already has (a legacy table's own) is left as it is.
+ */
+export async function addMarkedColumns(sequelize: Sequelize, table: string, columns: Record<string, string>, transaction: Transaction): Promise<void> {
+  const have = new Set((await columnsOf(sequelize, table, transaction)).map((c) => c.name));
+  for (const [name, ddl] of Object.entries(columns)) {
+    if (have.has(name)) continue;
+    await sequelize.query(`ALTER TABLE ${ident(table)} ADD COLUMN ${ident(name)} ${ddl}`, { transaction });
+    await sequelize.query(`COMMENT ON COLUMN ${ident(table)}.${ident(name)} IS '${ADDED_MARK}'`, { transaction });
+  }
+}
+
+/** down() of addMarkedColumns(): drops those of the named columns that carry the mark, and no other. */
+export async function dropMarkedColumns(sequelize: Sequelize, table: string, names: readonly string[], transaction: Transaction): Promise<void> {
+  for (const column of await columnsOf(sequelize, table, transaction)) {
+    if (names.includes(column.name) && column.comment === ADDED_MARK) await sequelize.query(`ALTER TABLE ${ident(table)} DROP COLUMN ${ident(column.name)}`, { transaction });
+  }
+}
+
 /** down() for an adopted table: drops the columns this project added, and nothing of the legacy table. */
 export async function dropAddedColumns(sequelize: Sequelize, table: string, transaction: Transaction): Promise<string[]> {
   const dropped: string[] = [];

@@ -2,61 +2,127 @@
 // offered exactly its tools; every call the model makes goes through the one dispatch path, so a
 // tool the run was not offered is refused there, recorded, and its refusal given back to the model
 // as that call's result; the run goes on until the model replies or a bound stops it.
+//
+// Approvals (SEMANTICS §12): a call the run may only request is filed as a request, and the model
+// reads "awaiting approval, request R". A sender who may decide a request pending in the thread is
+// offered approve_request and deny_request; such a sender asking for the very call a pending request
+// asks (same tool, same input) decides that request instead of running the tool anew.
+import type { ApprovalRequestView, Decider } from '../approvals/approval-store';
+import type { ApprovalService, Decision } from '../approvals/approvals';
 import { toolIdSchema } from '../core/types';
-import { NotDispatchableError, ValidationError } from '../errors';
-import type { AgentToolCall, AgentTurn, InboundMessage } from '../llm/agent-step';
+import { HttpError, NotDispatchableError, ValidationError } from '../errors';
+import type { AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from '../llm/agent-step';
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
-import type { ToolRun } from '../run/tool-run';
+import type { CallOrigin, ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
-import type { RunEnd, StepView } from './run-store';
+import { cutText } from './history';
+import { boundedJson, type StepView, type Stopped } from './run-store';
+import { APPROVE_REQUEST, decideInput, describeRequest, isSystemTool, systemToolSpecs } from './system-tools';
 
 export interface AgentRunLimits {
   /** The most model steps (answers) one run may take. */
   maxSteps: number;
   /** The most tool calls one run may make, over all its steps. */
   maxToolCalls: number;
+  /** The most characters of a thread's earlier messages, calls and replies the model reads. */
+  historyChars: number;
 }
+
+/** The defaults of the bounds on one run, and the range each may be set in. */
+export const DEFAULT_AGENT_RUN_LIMITS: AgentRunLimits = { maxSteps: 8, maxToolCalls: 16, historyChars: 32_000 };
+export const AGENT_RUN_LIMIT_RANGES: Readonly<Record<keyof AgentRunLimits, readonly [min: number, max: number]>> = {
+  maxSteps: [1, 100],
+  maxToolCalls: [1, 1000],
+  historyChars: [1_000, 1_000_000],
+};
 
 export interface AgentRunDeps {
   model: LanguageModel;
   registry: Pick<ToolRegistry, 'spec'>;
   limits: AgentRunLimits;
+  approvals: ApprovalService;
   now(): Date;
 }
+
+/** Where a run happens, for the requests it files and decides. */
+export interface RunScope extends CallOrigin {
+  /** The thread's reference, for a sender run in a thread. */
+  thread_reference: string | null;
+  /** Requests pending in the thread that this run's sender may decide. */
+  decidable: readonly ApprovalRequestView[];
+  /** The request ids the message names in its own text ("request 7"). */
+  named: readonly number[];
+}
+
+/** How a run ended: its steps, its reply, why it stopped; whether it asked to copy the escalation address; what it decided. */
+export interface RunEnd {
+  steps: readonly StepView[];
+  reply: string | null;
+  stopped: Stopped;
+  error: string | null;
+  escalate: boolean;
+  decided: readonly ApprovalRequestView[];
+}
+
+/** The most of one message, and of one tool result, that a model reads in a run. */
+export const MESSAGE_CHARS = 20_000;
+const RESULT_CHARS = 8_000;
 
 /** The message at hand: a sender's email in a thread, or a scheduled instruction. */
 export type CurrentTurn = Extract<AgentTurn, { role: 'inbound' } | { role: 'instruction' }>;
 
-export async function runAgent(deps: AgentRunDeps, run: ToolRun, history: readonly AgentTurn[], current: CurrentTurn): Promise<RunEnd> {
-  // The catalogue is the run's resolved set: the check at dispatch reads the very same set.
-  const tools = run.tools.flatMap((id) => deps.registry.spec(id) ?? []);
+export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope, history: readonly AgentTurn[], current: CurrentTurn): Promise<RunEnd> {
   const context = modelContext(run.agent, deps.now());
   const message = current.role === 'inbound' ? current.message : undefined;
-  const turns: AgentTurn[] = [...history, current];
+  const state: RunState = { run, deps, scope, message, decidable: [...scope.decidable], decided: [] };
+  const turns: AgentTurn[] = [...history, cutCurrent(current)];
   const steps: StepView[] = [];
+  const end = (rest: Pick<RunEnd, 'reply' | 'stopped' | 'error'>, escalate = false): RunEnd => ({ steps, ...rest, escalate, decided: state.decided });
 
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     let answer;
     try {
-      answer = await deps.model.agentStep({ context, tools, turns });
+      // The catalogue is the run's resolved set (the check at dispatch reads the very same set),
+      // and the system tools while a request it may decide is pending.
+      answer = await deps.model.agentStep({ context, tools: catalogue(state), turns, decidable: state.decidable.map(decidableOf) });
     } catch (err) {
       if (!isModelError(err)) throw err;
-      return { steps, reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` };
+      return end({ reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` });
     }
-    if (answer.kind === 'reply') return { steps, reply: answer.text, stopped: 'reply', error: null };
+    if (answer.kind === 'reply') return end({ reply: answer.text, stopped: 'reply', error: null }, answer.escalate === true);
 
     if (steps.length + answer.calls.length > deps.limits.maxToolCalls) {
-      return { steps, reply: null, stopped: 'max_steps', error: `Stopped: the model asked for more than ${deps.limits.maxToolCalls} tool calls, the most one run may make.` };
+      return end({ reply: null, stopped: 'max_steps', error: `Stopped: the model asked for more than ${deps.limits.maxToolCalls} tool calls, the most one run may make.` });
     }
     // Calls made together are one message of the model's, then their results, in its order.
     for (const call of answer.calls) turns.push({ role: 'tool_call', call_id: call.call_id, tool: call.tool, arguments: call.arguments });
     for (const call of answer.calls) {
-      const done = await callTool(run, call, message);
+      const done = await callTool(state, call);
       steps.push(done);
-      turns.push({ role: 'tool_result', call_id: call.call_id, tool: call.tool, status: done.status, output: done.output, error: done.error });
+      turns.push({ role: 'tool_result', call_id: call.call_id, tool: call.tool, status: done.status, output: done.output === undefined ? undefined : boundedJson(done.output, RESULT_CHARS), error: done.error });
     }
   }
-  return { steps, reply: null, stopped: 'max_steps', error: `Stopped: no reply after ${deps.limits.maxSteps} model steps, the most one run may take.` };
+  return end({ reply: null, stopped: 'max_steps', error: `Stopped: no reply after ${deps.limits.maxSteps} model steps, the most one run may take.` });
+}
+
+interface RunState {
+  run: ToolRun;
+  deps: AgentRunDeps;
+  scope: RunScope;
+  message: InboundMessage | undefined;
+  /** Still pending and this sender's to decide: shrinks as the run decides. */
+  decidable: ApprovalRequestView[];
+  decided: ApprovalRequestView[];
+}
+
+function catalogue(state: RunState): AgentToolSpec[] {
+  const { run, deps } = state;
+  const tools = run.tools.flatMap((id) => {
+    const spec = deps.registry.spec(id);
+    if (!spec) return [];
+    return run.needsApproval(id) ? [{ ...spec, needs_approval: true }] : [spec];
+  });
+  return state.decidable.length > 0 ? [...tools, ...systemToolSpecs(state.decidable.map(decidableOf))] : tools;
 }
 
 /**
@@ -64,8 +130,10 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, history: readon
  * wrong (a name that is no tool, a tool it was not offered, arguments that are not JSON or do not
  * fit the tool) is a step it reads back; only toolgate's own faults (the database) end the request.
  */
-async function callTool(run: ToolRun, call: AgentToolCall, message: InboundMessage | undefined): Promise<StepView> {
+async function callTool(state: RunState, call: AgentToolCall): Promise<StepView> {
+  const { run, scope } = state;
   const { input, json } = argumentsOf(call.arguments);
+  if (isSystemTool(call.tool) && state.decidable.length > 0) return decideByMessage(state, call.tool, input, json);
   // A name that is not a tool id cannot have been offered; it is refused without a record, whose
   // tool_id column holds ids only.
   if (!toolIdSchema.safeParse(call.tool).success) {
@@ -78,13 +146,91 @@ async function callTool(run: ToolRun, call: AgentToolCall, message: InboundMessa
   }
   if (!json) return { tool: call.tool, input, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
   try {
-    const outcome = await run.callTool(call.tool, input, { message });
-    return outcome.status === 'success' ? { tool: call.tool, input, status: 'success', output: outcome.output } : { tool: call.tool, input, status: 'failure', error: outcome.error };
+    const pending = state.decidable.length > 0 ? samePending(state, call.tool, run.validate(call.tool, input)) : undefined;
+    if (pending) return decideStep(state, call.tool, input, pending.id, 'approve');
+    const outcome = await run.callTool(call.tool, input, { message: state.message, origin: scope });
+    switch (outcome.status) {
+      case 'success':
+        return { tool: call.tool, input, status: 'success', output: outcome.output };
+      case 'failure':
+        return { tool: call.tool, input, status: 'failure', error: outcome.error };
+      default:
+        return {
+          tool: call.tool,
+          input,
+          status: 'pending_approval',
+          approval_request_id: outcome.request.id,
+          output: { request_id: outcome.request.id, status: 'awaiting_approval', note: `Awaiting approval, request ${outcome.request.id}: it did not run, and runs once, as asked, only if an approver approves it.` },
+        };
+    }
   } catch (err) {
     if (err instanceof ValidationError) return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
     if (err instanceof NotDispatchableError) return { tool: call.tool, input, status: 'failure', error: err.message };
     throw err;
   }
+}
+
+/** approve_request or deny_request: which request, that the message names it when several wait, then the decision. */
+async function decideByMessage(state: RunState, tool: string, input: unknown, json: boolean): Promise<StepView> {
+  const parsed = json ? decideInput.safeParse(input) : null;
+  if (!parsed?.success) return { tool, input, status: 'failure', error: 'The input does not fit the tool: give {"request_id": <the request\'s number>}. Nothing was decided.' };
+  const id = parsed.data.request_id;
+  if (!state.decidable.some((r) => r.id === id)) {
+    return { tool, input, status: 'failure', error: `Request ${id} is not pending in this thread for this sender to decide: nothing was decided. Pending: ${pendingList(state)}.` };
+  }
+  // With several requests waiting, only the one the message names: a model may not pick for the approver.
+  if (state.decidable.length > 1 && !state.scope.named.includes(id)) {
+    return { tool, input, status: 'failure', error: `Several requests are pending in this thread and the message does not name request ${id}: nothing was decided. Pending: ${pendingList(state)}.` };
+  }
+  return decideStep(state, tool, input, id, tool === APPROVE_REQUEST ? 'approve' : 'deny');
+}
+
+/** Decides a pending request as this run's sender, and the step that tells the model what came of it. */
+async function decideStep(state: RunState, tool: string, input: unknown, id: number, decision: Decision): Promise<StepView> {
+  const { run, scope } = state;
+  const decider: Decider = { via: 'message', routing_key: run.routingKey ?? '' };
+  try {
+    const decided = await state.deps.approvals.decide(run.agentId, id, decision, decider, scope.thread_reference ?? undefined);
+    state.decided.push(decided);
+    state.decidable = state.decidable.filter((r) => r.id !== id);
+    const output = { request_id: decided.id, status: decided.status, tool: decided.tool, input: decided.input, ...(decided.result ? { result: decided.result } : {}) };
+    if (decided.result?.status === 'failure') return { tool, input, status: 'failure', approval_request_id: id, output, error: `Request ${id} was approved and ran, and ${decided.tool} failed: ${decided.result.error}` };
+    return { tool, input, status: 'success', approval_request_id: id, output };
+  } catch (err) {
+    // Decided meanwhile (409), or no longer this sender's to decide (403): the model reads why.
+    if (err instanceof HttpError && (err.status === 403 || err.status === 404 || err.status === 409)) {
+      state.decidable = state.decidable.filter((r) => r.id !== id);
+      return { tool, input, status: 'failure', approval_request_id: id, error: err.message };
+    }
+    throw err;
+  }
+}
+
+/** The pending request this sender may decide that asks for exactly this call, if any. */
+function samePending(state: RunState, tool: string, input: unknown): ApprovalRequestView | undefined {
+  const wanted = canonicalJson(input);
+  return state.decidable.find((r) => r.tool === tool && canonicalJson(r.input) === wanted);
+}
+
+function pendingList(state: RunState): string {
+  return state.decidable.map((r) => describeRequest(decidableOf(r))).join('; ') || 'none';
+}
+
+function decidableOf(request: ApprovalRequestView): DecidableRequest {
+  return { id: request.id, tool: request.tool, input: request.input, requested_by: request.requested_by.routing_key };
+}
+
+/** JSON with object keys sorted: two inputs that PostgreSQL's jsonb holds equal compare equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The message at hand as the model reads it: a body or an instruction past MESSAGE_CHARS is cut. */
+function cutCurrent(current: CurrentTurn): CurrentTurn {
+  if (current.role === 'instruction') return { role: 'instruction', text: cutText(current.text, MESSAGE_CHARS) };
+  return { role: 'inbound', message: { ...current.message, body: cutText(current.message.body, MESSAGE_CHARS) } };
 }
 
 /** The call's arguments as JSON (none is `{}`), or as the text given when they are not JSON. */

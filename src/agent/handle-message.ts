@@ -1,23 +1,37 @@
-// POST /messages and POST /runs as stories: find or start the thread, read its history, record the
-// run as it starts, run the agent, record how it ended. The run was resolved (access rules, then
+// POST /messages and POST /runs as stories: find the thread the message names, join it only as one
+// of its participants (SEMANTICS §11), read its bounded history, record the run as it starts, run
+// the agent, address the reply and record how it ended. The run was resolved (access rules, then
 // gates) before any of this, by toolRun(); a refused sender never gets here.
-import type { AgentTurn, InboundMessage } from '../llm/agent-step';
+import { routingKeysOf } from '../core/address-list';
+import { messageIdsOf, newMessageId, normalizeMessageId } from '../core/message-ids';
+import { NotFoundError } from '../errors';
+import type { InboundMessage } from '../llm/agent-step';
+import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { runAgent, type AgentRunDeps, type CurrentTurn } from './agent-run';
-import type { AgentRunView, RunStore, StepView, Stopped } from './run-store';
+import { runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { historyOf } from './history';
+import type { NewThread, ReplyView, RunStore, Stopped, StepView, ThreadRef } from './run-store';
+import { namedRequests, SYSTEM_TOOLS } from './system-tools';
 
 export interface AgentRunsDeps extends AgentRunDeps {
   store: RunStore;
+  /** The domain of the Message-IDs the agent's replies get. */
+  messageIdDomain: string;
 }
 
 export interface RunResult {
   run_id: number;
-  thread_id?: number;
+  /** The thread's reference; absent for a scheduled run. */
+  thread_id?: string;
+  /** Set when the message named a thread it could not join: it started this one instead. */
+  new_thread?: NewThread;
   run: 'sender' | 'scheduled';
   routing_key: string | null;
   tools_offered: string[];
+  /** The offered tools this run could only request (SEMANTICS §12). */
+  needs_approval: string[];
   steps: StepView[];
-  reply: { text: string };
+  reply: { text: string; message_id: string | null; to: string[]; cc: string[] };
   stopped: Stopped;
   /** Why the run stopped without a reply, when it did. */
   error?: string;
@@ -26,51 +40,127 @@ export interface RunResult {
 /** How many of a thread's latest messages (with their runs) the model reads as history. */
 export const HISTORY_RUNS = 20;
 
-export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: number; message: InboundMessage }): Promise<RunResult> {
-  const { thread_id, message } = request;
-  // The thread must be this agent's (a 404 otherwise) before its history is read.
-  const history = thread_id === undefined ? [] : historyOf(await deps.store.threadRuns((await deps.store.thread(run.agentId, thread_id)).id, HISTORY_RUNS));
-  return record(deps, run, { thread: thread_id ?? { subject: message.subject ?? null }, message }, history, { role: 'inbound', message });
-}
-
-export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
-  return record(deps, run, { thread: null, message: { instruction } }, [], { role: 'instruction', text: instruction });
-}
-
-/** Records the run as it starts, runs the agent, records how it ended. */
-async function record(deps: AgentRunsDeps, run: ToolRun, start: Pick<Parameters<RunStore['start']>[0], 'thread' | 'message'>, history: AgentTurn[], current: CurrentTurn): Promise<RunResult> {
-  const started = await deps.store.start({ ...start, agent_id: run.agentId, run: run.run.kind, routing_key: run.routingKey, tools_offered: run.tools });
-  const end = await runAgent(deps, run, history, current);
-  await deps.store.complete(started.id, end);
-  return { run_id: started.id, ...(started.thread_id !== null ? { thread_id: started.thread_id } : {}), ...resultOf(run, end) };
-}
-
-function resultOf(run: ToolRun, end: Awaited<ReturnType<typeof runAgent>>): Omit<RunResult, 'run_id' | 'thread_id'> {
-  return {
-    run: run.run.kind,
+export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<RunResult> {
+  const { message } = request;
+  const { thread, newThread } = await threadFor(deps.store, run, request);
+  const history = thread ? historyOf(await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }), deps.limits.historyChars) : [];
+  const decidable = thread && run.compiled.hasApprovals && run.routingKey !== null ? await decidableIn(deps, run, thread) : [];
+  const participants = [run.routingKey, ...routingKeysOf(message.to), ...routingKeysOf(message.cc), ...routingKeysOf(message.reply_to)].filter((k): k is string => k !== null);
+  const started = await deps.store.start({
+    agent_id: run.agentId,
+    thread: thread ?? { subject: message.subject ?? null },
+    run: 'sender',
+    message,
     routing_key: run.routingKey,
-    tools_offered: [...run.tools],
-    steps: [...end.steps],
-    reply: { text: end.reply ?? '' },
-    stopped: end.stopped,
-    ...(end.error ? { error: end.error } : {}),
+    tools_offered: offered(run, decidable.length > 0),
+    participants,
+    message_id: normalizeMessageId(message.message_id),
+    new_thread: newThread,
+  });
+  const scope: RunScope = {
+    thread_id: started.thread?.id ?? null,
+    thread_reference: started.thread?.reference ?? null,
+    run_id: started.id,
+    message_id: message.message_id ?? null,
+    decidable,
+    named: namedRequests([message.subject ?? '', ...ownText(message.body)].join('\n')),
+  };
+  const end = await runAgent(deps, run, scope, history, { role: 'inbound', message });
+  const reply = end.reply === null ? null : addressed(deps, run, message, end);
+  await deps.store.complete({ id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, end, reply);
+  return {
+    run_id: started.id,
+    ...(started.thread ? { thread_id: started.thread.reference } : {}),
+    ...(newThread ? { new_thread: newThread } : {}),
+    ...resultOf(run, end, decidable.length > 0, reply),
   };
 }
 
-/**
- * A thread's earlier runs as the model reads them: each message, the tool calls made for it with
- * their results (refusals included, as the model was told), and the reply. The tools of this run
- * still come from this run's sender alone: history is text, never a grant.
- */
-export function historyOf(runs: readonly AgentRunView[]): AgentTurn[] {
-  return runs.flatMap((past) => {
-    const turns: AgentTurn[] = ['instruction' in past.message ? { role: 'instruction', text: past.message.instruction } : { role: 'inbound', message: past.message }];
-    past.steps.forEach((step, i) => {
-      const call_id = `run${past.id}_${i}`;
-      turns.push({ role: 'tool_call', call_id, tool: step.tool, arguments: typeof step.input === 'string' ? step.input : JSON.stringify(step.input ?? {}) });
-      turns.push({ role: 'tool_result', call_id, tool: step.tool, status: step.status, output: step.output, error: step.error });
-    });
-    if (past.reply) turns.push({ role: 'reply', text: past.reply.text });
-    return turns;
+export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
+  const current: CurrentTurn = { role: 'instruction', text: instruction };
+  const started = await deps.store.start({
+    agent_id: run.agentId,
+    thread: null,
+    run: run.run.kind,
+    message: { instruction },
+    routing_key: run.routingKey,
+    tools_offered: offered(run, false),
+    participants: [],
+    message_id: null,
+    new_thread: null,
   });
+  const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], named: [] };
+  const end = await runAgent(deps, run, scope, [], current);
+  await deps.store.complete({ id: started.id, agent_id: run.agentId, thread_id: null }, end, null);
+  return { run_id: started.id, ...resultOf(run, end, false, null) };
+}
+
+/**
+ * The thread the message joins (null: a new one), and why it could not join the one it named. A
+ * reference that names no thread of this agent is a 404; a Message-ID the agent does not know
+ * starts a new thread, as mail answering a message the agent never saw does.
+ */
+async function threadFor(store: RunStore, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<{ thread: ThreadRef | null; newThread: NewThread | null }> {
+  let named: { thread: ThreadRef; requested: string } | null = null;
+  if (request.thread_id !== undefined) {
+    const thread = await store.threadByReference(run.agentId, request.thread_id);
+    // Unknown and another agent's look the same: neither names a thread of this agent.
+    if (!thread) throw new NotFoundError(`Thread ${request.thread_id} of agent ${run.agentId}`);
+    named = { thread, requested: request.thread_id };
+  } else {
+    const ids = [...messageIdsOf(request.message.in_reply_to), ...[...(request.message.references ?? [])].reverse()];
+    const found = await store.threadByMessageIds(run.agentId, [...new Set(ids)]);
+    if (found) named = { thread: found.thread, requested: found.message_id };
+  }
+  if (named === null) return { thread: null, newThread: null };
+  const key = run.routingKey;
+  if (key === null) return { thread: null, newThread: { reason: 'no_routing_key', requested: named.requested } };
+  if (!named.thread.participants.has(key)) return { thread: null, newThread: { reason: 'not_a_participant', requested: named.requested } };
+  return { thread: named.thread, newThread: null };
+}
+
+/** The requests pending in the thread whose attachment's approvers this run's sender matches. */
+async function decidableIn(deps: AgentRunsDeps, run: ToolRun, thread: ThreadRef) {
+  const pending = await deps.approvals.store.pendingInThread(run.agentId, thread.id);
+  return pending.filter((r) => run.compiled.mayDecide(r.attachment_id, run.routingKey));
+}
+
+/** What the run was offered, as it is recorded and answered: its tools, and the system tools when it may decide. */
+function offered(run: ToolRun, decides: boolean): string[] {
+  return decides ? [...run.tools, ...SYSTEM_TOOLS].sort() : [...run.tools];
+}
+
+/**
+ * The reply's Message-ID and addressees: to the message's Reply-To or From; copied to the agent's
+ * escalation address when the run passed something on (a refused call, a call awaiting approval, or
+ * a model that says so), and to the requesters of the requests it decided. Everyone it goes to
+ * becomes a participant of the thread.
+ */
+function addressed(deps: AgentRunsDeps, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
+  const to = [message.reply_to ?? message.from];
+  const seen = new Set(routingKeysOf(to));
+  const cc: string[] = [];
+  const copy = (address: string | null) => {
+    const key = address === null ? undefined : routingKeysOf(address)[0];
+    if (address === null || key === undefined || seen.has(key)) return;
+    seen.add(key);
+    cc.push(address);
+  };
+  const passedOn = end.escalate || end.steps.some((s) => s.status === 'denied' || s.status === 'pending_approval');
+  if (passedOn) copy(run.agent.escalation_address);
+  for (const request of end.decided) copy(request.requested_by.routing_key);
+  return { text: end.reply ?? '', message_id: newMessageId(deps.messageIdDomain), to, cc, participants: [...seen] };
+}
+
+function resultOf(run: ToolRun, end: RunEnd, decides: boolean, reply: ReplyView | null): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
+  return {
+    run: run.run.kind,
+    routing_key: run.routingKey,
+    tools_offered: offered(run, decides),
+    needs_approval: [...run.toolsNeedingApproval],
+    steps: [...end.steps],
+    reply: reply ? { text: reply.text, message_id: reply.message_id, to: reply.to, cc: reply.cc } : { text: end.reply ?? '', message_id: null, to: [], cc: [] },
+    stopped: end.stopped,
+    ...(end.error ? { error: end.error } : {}),
+  };
 }

@@ -1,7 +1,13 @@
 // Threads and agent runs in PostgreSQL: a run is written when it starts (with what it was offered)
 // and completed when it ends (its steps, its reply, why it stopped), so an operator can read what
 // happened and the next message of a thread is answered with the thread's history.
-import { QueryTypes, type Sequelize } from 'sequelize';
+//
+// A thread is bound to its participants (SEMANTICS §11): the routing keys of the addresses its
+// messages and the agent's replies hold. It is named by an opaque reference (never its row id), or
+// found as mail finds it, by a Message-ID it holds. What the model reads of it is bounded by count
+// and size, and an operator reads it in pages.
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 
@@ -9,38 +15,66 @@ import type { InboundMessage } from '../llm/agent-step';
 export interface StepView {
   tool: string;
   input: unknown;
-  status: 'success' | 'failure' | 'denied';
+  status: 'success' | 'failure' | 'denied' | 'pending_approval';
   output?: unknown;
   error?: string;
+  /** The approval request a `pending_approval` step was filed as (or found pending). */
+  approval_request_id?: number;
 }
 
 export type Stopped = 'reply' | 'max_steps' | 'model_error';
 
-export type RunMessage = InboundMessage | { instruction: string };
+export type RunMessage = InboundMessage | { instruction: string; original_length?: number };
+
+/** Why a message that named a thread was handled in a new one instead. */
+export interface NewThread {
+  reason: 'not_a_participant' | 'no_routing_key';
+  /** What the message named: the thread reference it gave, or the Message-ID that found the thread. */
+  requested: string;
+}
+
+/** The reply as it goes out: its own Message-ID, and the addresses it is sent and copied to. */
+export interface ReplyView {
+  text: string;
+  message_id: string;
+  to: string[];
+  cc: string[];
+}
 
 export interface AgentRunView {
   id: number;
-  thread_id: number | null;
+  /** The thread's reference; null for a scheduled run. */
+  thread_id: string | null;
   run: 'sender' | 'scheduled';
   message: RunMessage;
   routing_key: string | null;
   tools_offered: string[];
   steps: StepView[];
-  reply: { text: string } | null;
+  reply: ReplyView | null;
   /** Null while the run is still going (or died before it could say). */
   stopped: Stopped | null;
   error: string | null;
+  new_thread: NewThread | null;
   created_at: string;
   completed_at: string | null;
 }
 
 export interface ThreadView {
-  id: number;
+  /** The thread's reference: opaque, unguessable, the only name the API knows it by. */
+  id: string;
   agent_id: number;
   subject: string | null;
   message_count: number;
+  participants: string[];
   created_at: string;
   updated_at: string;
+}
+
+/** A thread as a run finds it: its row id (never shown), its reference and its participants. */
+export interface ThreadRef {
+  id: number;
+  reference: string;
+  participants: ReadonlySet<string>;
 }
 
 export interface RunEnd {
@@ -50,25 +84,109 @@ export interface RunEnd {
   error: string | null;
 }
 
+/** What the model reads of a thread: the latest `messages` runs, each message cut at `messageChars`. */
+export interface HistoryBounds {
+  messages: number;
+  messageChars: number;
+}
+
+/** One page of a thread for an operator, oldest first, and where the next page starts. */
+export interface ThreadPage {
+  messages: AgentRunView[];
+  /** Pass as `after` for the next page; null on the last one. */
+  next_after: number | null;
+}
+
 /** A step's input or output is kept for operators, bounded so a runaway tool cannot bloat a row. */
-const MAX_STORED_JSON = 16_384;
+export const MAX_STORED_JSON = 16_384;
 
-/** A row as read: the view's fields, with the reply as text and the times as dates. */
-type RunRow = Omit<AgentRunView, 'reply' | 'created_at' | 'completed_at'> & { reply: string | null; created_at: Date; completed_at: Date | null };
+/** A page of runs stops growing once it holds this many characters of messages and replies. */
+const PAGE_CHARS = 1_000_000;
 
-const RUN_COLUMNS = 'id, thread_id, run, message, routing_key, tools_offered, steps, reply, stopped, error, created_at, completed_at';
+interface RunRow {
+  id: number;
+  thread_reference: string | null;
+  run: 'sender' | 'scheduled';
+  message: RunMessage;
+  routing_key: string | null;
+  tools_offered: string[];
+  steps: StepView[];
+  reply: string | null;
+  reply_message_id: string | null;
+  reply_to: string[] | null;
+  reply_cc: string[] | null;
+  stopped: Stopped | null;
+  error: string | null;
+  new_thread: NewThread | null;
+  created_at: Date;
+  completed_at: Date | null;
+  size?: string | number;
+}
+
+const RUN_COLUMNS = `r.id, t.reference AS thread_reference, r.run, r.message, r.routing_key, r.tools_offered, r.steps, r.reply,
+  r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at`;
+const RUN_FROM = 'FROM agent_runs r LEFT JOIN threads t ON t.id = r.thread_id';
 
 export class RunStore {
   constructor(private readonly sequelize: Sequelize) {}
 
-  /** The agent's thread; another agent's thread is a 404, as if it did not exist. */
-  async thread(agentId: number, threadId: number): Promise<ThreadView> {
-    const [row] = await this.sequelize.query<ThreadRow>(
-      `${THREAD_SELECT} WHERE t.agent_id = :agentId AND t.id = :threadId`,
-      { replacements: { agentId, threadId }, type: QueryTypes.SELECT },
+  /** The agent's thread named by this reference, or null (another agent's thread is none of its). */
+  async threadByReference(agentId: number, reference: string): Promise<ThreadRef | null> {
+    const [row] = await this.sequelize.query<{ id: number; reference: string; participants: string[] }>(
+      `SELECT t.id, t.reference, ${PARTICIPANTS} AS participants FROM threads t WHERE t.agent_id = :agentId AND t.reference = :reference`,
+      { replacements: { agentId, reference }, type: QueryTypes.SELECT },
     );
-    if (!row) throw new NotFoundError(`Thread ${threadId} of agent ${agentId}`);
-    return threadView(row);
+    return row ? { id: row.id, reference: row.reference, participants: new Set(row.participants) } : null;
+  }
+
+  /**
+   * The agent's thread holding one of these Message-IDs (an inbound message's or a reply's), and the
+   * id that found it: the first in the order given that the agent knows.
+   */
+  async threadByMessageIds(agentId: number, ids: readonly string[]): Promise<{ thread: ThreadRef; message_id: string } | null> {
+    if (ids.length === 0) return null;
+    const [row] = await this.sequelize.query<{ id: number; reference: string; participants: string[]; message_id: string }>(
+      `SELECT t.id, t.reference, ${PARTICIPANTS} AS participants, m.message_id
+         FROM unnest(ARRAY[:ids]::varchar[]) WITH ORDINALITY AS wanted(message_id, n)
+         JOIN agent_message_ids m ON m.agent_id = :agentId AND m.message_id = wanted.message_id
+         JOIN threads t ON t.id = m.thread_id
+        ORDER BY wanted.n LIMIT 1`,
+      { replacements: { agentId, ids: [...ids] }, type: QueryTypes.SELECT },
+    );
+    return row ? { thread: { id: row.id, reference: row.reference, participants: new Set(row.participants) }, message_id: row.message_id } : null;
+  }
+
+  /**
+   * The thread's latest runs as the model reads them, oldest first: only those of its participants
+   * (a thread kept from before participants were recorded may hold a stranger's message), each
+   * message and reply cut in the database at `messageChars`, so a thread of huge messages is never
+   * read whole.
+   */
+  async history(thread: ThreadRef, bounds: HistoryBounds): Promise<AgentRunView[]> {
+    const rows = await this.sequelize.query<RunRow>(
+      `SELECT * FROM (
+         SELECT r.id, :reference AS thread_reference, r.run, ${cutMessage('r.message')} AS message, r.routing_key, r.tools_offered, r.steps,
+                left(r.reply, :cut) AS reply, r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at
+           FROM agent_runs r
+          WHERE r.thread_id = :threadId AND r.routing_key = ANY (ARRAY[:keys]::varchar[])
+          ORDER BY r.id DESC LIMIT :last) h
+       ORDER BY id`,
+      {
+        replacements: { threadId: thread.id, reference: thread.reference, keys: [...thread.participants, ''], last: bounds.messages, cut: bounds.messageChars },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return rows.map(runView);
+  }
+
+  /** The agent's thread for an operator; 404 when it names none of this agent's. */
+  async thread(agentId: number, reference: string): Promise<ThreadView & { row_id: number }> {
+    const [row] = await this.sequelize.query<ThreadRow & { row_id: number }>(`${THREAD_SELECT} WHERE t.agent_id = :agentId AND t.reference = :reference`, {
+      replacements: { agentId, reference },
+      type: QueryTypes.SELECT,
+    });
+    if (!row) throw new NotFoundError(`Thread ${reference} of agent ${agentId}`);
+    return { ...threadView(row), row_id: row.row_id };
   }
 
   /** Newest activity first. */
@@ -80,87 +198,182 @@ export class RunStore {
     return rows.map(threadView);
   }
 
-  /** A thread's runs, oldest first: its messages, each with its run; with `last`, only the newest that many. */
-  async threadRuns(threadId: number, last?: number): Promise<AgentRunView[]> {
+  /**
+   * A page of a thread's runs, oldest first, after the run `after`: at most `limit`, and fewer when
+   * their messages and replies pass a million characters (always at least one).
+   */
+  async threadPage(threadRowId: number, options: { after: number; limit: number }): Promise<ThreadPage> {
     const rows = await this.sequelize.query<RunRow>(
-      `SELECT * FROM (SELECT ${RUN_COLUMNS} FROM agent_runs WHERE thread_id = :threadId ORDER BY id DESC LIMIT :last) r ORDER BY id`,
-      { replacements: { threadId, last: last ?? null }, type: QueryTypes.SELECT },
+      `SELECT ${RUN_COLUMNS}, octet_length(r.message::text) + coalesce(octet_length(r.reply), 0) + octet_length(r.steps::text) AS size
+         ${RUN_FROM} WHERE r.thread_id = :threadId AND r.id > :after ORDER BY r.id LIMIT :limit`,
+      { replacements: { threadId: threadRowId, after: options.after, limit: options.limit + 1 }, type: QueryTypes.SELECT },
     );
-    return rows.map(runView);
+    return paged(rows, options.limit);
   }
 
-  /** The agent's runs, newest first, scheduled ones included. */
-  async runs(agentId: number, limit: number): Promise<AgentRunView[]> {
-    const rows = await this.sequelize.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM agent_runs WHERE agent_id = :agentId ORDER BY id DESC LIMIT :limit`, {
-      replacements: { agentId, limit },
-      type: QueryTypes.SELECT,
-    });
-    return rows.map(runView);
+  /** The agent's runs, newest first (scheduled ones included), in pages as a thread's are. */
+  async runs(agentId: number, options: { before: number | null; limit: number }): Promise<{ runs: AgentRunView[]; next_before: number | null }> {
+    const rows = await this.sequelize.query<RunRow>(
+      `SELECT ${RUN_COLUMNS}, octet_length(r.message::text) + coalesce(octet_length(r.reply), 0) + octet_length(r.steps::text) AS size
+         ${RUN_FROM} WHERE r.agent_id = :agentId AND (:before::integer IS NULL OR r.id < :before) ORDER BY r.id DESC LIMIT :limit`,
+      { replacements: { agentId, before: options.before, limit: options.limit + 1 }, type: QueryTypes.SELECT },
+    );
+    const page = paged(rows, options.limit);
+    return { runs: page.messages, next_before: page.next_after };
   }
 
   /**
    * Writes a run as it starts and returns its id and thread: in the thread given, whose activity it
-   * is, or in a new thread (`thread: { subject }`), made in the same transaction so that a run that
-   * cannot be written leaves no empty thread; a scheduled run has none (`thread: null`).
+   * is, or in a new thread (`thread: { subject }`) under a new reference, made in the same
+   * transaction so that a run that cannot be written leaves no empty thread; a scheduled run has
+   * none (`thread: null`). The message's addresses join the thread's participants and its
+   * Message-ID the agent's known ids.
    */
   async start(run: {
     agent_id: number;
-    thread: number | { subject: string | null } | null;
+    thread: ThreadRef | { subject: string | null } | null;
     run: 'sender' | 'scheduled';
     message: RunMessage;
     routing_key: string | null;
     tools_offered: readonly string[];
-  }): Promise<{ id: number; thread_id: number | null }> {
+    participants: readonly string[];
+    message_id: string | null;
+    new_thread: NewThread | null;
+  }): Promise<{ id: number; thread: ThreadRef | null }> {
     return this.sequelize.transaction(async (transaction) => {
-      let threadId: number | null = null;
-      if (typeof run.thread === 'number') {
-        threadId = run.thread;
-        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', { replacements: { id: threadId }, transaction });
+      let thread: ThreadRef | null = null;
+      if (run.thread !== null && 'id' in run.thread) {
+        thread = run.thread;
+        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', { replacements: { id: thread.id }, transaction });
       } else if (run.thread !== null) {
-        const [created] = await this.sequelize.query<{ id: number }>('INSERT INTO threads (agent_id, subject) VALUES (:agentId, :subject) RETURNING id', {
-          replacements: { agentId: run.agent_id, subject: run.thread.subject },
+        const reference = newThreadReference();
+        const [created] = await this.sequelize.query<{ id: number }>('INSERT INTO threads (agent_id, subject, reference) VALUES (:agentId, :subject, :reference) RETURNING id', {
+          replacements: { agentId: run.agent_id, subject: run.thread.subject, reference },
           type: QueryTypes.SELECT,
           transaction,
         });
-        threadId = created!.id;
+        thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
-        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[]) RETURNING id`,
-        { bind: [run.agent_id, threadId, run.run, JSON.stringify(run.message), run.routing_key, [...run.tools_offered]], type: QueryTypes.SELECT, transaction },
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb) RETURNING id`,
+        {
+          bind: [run.agent_id, thread?.id ?? null, run.run, JSON.stringify(run.message), run.routing_key, [...run.tools_offered], run.new_thread ? JSON.stringify(run.new_thread) : null],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
-      return { id: row!.id, thread_id: threadId };
+      const id = row!.id;
+      if (thread !== null) {
+        await this.join(thread.id, run.participants, transaction);
+        if (run.message_id !== null) await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction);
+        thread = { ...thread, participants: new Set([...thread.participants, ...run.participants]) };
+      }
+      return { id, thread };
     });
   }
 
-  async complete(id: number, end: RunEnd): Promise<void> {
+  /** Completes a run: its steps, its reply (whose addressees join the thread) and why it stopped. */
+  async complete(run: { id: number; agent_id: number; thread_id: number | null }, end: RunEnd, reply: (ReplyView & { participants: readonly string[] }) | null): Promise<void> {
+    await this.sequelize.transaction(async (transaction) => {
+      await this.sequelize.query(
+        `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
+                completed_at = now() WHERE id = $8`,
+        {
+          bind: [JSON.stringify(end.steps.map(bounded)), end.reply, end.stopped, end.error, reply?.message_id ?? null, reply ? JSON.stringify(reply.to) : null, reply ? JSON.stringify(reply.cc) : null, run.id],
+          transaction,
+        },
+      );
+      if (reply === null || run.thread_id === null) return;
+      await this.join(run.thread_id, reply.participants, transaction);
+      await this.knowMessageId(run.agent_id, reply.message_id, run.thread_id, run.id, 'reply', transaction);
+    });
+  }
+
+  private async join(threadId: number, keys: readonly string[], transaction: Transaction): Promise<void> {
+    if (keys.length === 0) return;
     await this.sequelize.query(
-      `UPDATE agent_runs SET steps = :steps::jsonb, reply = :reply, stopped = :stopped, error = :error, completed_at = now() WHERE id = :id`,
-      { replacements: { id, steps: JSON.stringify(end.steps.map(bounded)), reply: end.reply, stopped: end.stopped, error: end.error } },
+      `INSERT INTO thread_participants (thread_id, routing_key) SELECT :threadId, k FROM unnest(ARRAY[:keys]::varchar[]) AS k ON CONFLICT DO NOTHING`,
+      { replacements: { threadId, keys: [...keys] }, transaction },
+    );
+  }
+
+  private async knowMessageId(agentId: number, messageId: string, threadId: number, runId: number, origin: 'inbound' | 'reply', transaction: Transaction): Promise<void> {
+    // The first message to use an id keeps it: a later message reusing it threads nothing new.
+    await this.sequelize.query(
+      `INSERT INTO agent_message_ids (agent_id, message_id, thread_id, run_id, origin) VALUES (:agentId, :messageId, :threadId, :runId, :origin) ON CONFLICT DO NOTHING`,
+      { replacements: { agentId, messageId, threadId, runId, origin }, transaction },
     );
   }
 }
 
+/** A thread's reference: 128 random bits, so knowing one thread's tells nothing of another's. */
+export function newThreadReference(): string {
+  return `thr_${randomBytes(16).toString('hex')}`;
+}
+
+const PARTICIPANTS = `coalesce((SELECT array_agg(p.routing_key ORDER BY p.routing_key) FROM thread_participants p WHERE p.thread_id = t.id), '{}')`;
+
+/** A message as the model reads it: its text fields cut at `:cut` characters, so long ones are never read whole. */
+// The addressees are left out: the model reads who wrote, and what.
+function cutMessage(column: string): string {
+  return `((${column} - 'to' - 'cc' - 'reply_to' - 'references') || jsonb_strip_nulls(jsonb_build_object(
+    'body', left(${column}->>'body', :cut), 'subject', left(${column}->>'subject', :cut), 'instruction', left(${column}->>'instruction', :cut),
+    'original_length', CASE WHEN length(${column}->>'body') > :cut OR length(${column}->>'instruction') > :cut
+      THEN greatest(length(${column}->>'body'), length(${column}->>'instruction')) END)))`;
+}
+
 interface ThreadRow {
-  id: number;
+  reference: string;
   agent_id: number;
   subject: string | null;
   message_count: string | number;
+  participants: string[];
   created_at: Date;
   updated_at: Date;
 }
 
-const THREAD_SELECT = `SELECT t.id, t.agent_id, t.subject, t.created_at, t.updated_at,
+const THREAD_SELECT = `SELECT t.id AS row_id, t.reference, t.agent_id, t.subject, t.created_at, t.updated_at, ${PARTICIPANTS} AS participants,
   (SELECT count(*) FROM agent_runs r WHERE r.thread_id = t.id) AS message_count FROM threads t`;
 
 function threadView(row: ThreadRow): ThreadView {
-  return { ...row, message_count: Number(row.message_count), created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  return {
+    id: row.reference,
+    agent_id: row.agent_id,
+    subject: row.subject,
+    message_count: Number(row.message_count),
+    participants: row.participants,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** At most `limit` rows, fewer once they hold PAGE_CHARS (never none), and the cursor past the last. */
+function paged(rows: RunRow[], limit: number): ThreadPage {
+  const messages: AgentRunView[] = [];
+  let size = 0;
+  for (const row of rows.slice(0, limit)) {
+    size += Number(row.size ?? 0);
+    if (messages.length > 0 && size > PAGE_CHARS) break;
+    messages.push(runView(row));
+  }
+  const more = messages.length < rows.length;
+  return { messages, next_after: more ? (messages[messages.length - 1]?.id ?? null) : null };
 }
 
 function runView(row: RunRow): AgentRunView {
   return {
-    ...row,
-    reply: row.reply === null ? null : { text: row.reply },
+    id: row.id,
+    thread_id: row.thread_reference,
+    run: row.run,
+    message: row.message,
+    routing_key: row.routing_key,
+    tools_offered: row.tools_offered,
+    steps: row.steps,
+    reply: row.reply === null ? null : { text: row.reply, message_id: row.reply_message_id ?? '', to: row.reply_to ?? [], cc: row.reply_cc ?? [] },
+    stopped: row.stopped,
+    error: row.error,
+    new_thread: row.new_thread,
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,
   };
@@ -170,7 +383,7 @@ function bounded(step: StepView): StepView {
   return { ...step, input: boundedJson(step.input), ...(step.output !== undefined ? { output: boundedJson(step.output) } : {}) };
 }
 
-function boundedJson(value: unknown): unknown {
+export function boundedJson(value: unknown, max = MAX_STORED_JSON): unknown {
   const text = JSON.stringify(value ?? null);
-  return text.length <= MAX_STORED_JSON ? value : { truncated: true, preview: text.slice(0, MAX_STORED_JSON) };
+  return text.length <= max ? value : { truncated: true, preview: text.slice(0, max) };
 }

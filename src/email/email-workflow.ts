@@ -48,7 +48,7 @@ export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, message: E
 
 async function writeReply(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
   const fallback: Reply = { text: analysis.suggested_reply, source: 'analysis_fallback' };
-  if (!run.offers('reply_generator')) {
+  if (!run.grants('reply_generator')) {
     await run.skip('reply_generator');
     return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
   }

@@ -8,7 +8,7 @@ import { taskSource, type EmailMessage } from './message';
 
 /** The tasks filed from the analysis's action items, or null when task_creator was skipped. */
 export async function fileTasks(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<TaskView[] | null> {
-  if (!run.offers('task_creator')) {
+  if (!run.grants('task_creator')) {
     await run.skip('task_creator');
     return null;
   }

@@ -1,6 +1,7 @@
 // The message an email client posts (HTTP.md, Email): parsed once by the routes, and the parts the
 // language model and task filing read from it.
 import { z } from 'zod';
+import { messageIdsOf } from '../core/message-ids';
 import { authenticationResultsSchema, MAX_BODY_CHARS, text } from '../http/schemas';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ModelEmail } from '../llm/schemas';
@@ -16,6 +17,10 @@ export const emailMessageSchema = z.strictObject({
   subject: text(2000).optional(),
   body: text(MAX_BODY_CHARS).refine((s) => s.trim() !== '', 'must not be empty'),
   message_id: text(998).optional(),
+  // The thread it answers, as mail names it (SEMANTICS §11): In-Reply-To, and References as the
+  // header's text or a list of Message-IDs.
+  in_reply_to: text(998).optional(),
+  references: z.union([text(100_000), z.array(text(998)).max(1000, 'at most 1000 Message-IDs')]).optional(),
   // The raw values of the message's Authentication-Results headers (SEMANTICS §7).
   authentication_results: authenticationResultsSchema.optional(),
 });
@@ -25,16 +30,30 @@ export function modelEmail(message: EmailMessage): ModelEmail {
   return { from: message.from, subject: message.subject, body: message.body };
 }
 
-/** The message as an agent run keeps it: who sent it, what it says, and its Message-ID. */
+/**
+ * The message as an agent run keeps it: who sent it and to whom, what it says, its Message-ID and
+ * the ones it answers (References kept as a list, at most the latest 100: a thread is found by its
+ * newest ids).
+ */
 export function inboundMessage(message: EmailMessage): InboundMessage {
+  const references = messageIdsOf(message.references).slice(-100);
   return {
     from: message.from,
+    ...(message.to !== undefined ? { to: listOf(message.to) } : {}),
+    ...(message.cc !== undefined ? { cc: listOf(message.cc) } : {}),
+    ...(message.reply_to !== undefined ? { reply_to: message.reply_to } : {}),
     body: message.body,
     ...(message.subject !== undefined ? { subject: message.subject } : {}),
     ...(message.message_id !== undefined ? { message_id: message.message_id } : {}),
+    ...(message.in_reply_to !== undefined ? { in_reply_to: message.in_reply_to } : {}),
+    ...(references.length > 0 ? { references } : {}),
   };
 }
 
-export function taskSource(message: InboundMessage): TaskSource {
+function listOf(value: string | string[]): string[] {
+  return typeof value === 'string' ? [value] : value;
+}
+
+export function taskSource(message: Pick<InboundMessage, 'message_id' | 'from' | 'subject' | 'body'>): TaskSource {
   return { message_id: message.message_id ?? null, from: message.from, subject: message.subject ?? null, body: message.body };
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ruleKindSchema, toolDefinitionSchema } from '../core/types';
 import { emailAnalysisSchema } from '../llm/schemas';
 import { TOOL_CALL_STATUSES } from '../../models/tool-call';
+import { APPROVAL_STATUSES } from '../approvals/approval-store';
 
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
 const systemKeySchema = z.enum(['all_tools', 'default_tools']);
@@ -26,6 +27,7 @@ export const agentResponse = z.object({
   description: z.string().nullable(),
   system_prompt: z.string().nullable(),
   enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
+  escalation_address: z.string().nullable().describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -40,12 +42,18 @@ export const agentCreatedResponse = agentResponse.extend({
 
 export const ruleResponse = z.object({ id: z.number().int(), kind: ruleKindSchema, pattern: z.string().describe('normalized') });
 
+const approvalTerms = z
+  .object({ approvers: z.array(z.string()).describe('approver patterns, normalized; empty: only an operator approves') })
+  .nullable()
+  .describe("who approves this attachment's members' calls (SEMANTICS §12); null: calls run as usual");
+
 export const attachmentResponse = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
   toolkit: toolkitResponse,
   allow_proactive: z.boolean(),
   rules: z.array(ruleResponse),
+  approval: approvalTerms,
 });
 
 const gateReason = z.enum(['deny_rule', 'allow_rule', 'allow_list_default', 'block_list_default', 'no_rules', 'no_routing_key', 'proactive_allowed', 'proactive_off', 'catalogue']);
@@ -59,6 +67,8 @@ export const explanationResponse = z.object({
   matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
   tools: z.array(z.string()),
   stale_tool_ids: z.array(z.string()),
+  approval: approvalTerms,
+  needs_approval: z.boolean().describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
 });
 
 const decisionResponse = z.object({
@@ -72,59 +82,114 @@ export const resolutionResponse = z.object({
   routing_key: z.string().nullable(),
   access: decisionResponse.nullable().describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
   tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
+  needs_approval: z.array(z.string()).describe('the offered tools this run can only request: no admitting attachment offers them without approval'),
   attachments: z.array(explanationResponse),
 });
 
 const stepResponse = z.object({
   tool: z.string(),
   input: z.unknown().describe('the arguments as the model gave them: parsed JSON, or the text when it was not JSON'),
-  status: z.enum(['success', 'failure', 'denied']),
+  status: z.enum(['success', 'failure', 'denied', 'pending_approval']),
   output: z.unknown().optional(),
   error: z.string().optional(),
+  approval_request_id: z.number().int().optional().describe('the approval request a pending_approval step was filed as (or found pending), or the one an approve or deny decided'),
+});
+
+const newThreadResponse = z.object({
+  reason: z.enum(['not_a_participant', 'no_routing_key']),
+  requested: z.string().describe('what the message named: the thread reference it gave, or the Message-ID that found the thread'),
 });
 
 export const agentRunResponse = z.object({
   run_id: z.number().int(),
-  thread_id: z.number().int().optional().describe('absent for a scheduled run'),
+  thread_id: z.string().optional().describe("the thread's reference (opaque); absent for a scheduled run"),
+  new_thread: newThreadResponse.optional().describe('present when the message named a thread it could not join: it was handled in this new thread, with no history'),
   run: z.enum(['sender', 'scheduled']),
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
+  needs_approval: z.array(z.string()).describe('the offered tools this run could only request'),
   steps: z.array(stepResponse),
-  reply: z.object({ text: z.string().describe('empty when the run stopped without a reply') }),
+  reply: z.object({
+    text: z.string().describe('empty when the run stopped without a reply'),
+    message_id: z.string().nullable().describe("the reply's own Message-ID, for the relay that sends it; null when there is no reply to send"),
+    to: z.array(z.string()),
+    cc: z.array(z.string()).describe('the escalation address when the run passed something on; the requesters of requests it decided'),
+  }),
   stopped: z.enum(['reply', 'max_steps', 'model_error']),
   error: z.string().optional().describe('why the run stopped without a reply'),
 });
 
 const storedRunMessage = z.union([
-  z.object({ from: z.string(), subject: z.string().optional(), body: z.string(), message_id: z.string().optional() }),
-  z.object({ instruction: z.string() }),
+  z.object({
+    from: z.string(),
+    to: z.array(z.string()).optional(),
+    cc: z.array(z.string()).optional(),
+    reply_to: z.string().optional(),
+    subject: z.string().optional(),
+    body: z.string(),
+    message_id: z.string().optional(),
+    in_reply_to: z.string().optional(),
+    references: z.array(z.string()).optional(),
+    original_length: z.number().int().optional().describe('only on history a model read: the length of a body cut to fit'),
+  }),
+  z.object({ instruction: z.string(), original_length: z.number().int().optional() }),
 ]);
 
 export const storedRunResponse = z.object({
   id: z.number().int(),
-  thread_id: z.number().int().nullable(),
+  thread_id: z.string().nullable(),
   run: z.enum(['sender', 'scheduled']),
   message: storedRunMessage,
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
   steps: z.array(stepResponse),
-  reply: z.object({ text: z.string() }).nullable(),
+  reply: z.object({ text: z.string(), message_id: z.string(), to: z.array(z.string()), cc: z.array(z.string()) }).nullable(),
   stopped: z.enum(['reply', 'max_steps', 'model_error']).nullable().describe('null while the run is going'),
   error: z.string().nullable(),
+  new_thread: newThreadResponse.nullable(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
 });
 
 export const threadResponse = z.object({
-  id: z.number().int(),
+  id: z.string().describe("the thread's reference"),
   agent_id: z.number().int(),
   subject: z.string().nullable(),
   message_count: z.number().int(),
+  participants: z.array(z.string()).describe('the routing keys that may write into the thread'),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
-export const threadWithMessagesResponse = threadResponse.extend({ messages: z.array(storedRunResponse) });
+export const threadWithMessagesResponse = threadResponse.extend({
+  messages: z.array(storedRunResponse),
+  next_after: z.number().int().nullable().describe('pass as `after` for the next page; null on the last'),
+});
+
+export const approvalRequestResponse = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  tool: z.string(),
+  input: z.unknown().describe('the exact input the call was validated with: what approval runs, unchanged'),
+  status: z.enum(APPROVAL_STATUSES),
+  requested_by: z.object({
+    run: z.enum(['sender', 'scheduled']),
+    routing_key: z.string().nullable(),
+    thread_id: z.string().nullable(),
+    run_id: z.number().int().nullable(),
+    message_id: z.string().nullable(),
+  }),
+  attachment_id: z.number().int(),
+  decided_by: z.object({ via: z.enum(['message', 'admin', 'dashboard']), routing_key: z.string().nullable() }).nullable(),
+  decided_at: z.string().nullable(),
+  void_reason: z.string().nullable(),
+  result: z
+    .union([z.object({ status: z.literal('success'), output: z.unknown() }), z.object({ status: z.literal('failure'), error: z.string() })])
+    .nullable()
+    .describe("an approved request's one execution: what it gave"),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
 
 export const toolCallStatusSchema = z.enum(TOOL_CALL_STATUSES);
 
@@ -137,6 +202,8 @@ export const toolCallResponse = z.object({
   routing_key: z.string().nullable(),
   duration_ms: z.number().int(),
   error: z.string().nullable(),
+  approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
+  approved_by: z.string().nullable().describe("who approved the call that ran: a routing key, or admin / dashboard"),
   created_at: timestamp,
 });
 
@@ -144,6 +211,13 @@ export const dispatchResponse = z.union([
   z.object({ tool: z.string(), status: z.literal('success'), output: z.unknown() }),
   z.object({ tool: z.string(), status: z.literal('failure'), error: z.string().describe("the tool's own error text") }),
 ]);
+
+export const dispatchPendingResponse = z.object({
+  tool: z.string(),
+  status: z.literal('pending_approval'),
+  approval_request_id: z.number().int(),
+  request: approvalRequestResponse,
+});
 
 export const taskResponse = z.object({
   id: z.number().int(),

@@ -8,14 +8,32 @@ export interface AgentToolSpec {
   display_name: string;
   summary: string;
   input_schema: Record<string, unknown>;
+  /** A call of it is filed as an approval request for an approver to decide, and does not run now (SEMANTICS §12). */
+  needs_approval?: boolean;
 }
 
 /** A message the agent handles: a sender's email in a thread. */
 export interface InboundMessage {
   from: string;
+  to?: string[];
+  cc?: string[];
+  reply_to?: string;
   subject?: string;
   body: string;
   message_id?: string;
+  in_reply_to?: string;
+  references?: string[];
+  /** Set on a message of the history whose body (or instruction) was cut to fit: its length before. */
+  original_length?: number;
+}
+
+/** A request pending in the thread that this run's sender may decide (SEMANTICS §12). */
+export interface DecidableRequest {
+  id: number;
+  tool: string;
+  input: unknown;
+  /** Who asked: a routing key, or null for a scheduled run. */
+  requested_by: string | null;
 }
 
 /**
@@ -27,13 +45,15 @@ export type AgentTurn =
   | { role: 'inbound'; message: InboundMessage }
   | { role: 'instruction'; text: string }
   | { role: 'tool_call'; call_id: string; tool: string; arguments: string }
-  | { role: 'tool_result'; call_id: string; tool: string; status: 'success' | 'failure' | 'denied'; output?: unknown; error?: string }
+  | { role: 'tool_result'; call_id: string; tool: string; status: 'success' | 'failure' | 'denied' | 'pending_approval'; output?: unknown; error?: string }
   | { role: 'reply'; text: string };
 
 export interface AgentStepRequest {
   context: ModelContext;
   tools: readonly AgentToolSpec[];
   turns: readonly AgentTurn[];
+  /** The requests pending in the thread that this run's sender may decide; when there are any, approve_request and deny_request are among the tools. */
+  decidable?: readonly DecidableRequest[];
 }
 
 /** A tool call as the model wrote it: its arguments are the model's text, parsed by the run loop. */
@@ -43,4 +63,9 @@ export interface AgentToolCall {
   arguments: string;
 }
 
-export type AgentStepResult = { kind: 'tool_calls'; calls: AgentToolCall[] } | { kind: 'reply'; text: string };
+/**
+ * The model's answer: tool calls, or the reply. A reply may ask to copy the agent's escalation
+ * address (`escalate`), when it passes on a request the agent cannot decide; the run copies that
+ * one configured address and no other, so a model can never send the thread anywhere else.
+ */
+export type AgentStepResult = { kind: 'tool_calls'; calls: AgentToolCall[] } | { kind: 'reply'; text: string; escalate?: boolean };

@@ -82,18 +82,23 @@ export function chatMessages(message: string, ctx: ModelContext): ChatCompletion
 const AGENT_TASK = [
   'You handle the messages of one thread, for whoever writes the last one.',
   'Use the tools you are offered when they help. Each tool call is checked against what this message\'s sender may use: a refused call did not happen, and you must never claim it did.',
+  'A tool marked as needing approval does not run when you call it: the call is filed as a request for an approver, and you must say it is awaiting approval, never that it is done.',
   'When you are done, answer with the reply to the last message, signed with your name.',
 ].join(' ');
 
 function inboundBlock(message: InboundMessage): string {
-  return [`From: ${message.from}`, `Subject: ${message.subject ?? ''}`, '', message.body].join('\n');
+  const to = message.to?.length ? [`To: ${message.to.slice(0, 20).join(', ')}`] : [];
+  const cc = message.cc?.length ? [`Cc: ${message.cc.slice(0, 20).join(', ')}`] : [];
+  return [`From: ${message.from}`, ...to, ...cc, `Subject: ${message.subject ?? ''}`, '', message.body].join('\n');
 }
+
+const NEEDS_APPROVAL_NOTE = ' Needs approval for this sender: calling it files a request for an approver to decide; it does not run now.';
 
 /** The run's tools in the Chat Completions shape: the id as the function's name. */
 export function agentTools(tools: readonly AgentToolSpec[]): ChatCompletionFunctionTool[] {
   return tools.map((tool) => ({
     type: 'function',
-    function: { name: tool.id, description: `${tool.display_name}: ${tool.summary}`, parameters: tool.input_schema },
+    function: { name: tool.id, description: `${tool.display_name}: ${tool.summary}${tool.needs_approval ? NEEDS_APPROVAL_NOTE : ''}`, parameters: tool.input_schema },
   }));
 }
 
@@ -119,7 +124,9 @@ export function agentMessages({ context, turns }: AgentStepRequest): ChatComplet
         messages.push({
           role: 'tool',
           tool_call_id: turn.call_id,
-          content: JSON.stringify(turn.status === 'success' ? { status: 'success', output: turn.output ?? null } : { status: turn.status, error: turn.error ?? null }),
+          content: JSON.stringify(
+            turn.status === 'success' || turn.status === 'pending_approval' ? { status: turn.status, output: turn.output ?? null } : { status: turn.status, error: turn.error ?? null },
+          ),
         });
         break;
       case 'reply':

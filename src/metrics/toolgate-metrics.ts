@@ -35,6 +35,7 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   readonly #decided = new Map<DispatchDecision['outcome'], Map<string, number>>();
   readonly #invalidations: Counter<'source'>;
   readonly #toolCalls: Counter<'status'>;
+  readonly #approvals: Counter<'outcome'>;
   readonly #listenerState: Gauge<'state'>;
   readonly #listenerLosses: Counter;
   #hits = 0;
@@ -59,6 +60,12 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers, collect: flushDecisions });
     this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
     this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)', labelNames: ['status'], registers });
+    this.#approvals = new Counter({
+      name: 'toolgate_approval_requests_total',
+      help: 'Approval requests by what happened to them: requested (filed), approved (ran once), denied, expired, void (their attachment was detached, its approvers changed, or it no longer grants)',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
     this.#listenerLosses = new Counter({ name: 'toolgate_policy_listener_losses_total', help: 'Times the listening connection was lost or could not be opened', registers });
     const entries = () => this.#cacheEntries();
@@ -113,6 +120,10 @@ export class ToolgateMetrics implements ToolgateMetricsView {
 
   toolCall(status: string): void {
     this.#toolCalls.inc({ status });
+  }
+
+  approvals(outcome: 'requested' | 'approved' | 'denied' | 'expired' | 'void', count = 1): void {
+    this.#approvals.inc({ outcome }, count);
   }
 
   listener(state: ListenerState): void {

@@ -33,6 +33,7 @@ const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
   unauthenticated: { status: 401, when: 'no token, a header that is not "Bearer <token>", or a token the service does not know' },
   forbidden: { status: 403, when: "the token's role may not call this route, or start this kind of run" },
   tool_forbidden: { status: 403, when: 'the tool is not offered to this run (a denied record is written); `tool` names it' },
+  approval_required: { status: 403, when: 'the tool needs approval for this sender, and this route runs it at once, so nothing was filed (a denied record is written); `tool` names it' },
   sender_forbidden: { status: 403, when: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)" },
   not_found: { status: 404, when: 'no such agent, toolkit, attachment, rule or document' },
   conflict: { status: 409, when: 'a duplicate, or a change the system toolkits refuse' },
@@ -97,10 +98,12 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
     description: [route.description, whoMayCall(route)].filter(Boolean).join('\n\n'),
     security: route.roles === 'anyone' ? [] : [{ bearer: [] }],
     responses: {
-      [String(route.success.status)]: {
-        description: route.success.description,
-        ...(route.success.schema ? { content: { 'application/json': { schema: jsonSchema(route.success.schema, 'output') } } } : {}),
-      },
+      ...Object.fromEntries(
+        [route.success, ...(route.also ?? [])].map((answer) => [
+          String(answer.status),
+          { description: answer.description, ...(answer.schema ? { content: { 'application/json': { schema: jsonSchema(answer.schema, 'output') } } } : {}) },
+        ]),
+      ),
       ...errorResponses(impliedErrors(route, ids.length > 0)),
     },
   };

@@ -2,6 +2,7 @@
 // resolves the run's tools once, and hands back the ToolRun through which every execution of that
 // run must pass. The admin's explain view always reads the database.
 import type { Sequelize } from 'sequelize';
+import { ApprovalStore } from '../approvals/approval-store';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
@@ -21,12 +22,24 @@ export interface RunObserver {
   hit?(): void;
   decision?(decision: DispatchDecision): void;
   toolCall?(status: string): void;
+  /** An approval request filed (a new one, not the same call's pending one). */
+  approvalFiled?(): void;
 }
+
+/** Where approval requests are kept, and how long one waits for its decision. */
+export interface RunApprovals {
+  store: ApprovalStore;
+  expiryMs: number;
+}
+
+/** Three days: a weekend and a day, for a shop whose approver reads mail on weekdays. */
+export const DEFAULT_APPROVAL_EXPIRY_MS = 72 * 3_600_000;
 
 export class RunService {
   readonly read: PolicyRead;
   /** Where runs get their compiled policies (the cache of the configured mode, or the database). */
   readonly policies: PolicySource;
+  readonly approvals: ApprovalStore;
   private readonly deps: ToolRunDeps;
 
   constructor(
@@ -35,7 +48,9 @@ export class RunService {
     onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
     policies?: (read: PolicyRead) => PolicySource,
     private readonly observer: RunObserver = {},
+    approvals: RunApprovals = { store: new ApprovalStore(sequelize), expiryMs: DEFAULT_APPROVAL_EXPIRY_MS },
   ) {
+    this.approvals = approvals.store;
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
     this.policies = policies ? policies(this.read) : readThrough(this.read);
     const told = observer.toolCall ?? (() => undefined);
@@ -55,6 +70,16 @@ export class RunService {
       },
       onRecordError,
       onDecision: observer.decision,
+      fileApproval: async (request, record) => {
+        const filed = await orUnavailable(approvals.store.file(request, record));
+        if (filed.created) {
+          told('pending_approval');
+          observer.approvalFiled?.();
+        }
+        return filed;
+      },
+      claimApproval: (agentId, requestId, decider, record) => orUnavailable(approvals.store.claim(agentId, requestId, decider, record)),
+      approvalExpiryMs: approvals.expiryMs,
     };
   }
 
@@ -86,6 +111,16 @@ export class RunService {
     const policy = this.policies.peek?.(agentId);
     if (policy === undefined) return undefined;
     this.observer.hit?.();
+    return new ToolRun(policy.agent, run, policy.compiled, this.deps);
+  }
+
+  /**
+   * A run resolved from the policy as it stands in the database now, never from a cache: what an
+   * approval decides on (the approvers and the grant at decision time).
+   */
+  async startFresh(agentId: number, run: DispatchRun): Promise<ToolRun> {
+    const policy = await orUnavailable(this.read(agentId));
+    if (!policy) throw new NotFoundError(`Agent ${agentId}`);
     return new ToolRun(policy.agent, run, policy.compiled, this.deps);
   }
 

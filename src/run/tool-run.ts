@@ -2,11 +2,16 @@
 // check at execution read the same resolved set, computed once from the compiled policy, and no tool
 // runs without its record. The explained resolution (which attachment admitted, why) is computed
 // only when something reads it: the admin's view, or a refusal's record.
+//
+// A tool the run may only request (SEMANTICS §12) is offered, but a call of it does not run: it is
+// filed as an approval request with the exact input it was validated with. That stored input runs
+// later, once, through executeApproved(), on the requester's run resolved anew.
 import { randomUUID } from 'node:crypto';
+import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../approvals/approval-store';
 import type { CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { GateDecision, Resolution, Run } from '../core/types';
-import { NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
+import { ApprovalRequiredError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type HttpError } from '../errors';
 import { parse } from '../http/parse';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -30,13 +35,19 @@ export interface ToolRunDeps {
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
+  /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
+  fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
+  /** Approves a pending request and writes its execution's `started` record at once: the record's id, or null when it was no longer pending. */
+  claimApproval(agentId: number, requestId: number, decider: Decider, record: RecordFields): Promise<number | null>;
+  /** How long a request waits for its decision. */
+  approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
   onDecision?(decision: DispatchDecision): void;
 }
 
 /** What the dispatch path decided for one tool, for metrics: never a sender, a key or any text. */
 export interface DispatchDecision {
-  outcome: 'granted' | 'refused' | 'skipped';
+  outcome: 'granted' | 'refused' | 'skipped' | 'requested';
   /** `offered`; for a refusal or a skip, why the tool was not offered (a GateReason, `access_rules` or `not_carried`). */
   reason: string;
 }
@@ -48,6 +59,19 @@ export interface DispatchOptions {
 
 /** What one execution gave: its output, or the error it threw (a result, not a fault of the service). */
 export type ToolOutcome<T> = { status: 'success'; output: T } | { status: 'failure'; error: string; thrown: unknown };
+
+/** What a call by name gave: an execution's outcome, or the approval request it was filed as (new, or the same call's pending one). */
+export type CallOutcome = ToolOutcome<unknown> | { status: 'pending_approval'; request: ApprovalRequestView; created: boolean };
+
+/** Where a call was asked, for the approval request it may become. */
+export interface CallOrigin {
+  thread_id: number | null;
+  run_id: number | null;
+  message_id: string | null;
+}
+
+/** Why an approved request did not run: it no longer grants (void it), or another decision took it first. */
+export type ApprovedOutcome = ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' };
 
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
@@ -90,8 +114,29 @@ export class ToolRun {
     return (this.sortedTools ??= Object.freeze(this.offered.list().sort()));
   }
 
+  /** Whether the tool is offered to this run: as usual, or to request (needsApproval). */
   offers(toolId: string): boolean {
     return this.offered.has(toolId);
+  }
+
+  /** Whether the run may call the tool as usual: offered, and needing no approval. */
+  grants(toolId: string): boolean {
+    return this.offered.has(toolId) && this.offered.approvalFor(toolId) === null;
+  }
+
+  /** Whether a call of the tool is filed as an approval request instead of running. */
+  needsApproval(toolId: string): boolean {
+    return this.offered.approvalFor(toolId) !== null;
+  }
+
+  /** The offered tools this run may only request, sorted. */
+  get toolsNeedingApproval(): readonly string[] {
+    return this.offered.needingApproval().sort();
+  }
+
+  /** The compiled policy this run was resolved from: who approves what, as it stood then. */
+  get compiled(): CompiledPolicy {
+    return this.policy;
   }
 
   /**
@@ -108,14 +153,68 @@ export class ToolRun {
 
   /**
    * The one dispatch path. Checks `toolId` against this run's resolution (a tool that was not
-   * offered is refused and recorded, even when named explicitly), writes the `started` record, runs
-   * `execute`, and completes the record. When the record cannot be written the tool does not run:
-   * the database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
+   * offered is refused and recorded, even when named explicitly; one it may only request is refused
+   * too, since code that runs at once cannot be filed), writes the `started` record, runs `execute`,
+   * and completes the record. When the record cannot be written the tool does not run: the
+   * database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
   async execute<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
-    if (!this.offers(toolId)) throw await this.refuse(toolId, options);
+    if (!this.grants(toolId)) throw await this.refuse(toolId, options);
     const id = await this.deps.start(this.fields(toolId, options));
     this.decided('granted', 'offered');
+    return this.complete(toolId, id, execute);
+  }
+
+  /**
+   * Calls a tool by id, as a model harness or a host route would: refused and recorded when not
+   * offered; its input checked against the tool's schema (a 422 naming the field, nothing runs);
+   * then filed as an approval request when the run may only request it, else the one dispatch
+   * path. `message` is the message the run handles, for tools that read it; `origin` says where the
+   * call was asked, for the request it may become.
+   */
+  async callTool(toolId: string, input: unknown, options: { message?: InboundMessage; origin?: CallOrigin } = {}): Promise<CallOutcome> {
+    // Refused first when not offered, whatever the tool is: the check never depends on it.
+    if (!this.offers(toolId)) throw await this.refuse(toolId);
+    const { tool, input: checked } = this.checked(toolId, input);
+    const attachmentId = this.offered.approvalFor(toolId);
+    if (attachmentId !== null) return this.fileApproval(toolId, checked, attachmentId, options.origin);
+    return this.execute(toolId, () => tool.execute(checked, this.contextFor(options.message)));
+  }
+
+  /** The input as the tool's schema validates it: a 422 naming the field otherwise. */
+  validate(toolId: string, input: unknown): unknown {
+    return this.checked(toolId, input).input;
+  }
+
+  private checked(toolId: string, input: unknown): { tool: ToolImplementation; input: unknown } {
+    const tool = this.deps.implementation(toolId);
+    if (!tool) throw new NotDispatchableError(toolId);
+    return { tool, input: parse(tool.input, input, ['body', 'input']) };
+  }
+
+  /**
+   * Runs an approved request's stored input, once (SEMANTICS §12), on this run: the requester's,
+   * resolved anew. Its attachment must still admit the requester and carry the tool, and the tool
+   * must still take the input; then the request is claimed and the execution's record written in
+   * one step, so of two approvals at once only one runs it. The record names the approver.
+   */
+  async executeApproved(request: ApprovalRequestView, decider: Decider): Promise<ApprovedOutcome> {
+    if (!this.policy.grantsThrough(this.run, request.attachment_id, request.tool)) {
+      return { status: 'not_granted', reason: 'its attachment no longer grants this tool to the requester' };
+    }
+    const tool = this.deps.implementation(request.tool);
+    if (!tool) return { status: 'not_granted', reason: 'the tool has no implementation to run' };
+    const checked = tool.input.safeParse(request.input);
+    if (!checked.success) return { status: 'not_granted', reason: 'the tool no longer accepts the input it was asked with' };
+    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}));
+    if (id === null) return { status: 'taken' };
+    this.decided('granted', 'approved');
+    const approval = { request_id: request.id, approved_by: approverName(decider) };
+    return this.complete(request.tool, id, () => tool.execute(checked.data, { ...this.contextFor(undefined), approval }));
+  }
+
+  /** Runs `execute` under its `started` record `id`, then completes the record with how it ended. */
+  private async complete<T>(toolId: string, id: number, execute: () => Promise<T> | T): Promise<ToolOutcome<T>> {
     const started = performance.now();
     let outcome: ToolOutcome<T>;
     try {
@@ -134,33 +233,43 @@ export class ToolRun {
     return outcome;
   }
 
-  /**
-   * Calls a tool by id, as a model harness or a host route would: refused and recorded when not
-   * offered; its input checked against the tool's schema (a 422 naming the field, nothing runs);
-   * then the one dispatch path. `message` is the message the run handles, for tools that read it.
-   */
-  async callTool(toolId: string, input: unknown, options: { message?: InboundMessage } = {}): Promise<ToolOutcome<unknown>> {
-    // Refused first when not offered, whatever the tool is: the check never depends on it.
-    if (!this.offers(toolId)) throw await this.refuse(toolId);
-    const tool = this.deps.implementation(toolId);
-    if (!tool) throw new NotDispatchableError(toolId);
-    const checked: unknown = parse(tool.input, input, ['body', 'input']);
-    const context: ToolContext = {
+  private async fileApproval(toolId: string, input: unknown, attachmentId: number, origin: CallOrigin | undefined): Promise<CallOutcome> {
+    const filed = await this.deps.fileApproval(
+      {
+        agent_id: this.agentId,
+        attachment_id: attachmentId,
+        tool_id: toolId,
+        input,
+        run: this.run.kind,
+        routing_key: this.routingKey,
+        thread_id: origin?.thread_id ?? null,
+        run_id: origin?.run_id ?? null,
+        message_id: origin?.message_id ?? null,
+        expires_at: new Date(Date.now() + this.deps.approvalExpiryMs),
+      },
+      this.fields(toolId, {}),
+    );
+    if (filed.created) this.decided('requested', 'needs_approval');
+    return { status: 'pending_approval', ...filed };
+  }
+
+  private contextFor(message: InboundMessage | undefined): ToolContext {
+    return {
       ...this.deps.toolContext,
       agent_id: this.agentId,
       agent: this.agent,
       run: this.run.kind,
       routing_key: this.routingKey,
-      ...(options.message ? { message: options.message } : {}),
+      ...(message ? { message } : {}),
       // Made on the first call that needs it: most runs never call a tool by name.
       run_key: (this.key ??= randomUUID()),
       callTool: async (id, nestedInput) => {
-        const outcome = await this.callTool(id, nestedInput, options);
+        const outcome = await this.callTool(id, nestedInput, message ? { message } : {});
         if (outcome.status === 'failure') throw outcome.thrown;
+        if (outcome.status === 'pending_approval') throw new Error(`${id} awaits approval (request ${outcome.request.id}): it did not run`);
         return outcome.output;
       },
     };
-    return this.execute(toolId, () => tool.execute(checked, context));
   }
 
   /** As execute(), for code that runs a tool as a step of its own: a tool that throws, throws. */
@@ -170,21 +279,26 @@ export class ToolRun {
     return outcome.output;
   }
 
-  /** Records a refusal and returns the error to raise: a gate tool's 403 goes through here too. */
-  async refuse(toolId: string, options: DispatchOptions = {}): Promise<ToolForbiddenError> {
-    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: 'not offered to this run' });
+  /**
+   * Records a refusal and returns the error to raise: a gate tool's 403 goes through here too. A
+   * tool the run may only request is refused where the caller runs it at once (a route's step).
+   */
+  async refuse(toolId: string, options: DispatchOptions = {}): Promise<HttpError> {
+    const requestable = this.needsApproval(toolId);
+    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: requestable ? NEEDS_APPROVAL : 'not offered to this run' });
     this.decided('refused', this.whyNotOffered(toolId));
-    return new ToolForbiddenError(toolId);
+    return requestable ? new ApprovalRequiredError(toolId) : new ToolForbiddenError(toolId);
   }
 
-  /** Records an enhancement step that was skipped because its tool was not offered. */
+  /** Records an enhancement step that was skipped because the run may not call its tool as usual. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
-    await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: null });
+    await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null });
     this.decided('skipped', this.whyNotOffered(toolId));
   }
 
-  /** Why a tool is not offered, from the explained resolution: computed for refusals and skips only. */
+  /** Why a tool is not granted, from the explained resolution: computed for refusals and skips only. */
   private whyNotOffered(toolId: string): string {
+    if (this.needsApproval(toolId)) return 'needs_approval';
     if (this.offered.has(toolId)) return 'offered';
     const resolution = this.resolution;
     if (resolution.access?.admitted === false) return 'access_rules';
@@ -205,6 +319,8 @@ export class ToolRun {
     };
   }
 }
+
+const NEEDS_APPROVAL = 'needs approval: this call runs at once, so it could not be filed as a request';
 
 function errorText(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;

@@ -15,6 +15,8 @@ export interface AgentView {
   description: string | null;
   system_prompt: string | null;
   enabled_tools: string | null;
+  /** Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), as a routing key; null: no one. */
+  escalation_address: string | null;
   created_at: string | null;
   updated_at: string | null;
 }
@@ -28,6 +30,7 @@ export function agentView(agent: Agent): AgentView {
     description: agent.description,
     system_prompt: agent.system_prompt,
     enabled_tools: agent.enabled_tools,
+    escalation_address: agent.escalation_address ?? null,
     // An adopted legacy row may lack timestamps.
     created_at: agent.created_at ? agent.created_at.toISOString() : null,
     updated_at: agent.updated_at ? agent.updated_at.toISOString() : null,
@@ -62,6 +65,7 @@ export class AgentService {
           name: input.name,
           description: input.description ?? null,
           system_prompt: input.system_prompt ?? null,
+          escalation_address: input.escalation_address ?? null,
           enabled_tools: input.enabled_tools ?? null,
         },
         { transaction },
@@ -92,6 +96,7 @@ export class AgentService {
       if (patch.name !== undefined) agent.name = patch.name;
       if (patch.description !== undefined) agent.description = patch.description;
       if (patch.system_prompt !== undefined) agent.system_prompt = patch.system_prompt;
+      if (patch.escalation_address !== undefined) agent.escalation_address = patch.escalation_address;
       let report: LegacyAttachResult | undefined;
       if (patch.enabled_tools !== undefined) {
         agent.enabled_tools = patch.enabled_tools;

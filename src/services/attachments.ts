@@ -21,6 +21,8 @@ export interface AttachmentView {
   toolkit: ToolkitView;
   allow_proactive: boolean;
   rules: RuleView[];
+  /** Who approves its members' calls (SEMANTICS §12), or null when they need no approval. */
+  approval: { approvers: string[] } | null;
 }
 
 export class AttachmentService {
@@ -68,7 +70,7 @@ export class AttachmentService {
       let attachment: AgentToolkit;
       try {
         attachment = await this.models.AgentToolkit.create(
-          { agent_id: agentId, toolkit_id: input.toolkit_id, allow_proactive: input.allow_proactive ?? false, origin: 'operator' },
+          { agent_id: agentId, toolkit_id: input.toolkit_id, allow_proactive: input.allow_proactive ?? false, origin: 'operator', approvers: input.approval?.approvers ?? null },
           { transaction },
         );
       } catch (err) {
@@ -82,13 +84,18 @@ export class AttachmentService {
     });
   }
 
-  /** `rules`, when given, replaces the whole list in the same transaction as the other terms. */
+  /**
+   * `rules`, when given, replaces the whole list in the same transaction as the other terms. A
+   * changed approver list voids the attachment's pending requests (the database does it, in the
+   * same transaction).
+   */
   async update(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
     const patch = parse(attachmentPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
-      if (patch.allow_proactive !== undefined) {
-        attachment.allow_proactive = patch.allow_proactive;
+      if (patch.allow_proactive !== undefined || patch.approval !== undefined) {
+        if (patch.allow_proactive !== undefined) attachment.allow_proactive = patch.allow_proactive;
+        if (patch.approval !== undefined) attachment.approvers = patch.approval?.approvers ?? null;
         attachment.changed('updated_at', true);
         await attachment.save({ transaction });
       }
@@ -157,6 +164,7 @@ export class AttachmentService {
       toolkit: toolkitView(row.toolkit, this.manifest),
       allow_proactive: row.allow_proactive,
       rules: (row.rules ?? []).map((r) => ({ id: r.id, kind: r.kind, pattern: r.pattern })),
+      approval: row.approvers === null || row.approvers === undefined ? null : { approvers: [...row.approvers] },
     };
   }
 }

@@ -1,7 +1,8 @@
 // What callers give the services, as zod schemas: the HTTP routes and a host's own code both go
 // through these, so a value the API would refuse is refused the same way from code.
 import { z } from 'zod';
-import { bodyId, name, ruleSchema, rulesSchema, text } from '../http/schemas';
+import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/schemas';
+import { routingKeyOf } from '../core/routing-key';
 
 export const agentInputSchema = z.strictObject({
   name: name(200),
@@ -10,6 +11,18 @@ export const agentInputSchema = z.strictObject({
   // The legacy string, taken as legacy clients send it (even odd spacing); bounded, one line.
   enabled_tools: text(10_000).nullable().optional(),
   toolkit_ids: z.array(bodyId).max(100, 'at most 100 toolkits').optional(),
+  // Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), kept as its routing key.
+  escalation_address: text(1000)
+    .transform((value, ctx) => {
+      const key = routingKeyOf(value);
+      if (key === null) {
+        ctx.addIssue({ code: 'custom', message: 'an escalation address is one email address, such as mara@thescoop.com' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .nullable()
+    .optional(),
 });
 export const agentPatchSchema = agentInputSchema.omit({ toolkit_ids: true }).partial();
 
@@ -21,10 +34,20 @@ export const toolkitInputSchema = z.strictObject({
 });
 export const toolkitPatchSchema = toolkitInputSchema.partial();
 
+/**
+ * An attachment's approval terms (SEMANTICS §12): approver patterns (allow patterns, normalized,
+ * each once, sorted), or null for none. An empty list means only an operator approves.
+ */
+export const approvalSchema = z
+  .strictObject({ approvers: z.array(patternSchema).max(100, 'at most 100 approver patterns') })
+  .transform(({ approvers }) => ({ approvers: [...new Set(approvers)].sort() }))
+  .nullable();
+
 export const attachInputSchema = z.strictObject({
   toolkit_id: bodyId,
   allow_proactive: z.boolean().optional(),
   rules: rulesSchema.optional(),
+  approval: approvalSchema.optional(),
 });
 export const attachmentPatchSchema = attachInputSchema.omit({ toolkit_id: true });
 

@@ -9,6 +9,8 @@ export interface RunAgent {
   id: number;
   name: string;
   system_prompt: string | null;
+  /** Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11). */
+  escalation_address: string | null;
 }
 
 export interface LoadedPolicy {
@@ -22,10 +24,12 @@ interface PolicyRow {
   agent_id: number;
   agent_name: string;
   agent_system_prompt: string | null;
+  agent_escalation_address: string | null;
   policy_version: string | null;
   access_rules: { id: number; kind: RuleKind; pattern: string }[];
   attachment_id: number | null;
   allow_proactive: boolean | null;
+  approvers: string[] | null;
   toolkit_id: number | null;
   toolkit_name: string | null;
   member_tool_ids: string[] | null;
@@ -43,9 +47,9 @@ const POLICY_SQL = `
            (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
               FROM agent_access_rules ar WHERE ar.agent_id = :agentId) AS access_rules
   )
-  SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt,
+  SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, a.escalation_address AS agent_escalation_address,
          p.policy_version, p.access_rules,
-         at.id AS attachment_id, at.allow_proactive,
+         at.id AS attachment_id, at.allow_proactive, at.approvers,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -61,7 +65,7 @@ export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Pr
   const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
   if (rows.length === 0) return null;
   return {
-    agent: { id: agentId, name: rows[0].agent_name, system_prompt: rows[0].agent_system_prompt },
+    agent: { id: agentId, name: rows[0].agent_name, system_prompt: rows[0].agent_system_prompt, escalation_address: rows[0].agent_escalation_address },
     policy: policyFromRows(agentId, rows),
     version: versionOf(rows[0].policy_version),
   };
@@ -96,6 +100,7 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
         allow_proactive: row.allow_proactive === true,
         member_tool_ids: row.member_tool_ids ?? [],
         rules: [],
+        approvers: row.approvers,
       };
       byId.set(row.attachment_id, attachment);
     }

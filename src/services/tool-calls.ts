@@ -1,6 +1,6 @@
 // Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip. An execution
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
 
 export interface ToolCallRecord {
@@ -12,6 +12,10 @@ export interface ToolCallRecord {
   routing_key: string | null;
   duration_ms: number;
   error: string | null;
+  /** The approval request the call was filed as, or ran under (SEMANTICS §12). */
+  approval_request_id?: number | null;
+  /** Who approved the call that ran: a routing key, or `admin` / `dashboard` for an operator. */
+  approved_by?: string | null;
 }
 
 /** How an execution ended, written over its `started` record. */
@@ -21,8 +25,10 @@ export interface ToolCallOutcome {
   error: string | null;
 }
 
-export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id'> {
+export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id' | 'approval_request_id' | 'approved_by'> {
   id: number;
+  approval_request_id: number | null;
+  approved_by: string | null;
   created_at: string | null;
 }
 
@@ -33,14 +39,14 @@ export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id'> {
  */
 const MAX_ERROR_LENGTH = 2000;
 
-/** Writes a record that is complete as it stands: a refusal (`denied`) or a skipped enhancement. */
-export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecord): Promise<void> {
-  await insert(sequelize, record);
+/** Writes a record that is complete as it stands: a refusal (`denied`), a skip, a call filed for approval. Returns its id. */
+export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction): Promise<number> {
+  return insert(sequelize, record, transaction);
 }
 
 /** Writes the `started` record of an execution about to run, and returns its id. */
-export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>): Promise<number> {
-  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null });
+export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>, transaction?: Transaction): Promise<number> {
+  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction);
 }
 
 /** Completes a `started` record with the execution's outcome. */
@@ -51,11 +57,15 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
   );
 }
 
-async function insert(sequelize: Sequelize, record: ToolCallRecord): Promise<number> {
+async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction): Promise<number> {
   const [row] = await sequelize.query<{ id: number | string }>(
-    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error)
-     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error) RETURNING id`,
-    { replacements: { ...record, ...bounded(record) }, type: QueryTypes.SELECT },
+    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by)
+     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by) RETURNING id`,
+    {
+      replacements: { ...record, ...bounded(record), approval_request_id: record.approval_request_id ?? null, approved_by: record.approved_by ?? null },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
   );
   // BIGINT comes back as text; ids are far below 2^53.
   return Number(row?.id);
@@ -71,7 +81,7 @@ function bounded(values: { duration_ms: number; error: string | null }): { durat
 /** The agent's newest records first; with `status`, only those (the dashboard's refusals view). */
 export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number, status?: ToolCallStatus): Promise<ToolCallView[]> {
   const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date | null }>(
-    `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, created_at
+    `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, created_at
        FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,
     { replacements: { agentId, limit, status: status ?? null }, type: QueryTypes.SELECT },
   );

@@ -20,6 +20,11 @@ export interface ToolContext {
   /** Names this run: the same for every call within it, another for the next run. */
   run_key: string;
   /**
+   * Set when this call is an approved request running (SEMANTICS §12): `routing_key` is then the
+   * requester's, and `approved_by` the approver's routing key, or `admin` / `dashboard`.
+   */
+  approval?: { request_id: number; approved_by: string };
+  /**
    * Calls another tool within this run, through the same dispatch path: refused (and recorded) when
    * the run was not offered it, recorded when it runs; its output, or the error it threw.
    */

@@ -138,7 +138,7 @@ describe('when the model never stops calling tools', () => {
     expect(res.body.stopped).toBe('max_steps');
     expect(res.body.error).toMatch(new RegExp(`${MAX_STEPS} model steps`));
     expect(res.body.steps).toHaveLength(MAX_STEPS);
-    expect(res.body.reply).toEqual({ text: '' });
+    expect(res.body.reply).toEqual({ text: '', message_id: null, to: [], cc: [] });
     expect(fake.requests).toHaveLength(MAX_STEPS);
   });
 });

@@ -1,13 +1,14 @@
-// The seed's scenario as one thread, on the local model (SEMANTICS §10): Jane writes and Sundae
-// looks her order up without a refund tool in her catalogue; Mara replies on the same thread and
-// the refund is issued; Jane writes again and the model, echoing process_refund from the thread's
+// The seed's scenario as one thread, on the local model (SEMANTICS §10, §11): Jane writes and
+// Sundae looks her order up without a refund tool in her catalogue, and copies the shop's owner
+// (her escalation address), which makes Mara a participant; Mara replies on the same thread and the
+// refund is issued; Jane writes again and the model, echoing process_refund from the thread's
 // history, is refused at dispatch: the refusal is recorded and given back, and the run goes on.
 import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;
 let sundae: number;
-let thread: number;
+let thread: string;
 
 interface Step {
   tool: string;
@@ -22,13 +23,13 @@ beforeAll(async () => {
   const mk = async (name: string, members: string[]) => (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: members }).expect(201)).body.id as number;
   const support = await mk('Support', ['lookup_order', 'check_flavor_stock']);
   const finance = await mk('Finance', ['process_refund']);
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support], escalation_address: 'mara@thescoop.com' }).expect(201)).body.id;
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 
 afterAll(() => t.close());
 
-const write = (message: Record<string, unknown>, threadId?: number) =>
+const write = (message: Record<string, unknown>, threadId?: string) =>
   t.client().post(`/api/agents/${sundae}/messages`).send({ ...(threadId ? { thread_id: threadId } : {}), message });
 const records = () =>
   t.sequelize.query<{ tool_id: string; status: string; routing_key: string | null }>('SELECT tool_id, status, routing_key FROM tool_calls WHERE agent_id = :a ORDER BY id', {
@@ -39,7 +40,7 @@ const orderStatus = async () =>
   (await t.sequelize.query<{ status: string }>("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", { type: QueryTypes.SELECT }))[0]?.status;
 
 describe('when Jane writes: "Order SCP-1042 arrived melted. I\'d like a refund."', () => {
-  let body: { thread_id: number; run: string; routing_key: string; tools_offered: string[]; steps: Step[]; reply: { text: string }; stopped: string };
+  let body: { thread_id: string; run: string; routing_key: string; tools_offered: string[]; steps: Step[]; reply: { text: string; to: string[]; cc: string[]; message_id: string }; stopped: string };
 
   beforeAll(async () => {
     body = (await write({ from: 'Jane <jane@acme.com>', subject: 'Melted order', body: "Order SCP-1042 arrived melted. I'd like a refund." }).expect(200)).body;
@@ -48,8 +49,14 @@ describe('when Jane writes: "Order SCP-1042 arrived melted. I\'d like a refund."
 
   test('then a thread starts and her run is offered the Support tools, not process_refund', () => {
     expect(body).toMatchObject({ run: 'sender', routing_key: 'jane@acme.com', stopped: 'reply' });
-    expect(typeof body.thread_id).toBe('number');
+    expect(body.thread_id).toMatch(/^thr_[0-9a-f]{32}$/);
     expect(body.tools_offered).toEqual(['check_flavor_stock', 'lookup_order']);
+  });
+
+  test('then the reply goes to Jane with a Message-ID of its own, copied to the shop\'s owner, who joins the thread', async () => {
+    expect(body.reply).toMatchObject({ to: ['Jane <jane@acme.com>'], cc: ['mara@thescoop.com'], message_id: expect.stringMatching(/^<tg\.[0-9a-f]{32}@toolgate\.invalid>$/) });
+    const read = await t.admin().get(`/api/agents/${sundae}/threads/${thread}`).expect(200);
+    expect(read.body.participants).toEqual(['jane@acme.com', 'mara@thescoop.com']);
   });
 
   test('then Sundae looks the order up, and replies with its status and that the shop will decide', () => {
@@ -67,7 +74,7 @@ describe('when Jane writes: "Order SCP-1042 arrived melted. I\'d like a refund."
 });
 
 describe('when Mara replies on the same thread: "Approved — process it."', () => {
-  let body: { thread_id: number; routing_key: string; tools_offered: string[]; steps: Step[]; reply: { text: string }; stopped: string };
+  let body: { thread_id: string; routing_key: string; tools_offered: string[]; steps: Step[]; reply: { text: string }; stopped: string };
 
   beforeAll(async () => {
     body = (await write({ from: 'Mara <Mara+billing@TheScoop.com>', subject: 'Re: Melted order', body: 'Approved — process it.' }, thread).expect(200)).body;
@@ -114,7 +121,7 @@ describe('when Jane writes again: "Thanks! Please process another one."', () => 
 describe('when an operator reads the thread', () => {
   test('then it lists the three messages in order, each with its run\'s key, offer, steps and reply', async () => {
     const res = await t.admin().get(`/api/agents/${sundae}/threads/${thread}`).expect(200);
-    expect(res.body).toMatchObject({ id: thread, subject: 'Melted order', message_count: 3 });
+    expect(res.body).toMatchObject({ id: thread, subject: 'Melted order', message_count: 3, next_after: null });
     expect(res.body.messages.map((m: { routing_key: string; tools_offered: string[]; steps: Step[]; stopped: string }) => [m.routing_key, m.tools_offered.length, m.steps.map((s) => `${s.tool}:${s.status}`), m.stopped])).toEqual([
       ['jane@acme.com', 2, ['lookup_order:success'], 'reply'],
       ['mara@thescoop.com', 3, ['process_refund:success'], 'reply'],
@@ -129,6 +136,8 @@ describe('when an operator reads the thread', () => {
     const other = (await t.admin().post('/api/agents').send({ name: 'Other' }).expect(201)).body.id;
     await t.admin().get(`/api/agents/${other}/threads/${thread}`).expect(404);
     await t.client().get(`/api/agents/${sundae}/threads/${thread}`).expect(403);
-    await write({ from: 'jane@acme.com', body: 'hello' }, 999_999).expect(404);
+    await write({ from: 'jane@acme.com', body: 'hello' }, 'thr_00000000000000000000000000000000').expect(404);
+    const numeric = await write({ from: 'jane@acme.com', body: 'hello' }).send({ thread_id: 1, message: { from: 'jane@acme.com', body: 'hello' } }).expect(422);
+    expect(numeric.body.detail[0]).toMatchObject({ loc: ['body', 'thread_id'], msg: expect.stringMatching(/reference/) });
   });
 });

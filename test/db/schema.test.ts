@@ -82,7 +82,7 @@ describe('when the policy loader reads an agent', () => {
     try {
       const loaded = await loadAgentPolicy(sql, agent.id);
       expect(statements).toHaveLength(1);
-      expect(loaded?.agent).toEqual({ id: agent.id, name: 'Loaded', system_prompt: null });
+      expect(loaded?.agent).toEqual({ id: agent.id, name: 'Loaded', system_prompt: null, escalation_address: null });
       expect(loaded?.policy).toEqual({
         agent_id: agent.id,
         access_rules: [
@@ -90,11 +90,11 @@ describe('when the policy loader reads an agent', () => {
           { id: expect.any(Number), kind: 'deny', pattern: 'z@y.com' },
         ],
         attachments: [
-          { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], rules: [
+          { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], approvers: null, rules: [
             { id: expect.any(Number), kind: 'deny', pattern: 'x@y.com' },
             { id: expect.any(Number), kind: 'allow', pattern: '*@y.com' },
           ] },
-          { attachment_id: expect.any(Number), toolkit_id: k2.id, toolkit_name: 'L2', allow_proactive: true, member_tool_ids: ['c'], rules: [] },
+          { attachment_id: expect.any(Number), toolkit_id: k2.id, toolkit_name: 'L2', allow_proactive: true, member_tool_ids: ['c'], rules: [], approvers: null },
         ],
       });
     } finally {

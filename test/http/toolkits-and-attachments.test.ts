@@ -110,6 +110,7 @@ describe('when an operator attaches toolkits', () => {
       toolkit: expect.objectContaining({ id: kit.id, name: 'Shaped' }),
       allow_proactive: true,
       rules: [{ id: expect.any(Number), kind: 'deny', pattern: 'spam@x.com' }],
+      approval: null,
     });
   });
 

@@ -46,7 +46,7 @@ describe('when the legacy agents table already has every column toolgate needs',
   test('then nothing is added, and reverting leaves the table in place', async () => {
     const sql = await emptyDatabase();
     await sql.query(`CREATE TABLE agents (id BIGSERIAL PRIMARY KEY, name VARCHAR(100) NOT NULL, description TEXT, system_prompt TEXT,
-        enabled_tools VARCHAR(2000), created_at TIMESTAMP, updated_at TIMESTAMP);
+        enabled_tools VARCHAR(2000), created_at TIMESTAMP, updated_at TIMESTAMP, escalation_address VARCHAR(320));
       INSERT INTO agents (name, enabled_tools) VALUES ('Big ids', 'email_analyzer');`);
     const before = await legacySnapshot(sql, { tables: ['agents'] });
     await migrateUp(sql);

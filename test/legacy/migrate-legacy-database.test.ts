@@ -66,7 +66,10 @@ describe('when the schema migrations run on a legacy database', () => {
     );
     expect(added).toEqual([
       { table_name: 'agents', column_name: 'description' },
+      { table_name: 'agents', column_name: 'escalation_address' },
       { table_name: 'agents', column_name: 'updated_at' },
+      { table_name: 'tool_calls', column_name: 'approval_request_id' },
+      { table_name: 'tool_calls', column_name: 'approved_by' },
       { table_name: 'tool_calls', column_name: 'duration_ms' },
       { table_name: 'tool_calls', column_name: 'error' },
       { table_name: 'tool_calls', column_name: 'routing_key' },

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { RunResult } from '../../src/agent/handle-message';
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
+import type { ApprovalRequestView } from '../../src/approvals/approval-store';
 import type { Resolution, ToolDefinition } from '../../src/core/types';
 import type { AskResult } from '../../src/documents/ask';
 import type { SearchResult } from '../../src/documents/document-search';
@@ -42,6 +43,7 @@ const checks = {
   agentRun: true as Same<typeof r.agentRunResponse, RunResult>,
   storedRun: true as Same<typeof r.storedRunResponse, AgentRunView>,
   thread: true as Same<typeof r.threadResponse, ThreadView>,
+  approvalRequest: true as Same<typeof r.approvalRequestResponse, ApprovalRequestView>,
 } satisfies Record<string, true>;
 
 test('every response schema has exactly the type of the view it describes (checked by tsc)', () => {

@@ -4,7 +4,7 @@ import { compilePolicy } from '../../src/core/compiled-policy';
 import { PolicyCache, type CachedPolicy } from '../../src/run/policy-cache';
 
 const entry = (id: number, version = 1): CachedPolicy => ({
-  agent: { id, name: `A${id}`, system_prompt: null },
+  agent: { id, name: `A${id}`, system_prompt: null, escalation_address: null },
   compiled: compilePolicy({ agent_id: id, attachments: [] }, new Set()),
   version,
 });

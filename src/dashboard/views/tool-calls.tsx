@@ -11,6 +11,7 @@ const STATUS_WORDS: Record<ToolCallStatus, string> = {
   failure: 'failure (the tool threw)',
   denied: 'denied (not offered to the run)',
   skipped: 'skipped (an enhancement left out)',
+  pending_approval: 'pending approval (filed as a request; did not run)',
 };
 
 export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; calls: ToolCallView[]; limit: number }) {

@@ -7,20 +7,32 @@
 // when the message asks for it, even when this run was not offered it: the run loop refuses it at
 // dispatch and gives the refusal back, which is the backstop the seed describes.
 //
+// An order is the one the message names, else the latest one a participant named in their own
+// words earlier in the thread (SEMANTICS §11): never one from a reply, a tool call, quoted history
+// or a signature, so no text but the requesters' own chooses what a tool acts on.
+//
 // Rules, in order, each at most once per run:
-// - an approval or a "process it" about an order → process_refund {order_id}
+// - a sender who may decide a pending request (SEMANTICS §12), writing an approval or a refusal →
+//   approve_request or deny_request {request_id}: the request the message names, else the thread's
+//   only one (with several and none named, nothing: the reply lists them)
+// - otherwise, an approval or a "process it" about an order → process_refund {order_id}
+// - a refund asked for an order, when this run may only request process_refund → process_refund
+//   {order_id}: the call is filed for the shop's approval
 // - an order id in the message → lookup_order {order_id}
 // - a question about stock or flavors, or a stock report instruction → check_flavor_stock {}
 // - an instruction to send (a report) to an address → send_email {to, subject, body}
 // - a question, with document_search offered → document_search {query}
-// Then the reply, written from what the run's tool calls gave back.
-import type { AgentStepRequest, AgentStepResult, AgentToolSpec, AgentTurn } from '../agent-step';
+// Then the reply, written from what the run's tool calls gave back; it asks to copy the agent's
+// escalation address when it passes a request on to the shop.
+import type { AgentStepRequest, AgentStepResult, AgentToolSpec, AgentTurn, DecidableRequest } from '../agent-step';
 import { ownText, sentencesOf } from './email-text';
 import { senderOf } from './sender';
 import { shorten } from './shorten';
 
 const ORDER_ID = /\bSCP-\d{1,8}\b/i;
 const PROCESS_INTENT = /\b(approved?|approve|process (it|this|that|them|the refund|another( one)?)|go ahead|refund (it|this|that|them))\b/i;
+const REFUSE_INTENT = /\b(not approved|denied|deny|rejected|reject|declined?|refused?)\b/i;
+const REQUEST_NAMED = /\brequests?\s*(?:#|no\.?|number)?\s*(\d{1,9})\b|#(\d{1,9})\b/gi;
 const REFUND_WORD = /\brefund/i;
 const STOCK_INTENT = /\b(in stock|stock|pints?|flavou?rs?)\b/i;
 const SEND_TO = /\b(?:send|email|mail)\b[^@]*?\bto\s+([^\s,;<>()]+@[^\s,;<>()]+?)[.,;]?(?:\s|$)/i;
@@ -45,11 +57,13 @@ interface RunView {
 export function planAgentStep(request: AgentStepRequest): AgentStepResult {
   const view = viewOf(request.turns);
   const offeredOrSeen = new Set([...request.tools.map((t) => t.id), ...succeededBefore(view.history)]);
-  const next = plan(view, offeredOrSeen).find((call) => !view.calls.has(call.tool));
+  const requestable = new Set(request.tools.filter((t) => t.needs_approval).map((t) => t.id));
+  const next = plan(view, offeredOrSeen, requestable, request.decidable ?? []).find((call) => !view.calls.has(call.tool));
   if (next) {
     return { kind: 'tool_calls', calls: [{ call_id: `local_${request.turns.length}`, tool: next.tool, arguments: JSON.stringify(next.input) }] };
   }
-  return { kind: 'reply', text: reply(view, request) };
+  const text = reply(view, request);
+  return { kind: 'reply', text, ...(passedOn(view) ? { escalate: true } : {}) };
 }
 
 function viewOf(turns: readonly AgentTurn[]): RunView {
@@ -76,23 +90,44 @@ function succeededBefore(history: readonly AgentTurn[]): string[] {
   return history.flatMap((turn) => (turn.role === 'tool_result' && turn.status === 'success' ? [turn.tool] : []));
 }
 
-/** The order the message is about: named in it, else the last one the thread named. */
+/**
+ * The order the message is about: named in the sender's own words, else the latest one a
+ * participant named in their own words earlier in the thread. The history holds only participants'
+ * messages; replies, tool calls and quoted text never choose an order.
+ */
 function orderOf(view: RunView): string | null {
   const named = ORDER_ID.exec(view.text)?.[0];
   if (named) return named.toUpperCase();
   for (const turn of [...view.history].reverse()) {
-    const text = turn.role === 'inbound' ? `${turn.message.subject ?? ''} ${turn.message.body}` : turn.role === 'tool_call' ? turn.arguments : turn.role === 'reply' || turn.role === 'instruction' ? turn.text : '';
-    const found = ORDER_ID.exec(text)?.[0];
+    if (turn.role !== 'inbound') continue;
+    const found = ORDER_ID.exec([turn.message.subject ?? '', ...ownText(turn.message.body)].join('\n'))?.[0];
     if (found) return found.toUpperCase();
   }
   return null;
 }
 
-function plan(view: RunView, known: ReadonlySet<string>): PlannedCall[] {
+/** The pending request a decision is about: the one the message names, else the only one; null when several wait and none is named. */
+function requestToDecide(view: RunView, decidable: readonly DecidableRequest[]): DecidableRequest | null {
+  const named = [...view.text.matchAll(REQUEST_NAMED)].map((m) => Number(m[1] ?? m[2]));
+  const chosen = decidable.find((r) => named.includes(r.id));
+  if (chosen) return chosen;
+  return decidable.length === 1 ? (decidable[0] ?? null) : null;
+}
+
+function plan(view: RunView, known: ReadonlySet<string>, requestable: ReadonlySet<string>, decidable: readonly DecidableRequest[]): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const order = orderOf(view);
   const namesOrder = ORDER_ID.test(view.text);
-  if (order && PROCESS_INTENT.test(view.text) && known.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
+  const refuses = REFUSE_INTENT.test(view.text);
+  const approves = !refuses && PROCESS_INTENT.test(view.text);
+  // An approver's yes or no decides what waits in the thread: it does not call the tool anew.
+  const deciding = decidable.length > 0 && (approves || refuses);
+  if (deciding) {
+    const chosen = requestToDecide(view, decidable);
+    if (chosen) calls.push({ tool: refuses ? 'deny_request' : 'approve_request', input: { request_id: chosen.id } });
+  }
+  if (!deciding && order && approves && known.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
+  if (!deciding && order && REFUND_WORD.test(view.text) && requestable.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (order && namesOrder && known.has('lookup_order')) calls.push({ tool: 'lookup_order', input: { order_id: order } });
   if (STOCK_INTENT.test(view.text) && known.has('check_flavor_stock')) calls.push({ tool: 'check_flavor_stock', input: {} });
   const to = view.instruction ? SEND_TO.exec(view.text)?.[1] : undefined;
@@ -121,25 +156,51 @@ function lastSentence(text: string): string {
   return shorten(sentencesOf(text.split('\n')).at(-1) ?? text, 1000);
 }
 
+/** Whether the run passes something on to the shop: a refund it could not act on, a refused call, a call awaiting approval. */
+function passedOn(view: RunView): boolean {
+  if (REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && !view.calls.has('approve_request') && !view.calls.has('deny_request') && !view.instruction) return true;
+  return [...view.calls.values()].some((r) => r?.status === 'denied' || r?.status === 'pending_approval');
+}
+
 function reply(view: RunView, request: AgentStepRequest): string {
   const lines: string[] = [];
   const name = (id: string) => request.tools.find((t: AgentToolSpec) => t.id === id)?.display_name ?? id.replace(/_/g, ' ');
   for (const [tool, result] of view.calls) {
     if (!result) continue;
     if (result.status === 'denied') lines.push(tool === 'process_refund' ? "I can't issue that refund from this message; the shop decides refunds." : `I'm not able to use ${name(tool)} for this message.`);
+    else if (result.status === 'pending_approval') lines.push(pendingLine(tool, result.output));
     else if (result.status === 'failure') lines.push(`I couldn't complete ${name(tool)}: ${result.error ?? 'it failed'}.`);
     else lines.push(...successLines(tool, result.output));
   }
-  const refundAsked = REFUND_WORD.test(view.text) && !view.calls.has('process_refund');
+  const decidable = request.decidable ?? [];
+  const undecided = decidable.length > 1 && !view.calls.has('approve_request') && !view.calls.has('deny_request') && PROCESS_INTENT.test(view.text);
+  if (undecided) {
+    lines.push('Several requests are waiting for approval in this thread, so I decided none of them. Please say which one:');
+    for (const r of decidable) lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
+  }
+  const refundAsked = REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && !view.calls.has('approve_request') && !view.calls.has('deny_request') && !undecided;
   if (refundAsked) lines.push("I've passed your refund request to the shop, who will confirm.");
   if (lines.length === 0) lines.push(view.instruction ? 'Nothing needed doing.' : 'Thanks for your message. I will get back to you shortly.');
   const greeting = view.instruction ? [] : [`Hi ${senderOf(view.from ?? '').firstName ?? 'there'},`, ''];
   return [...greeting, ...lines, '', `— ${request.context.agentName}`].join('\n');
 }
 
+function pendingLine(tool: string, output: unknown): string {
+  const id = String((output as { request_id?: unknown } | null)?.request_id ?? '?');
+  return tool === 'process_refund'
+    ? `Your refund needs the shop's approval: I've asked for it (request ${id}), and it is issued once approved.`
+    : `${tool.replace(/_/g, ' ')} needs approval: I've asked for it (request ${id}).`;
+}
+
 function successLines(tool: string, output: unknown): string[] {
   const o = (output ?? {}) as Record<string, unknown>;
   switch (tool) {
+    case 'approve_request': {
+      const result = o.result as { status?: string; output?: unknown } | undefined;
+      return [`Request ${String(o.request_id)} approved.`, ...(result?.status === 'success' ? successLines(String(o.tool), result.output) : [])];
+    }
+    case 'deny_request':
+      return [`Request ${String(o.request_id)} denied: it will not run.`];
     case 'lookup_order':
       return o.found === false ? [`I couldn't find order ${String(o.order_id)}.`] : [`Order ${String(o.id)} (${String(o.flavor)}) is ${String(o.status)}.`];
     case 'process_refund':
