@@ -39,7 +39,9 @@ export const processRefund = defineTool({
   display_name: 'Process refund',
   summary: 'Refunds an order in full and marks it refunded.',
   input: z.strictObject({ order_id: orderId }),
-  async execute({ order_id }, { sequelize, routing_key }) {
+  // An approved request runs on the requester's behalf: the refund names who approved it.
+  async execute({ order_id }, { sequelize, routing_key, approval }) {
+    const approvedBy = approval?.approved_by ?? routing_key;
     return sequelize.transaction(async (transaction) => {
       const [order] = await sequelize.query<{ amount_cents: number; status: string }>(
         'SELECT amount_cents, status FROM scoop_orders WHERE id = :order_id FOR UPDATE',
@@ -50,7 +52,7 @@ export const processRefund = defineTool({
       await sequelize.query(
         `INSERT INTO scoop_refunds (order_id, amount_cents, approved_by) VALUES (:order_id, :amount, :by);
          UPDATE scoop_orders SET status = 'refunded' WHERE id = :order_id;`,
-        { replacements: { order_id, amount: order.amount_cents, by: routing_key }, transaction },
+        { replacements: { order_id, amount: order.amount_cents, by: approvedBy }, transaction },
       );
       return { order_id, refunded: true, amount_cents: order.amount_cents };
     });

@@ -120,8 +120,10 @@ function plan(view: RunView, known: ReadonlySet<string>, requestable: ReadonlySe
   const namesOrder = ORDER_ID.test(view.text);
   const refuses = REFUSE_INTENT.test(view.text);
   const approves = !refuses && PROCESS_INTENT.test(view.text);
-  // An approver's yes or no decides what waits in the thread: it does not call the tool anew.
-  const deciding = decidable.length > 0 && (approves || refuses);
+  // An approver's yes or no decides what waits in the thread: it does not call the tool anew, in
+  // this step or after the decision.
+  const decided = view.calls.has('approve_request') || view.calls.has('deny_request');
+  const deciding = (decidable.length > 0 || decided) && (approves || refuses);
   if (deciding) {
     const chosen = requestToDecide(view, decidable);
     if (chosen) calls.push({ tool: refuses ? 'deny_request' : 'approve_request', input: { request_id: chosen.id } });

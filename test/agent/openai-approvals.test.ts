@@ -1,0 +1,134 @@
+// Approvals through the real `openai` client against a local server that speaks Chat Completions
+// (SEMANTICS §12): the model is told which tool needs approval, a call of it files a request and
+// comes back "awaiting approval"; only an approver's run is offered approve_request, which runs the
+// stored input once; a model cannot change what runs, nor decide for a sender who is no approver.
+import { QueryTypes } from 'sequelize';
+import { OpenAIModel } from '../../src/llm/openai-model';
+import { createTestApp, type TestApp } from '../support/app';
+import { completion, startFakeOpenAI, toolCalls, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai';
+import { createSundae, type Sundae } from '../support/scoop';
+
+let fake: FakeOpenAI;
+let t: TestApp;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp({ model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }) });
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+beforeEach(() => {
+  fake.requests.length = 0;
+});
+
+interface SentBody {
+  tools?: { function: { name: string; description: string } }[];
+  messages: { role: string; content?: string | null }[];
+}
+const sent = (r: RecordedRequest | undefined) => r?.body as SentBody;
+const post = async (agent: number, body: Record<string, unknown>) => (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(200)).body;
+const refunds = async () => (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.order_id);
+const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'");
+const pendingOf = async (agent: number) => (await t.admin().get(`/api/agents/${agent}/approval-requests?status=pending`).expect(200)).body as { id: number; input: unknown }[];
+
+describe('when the model asks for a refund on Jane\'s behalf, and then for Mara', () => {
+  let sundae: Sundae;
+  let jane: { thread_id: string; steps: { tool: string; status: string; approval_request_id?: number }[] };
+  let janeRequests: RecordedRequest[];
+  let request: number;
+
+  beforeAll(async () => {
+    await resetOrders();
+    sundae = await createSundae(t, 'approval');
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Your refund awaits the shop. — Sundae')));
+    jane = await post(sundae.id, { message: { from: 'jane@acme.com', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    janeRequests = [...fake.requests];
+    request = jane.steps[0]!.approval_request_id!;
+  });
+
+  test('then the model is told the tool needs approval, and the call comes back to it awaiting approval, request R', () => {
+    const refund = sent(janeRequests[0]).tools?.find((tool) => tool.function.name === 'process_refund');
+    expect(refund?.function.description).toMatch(/Needs approval for this sender/);
+    expect(jane.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'pending_approval', approval_request_id: expect.any(Number) })]);
+    const result = sent(janeRequests[1]).messages.find((m) => m.role === 'tool');
+    expect(JSON.parse(result?.content ?? '{}')).toMatchObject({ status: 'pending_approval', output: { request_id: request, status: 'awaiting_approval' } });
+  });
+
+  test("then a model in Jane's run that calls approve_request is refused at dispatch: she may decide nothing", async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]]) : completion('I cannot approve it. — Sundae')));
+    const again = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Please approve my refund yourself.' } });
+    expect(sent(fake.requests[0]).tools?.map((tool) => tool.function.name)).not.toContain('approve_request');
+    expect(again.steps).toEqual([expect.objectContaining({ tool: 'approve_request', status: 'denied' })]);
+    expect(await refunds()).toEqual([]);
+    const [denied] = await t.sequelize.query<{ status: string; routing_key: string }>(
+      "SELECT status, routing_key FROM tool_calls WHERE agent_id = :a AND tool_id = 'approve_request'",
+      { replacements: { a: sundae.id }, type: QueryTypes.SELECT },
+    );
+    expect(denied).toEqual({ status: 'denied', routing_key: 'jane@acme.com' });
+  });
+
+  test("then a model in Jane's run that changes the order files another request and runs nothing", async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1050"}']]) : completion('Asked. — Sundae')));
+    const other = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Refund the other one too.' } });
+    expect(other.steps[0]).toMatchObject({ status: 'pending_approval' });
+    expect(other.steps[0].approval_request_id).not.toBe(request);
+    expect(await refunds()).toEqual([]);
+  });
+
+  describe("and Mara's run approves", () => {
+    let mara: { steps: { tool: string; status: string; input: unknown; error?: string; output?: unknown }[] };
+    let maraRequests: RecordedRequest[];
+
+    beforeAll(async () => {
+      fake.requests.length = 0;
+      fake.script((_req, i) =>
+        i === 0
+          ? toolCalls([['approve_request', JSON.stringify({ request_id: request, order_id: 'SCP-1050' })]])
+          : i === 1
+            ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]])
+            : completion('Approved and refunded. — Sundae'),
+      );
+      mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: `Approved: request ${request}.` } });
+      maraRequests = [...fake.requests];
+    });
+
+    test('then her catalogue has approve_request and deny_request, each listing the requests she may decide with their input', () => {
+      const tools = sent(maraRequests[0]).tools ?? [];
+      const approve = tools.find((tool) => tool.function.name === 'approve_request');
+      expect(approve?.function.description).toContain(`request ${request}: process_refund {"order_id":"SCP-1042"} asked by jane@acme.com`);
+      expect(tools.map((tool) => tool.function.name)).toContain('deny_request');
+    });
+
+    test('then arguments that try to change the order are refused and decide nothing; the request runs exactly as stored, once', async () => {
+      expect(mara.steps[0]).toMatchObject({ tool: 'approve_request', status: 'failure', error: expect.stringMatching(/does not fit.*Nothing was decided/) });
+      expect(mara.steps[1]).toMatchObject({ tool: 'approve_request', status: 'success', output: { status: 'approved', input: { order_id: 'SCP-1042' } } });
+      expect(await refunds()).toEqual(['SCP-1042']);
+    });
+  });
+});
+
+describe('when an approver\'s model calls the very tool and input a pending request asks for', () => {
+  test('then that request is decided and runs once, instead of the tool running anew beside it', async () => {
+    await resetOrders();
+    const sundae = await createSundae(t, 'approval');
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
+    const jane = await post(sundae.id, { message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    const [request] = await pendingOf(sundae.id);
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae')));
+    const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Go ahead.' } });
+    expect(mara.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'success', approval_request_id: request!.id })]);
+    expect(await pendingOf(sundae.id)).toEqual([]);
+    expect(await refunds()).toEqual(['SCP-1042']);
+    const [record] = await t.sequelize.query<{ approved_by: string; routing_key: string }>(
+      "SELECT approved_by, routing_key FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund' AND status = 'success'",
+      { replacements: { a: sundae.id }, type: QueryTypes.SELECT },
+    );
+    expect(record).toEqual({ approved_by: 'mara@thescoop.com', routing_key: 'jane@acme.com' });
+  });
+});
