@@ -11,6 +11,7 @@ import { csrfProtection } from './csrf';
 import { dashboardErrors, dashboardNotFound } from './dashboard-errors';
 import { JobStore } from './jobs';
 import { agentPages } from './pages/agents';
+import { approvalPages } from './pages/approvals';
 import { insightPages } from './pages/insight';
 import { migrationPages } from './pages/migration';
 import { toolkitPages } from './pages/toolkits';
@@ -61,7 +62,7 @@ export function dashboardRouter(services: RouteServices, options: DashboardOptio
   );
   router.use(requireSignedIn());
   router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/agents`));
-  router.use(agentPages(d), toolkitPages(d), insightPages(d), migrationPages(d));
+  router.use(agentPages(d), toolkitPages(d), approvalPages(d), insightPages(d), migrationPages(d));
   router.use(dashboardNotFound());
   router.use(dashboardErrors(options.logger));
   return router;

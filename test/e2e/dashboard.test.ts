@@ -1,7 +1,7 @@
 // The operators' dashboard in headless Chromium, as an operator uses it: sign in, build a toolkit
 // from the checklist, grant it to Sundae behind an allow rule, see who gets what, meet a refused
-// pattern's reason, run the enabled_tools dry run; and a form posted without its CSRF token is
-// refused. Controls are found by their accessible names, so the test also checks that every one
+// pattern's reason, require approval for refunds and approve Jane's, run the enabled_tools dry run;
+// and a form posted without its CSRF token is refused. Controls are found by their accessible names, so the test also checks that every one
 // has one. TOOLGATE_SCREENSHOTS=1 saves each page to docs/screenshots (npm run screenshots).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -143,7 +143,7 @@ inBrowser('the dashboard, in headless Chromium', () => {
 
   test('when the switch Allow on scheduled runs is saved, then it stays on', async () => {
     await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'offered to scheduled runs' }).waitFor();
     expect(await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).isChecked()).toBe(true);
   });
@@ -194,6 +194,52 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(await typo.textContent()).toContain('task_creator');
     expect(await page.getByRole('button', { name: 'Apply the migration' }).count()).toBe(1);
     await shoot('migration-dry-run');
+  });
+
+  test("when an operator requires approval for Sundae's Finance toolkit and opens its gate, then the page says who approves", async () => {
+    await go('/admin/agents');
+    await page.getByRole('link', { name: 'Sundae', exact: true }).click();
+    await page.getByRole('link', { name: 'Configure Access Settings of Finance' }).click();
+    await page.getByRole('button', { name: 'Remove allow rule *@thescoop.com' }).click();
+    await page.getByRole('status').filter({ hasText: 'Rule removed' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Require approval' }).check();
+    await page.getByLabel('Approvers').fill('*@TheScoop.com');
+    await page.getByRole('button', { name: 'Save approval' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: approvers: *@thescoop.com' }).waitFor();
+    expect(await page.getByText('On: approvers are *@thescoop.com.').count()).toBe(1);
+    expect(await page.getByRole('checkbox', { name: 'Require approval' }).isChecked()).toBe(true);
+  });
+
+  test("when Jane's refund waits for approval, then Approvals lists it with its exact input, and Approve runs it once", async () => {
+    const sent = await fetch(`${service.url}/api/agents/1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { from: 'Jane <jane@acme.com>', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' } }),
+    });
+    const answer = (await sent.json()) as { steps: { tool: string; status: string; approval_request_id?: number }[] };
+    const request = answer.steps.find((s) => s.tool === 'process_refund')?.approval_request_id;
+    expect(answer.steps.find((s) => s.tool === 'process_refund')?.status).toBe('pending_approval');
+
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Status').selectOption('pending');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^Request ${request}`) }) });
+    expect(await row.textContent()).toContain('process_refund');
+    expect(await row.locator('pre').textContent()).toBe('{\n  "order_id": "SCP-1042"\n}');
+    expect(await row.textContent()).toContain('jane@acme.com');
+    await shoot('approvals');
+
+    await row.getByRole('button', { name: `Approve request ${request}` }).click();
+    await page.getByRole('status').filter({ hasText: `Request ${request} approved: process_refund ran once.` }).waitFor();
+    const [refunds] = await service.db.sequelize.query("SELECT count(*)::int AS n FROM scoop_refunds WHERE order_id = 'SCP-1042'");
+    expect(refunds).toEqual([{ n: 1 }]);
+    await page.getByLabel('Status').selectOption('approved');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const decided = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^Request ${request}`) }) });
+    expect(await decided.textContent()).toContain('By an operator (dashboard)');
+    expect(await decided.textContent()).toContain('"refunded":true');
+    expect(await decided.getByRole('button').count()).toBe(0);
   });
 
   test('when an operator signs out, then the pages ask for the token again', async () => {

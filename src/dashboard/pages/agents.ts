@@ -9,7 +9,7 @@ import { renderPage } from '../render';
 import { toolkitNamesByAgent } from '../usage';
 import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
-import { AttachmentPage } from '../views/attachment';
+import { AttachmentPage, type ApprovalFormValues } from '../views/attachment';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 
@@ -17,17 +17,30 @@ export function agentPages(d: DashboardServices): Router {
   const router = Router();
   const ids = (req: Request) => ({ agentId: pathId(req.params, 'id'), attachmentId: pathId(req.params, 'attachmentId') });
 
-  const showAgent = async (req: Request, res: Response, status: number, errors: FieldErrors, accessRule = { kind: 'allow', pattern: '' }, accessErrors: FieldErrors = {}) => {
+  const showAgent = async (
+    req: Request,
+    res: Response,
+    status: number,
+    errors: FieldErrors,
+    accessRule = { kind: 'allow', pattern: '' },
+    accessErrors: FieldErrors = {},
+    escalation?: { value: string; errors: FieldErrors },
+  ) => {
     const agent = await d.agents.get(pathId(req.params, 'id'));
     const [attachments, accessRules, toolkits] = await Promise.all([d.attachments.list(agent.id), d.accessRules.list(agent.id), d.toolkits.list()]);
     const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
-    renderPage(res, status, AgentPage({ ctx: pageContext(req), agent, attachments, accessRules, toolkits, toolNames, errors, accessRule, accessErrors }));
+    renderPage(
+      res,
+      status,
+      AgentPage({ ctx: pageContext(req), agent, attachments, accessRules, toolkits, toolNames, errors, accessRule, accessErrors, escalation: escalation ?? { value: agent.escalation_address ?? '', errors: {} } }),
+    );
   };
 
-  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors) => {
+  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors, approval?: ApprovalFormValues) => {
     const { agentId, attachmentId } = ids(req);
     const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
-    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors }));
+    const shown = approval ?? { required: attachment.approval !== null, approvers: (attachment.approval?.approvers ?? []).join('\n'), errors: {} };
+    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown }));
   };
 
   router.get('/agents', async (req, res) => {
@@ -63,6 +76,14 @@ export function agentPages(d: DashboardServices): Router {
     redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
   });
 
+  router.post('/agents/:id/escalation', async (req, res) => {
+    const agentId = pathId(req.params, 'id');
+    const value = textField(req, 'escalation_address').trim();
+    const result = await attempt(() => d.agents.update(agentId, { escalation_address: value === '' ? null : value }));
+    if (!result.ok) return showAgent(req, res, result.status, {}, undefined, {}, { value, errors: result.errors });
+    redirectWith(req, res, `/agents/${agentId}#escalation`, value === '' ? 'Escalation address removed: the agent copies no one.' : `Escalation address saved: ${result.value.escalation_address}.`);
+  });
+
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     await d.accessRules.delete(agentId, pathId(req.params, 'ruleId'));
@@ -83,6 +104,20 @@ export function agentPages(d: DashboardServices): Router {
     const allow = checkedField(req, 'allow_proactive');
     const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Saved: ${attachment.toolkit.name} is ${allow ? 'offered to' : 'kept from'} scheduled runs.`);
+  });
+
+  // Approval terms: required or not, and the approver patterns, one per line. A changed list voids
+  // the attachment's pending requests, which the page says.
+  router.post('/agents/:id/toolkits/:attachmentId/approval', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const required = checkedField(req, 'require_approval');
+    const text = textField(req, 'approval');
+    const approvers = text.split(/[\n,]/).map((line) => line.trim()).filter((line) => line !== '');
+    const result = await attempt(() => d.attachments.update(agentId, attachmentId, { approval: required ? { approvers } : null }));
+    if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, { required, approvers: text, errors: result.errors });
+    const terms = result.value.approval;
+    const words = terms === null ? 'its tools run without approval' : terms.approvers.length === 0 ? 'only an operator approves its tools' : `approvers: ${terms.approvers.join(', ')}`;
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}. Requests pending under other terms are void.`);
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {

@@ -2,7 +2,7 @@
 import type { AgentView } from '../../services/agents';
 import type { AttachmentView, RuleView } from '../../services/attachments';
 import type { ToolkitView } from '../../services/toolkits';
-import { ErrorSummary, PostForm, SelectField, type FieldErrors } from './form';
+import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
@@ -65,6 +65,7 @@ export function AgentPage(props: {
   errors: FieldErrors;
   accessRule: RuleFormValues;
   accessErrors: FieldErrors;
+  escalation: { value: string; errors: FieldErrors };
 }) {
   const { ctx, agent, attachments } = props;
   const attached = new Set(attachments.map((a) => a.toolkit.id));
@@ -80,6 +81,18 @@ export function AgentPage(props: {
           Legacy <code>enabled_tools</code>: <code>{agent.enabled_tools === '' ? '(empty)' : agent.enabled_tools}</code>
         </p>
       ) : null}
+
+      <section aria-labelledby="escalation">
+        <h2 id="escalation">Escalation address</h2>
+        <p>
+          Who {agent.name} copies when it passes on a request it cannot decide, or one that waits for approval. Copying makes them a participant of the thread, so their
+          answer joins it. {agent.escalation_address ? <strong>Copies {agent.escalation_address}.</strong> : <strong>Copies no one.</strong>}
+        </p>
+        <PostForm action={`${ctx.base}/agents/${agent.id}/escalation`} csrfToken={ctx.csrfToken} class="inline-form" label="Escalation address">
+          <TextField id="escalation_address" name="escalation_address" label="Escalation address" value={props.escalation.value} errors={props.escalation.errors} placeholder="mara@thescoop.com" />
+          <button type="submit">Save address</button>
+        </PostForm>
+      </section>
 
       <section aria-labelledby="access-rules">
         <h2 id="access-rules">Access rules</h2>
@@ -118,6 +131,7 @@ export function AgentPage(props: {
                 <th scope="col">Toolkit</th>
                 <th scope="col">Tools</th>
                 <th scope="col">Sender gate</th>
+                <th scope="col">Approval</th>
                 <th scope="col">Scheduled runs</th>
                 <th scope="col">
                   <span class="visually-hidden">Settings</span>
@@ -149,6 +163,7 @@ export function AgentPage(props: {
                       </ul>
                     ) : null}
                   </td>
+                  <td>{a.approval === null ? 'None' : a.approval.approvers.length === 0 ? 'By an operator' : `By ${a.approval.approvers.join(', ')}`}</td>
                   <td>{a.allow_proactive ? 'Allowed' : 'Off'}</td>
                   <td class="actions">
                     <a href={`${ctx.base}/agents/${agent.id}/toolkits/${a.id}`} aria-label={`Configure Access Settings of ${a.toolkit.name}`}>

@@ -1,13 +1,21 @@
 // Configure Access Settings: one attachment's terms. The sender gate's rules (add, remove; a
-// refused pattern shows why beside the field) and the Allow on scheduled runs switch.
+// refused pattern shows why beside the field), approval (who approves its tools' calls), and the
+// Allow on scheduled runs switch.
 import type { AgentView } from '../../services/agents';
 import type { AttachmentView } from '../../services/attachments';
-import { Checkbox, PostForm, type FieldErrors } from './form';
+import { Checkbox, PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
-export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; attachment: AttachmentView; rule: RuleFormValues; errors: FieldErrors }) {
+/** The approval form as sent (or as the attachment stands): required or not, the patterns as typed, and why they were refused. */
+export interface ApprovalFormValues {
+  required: boolean;
+  approvers: string;
+  errors: FieldErrors;
+}
+
+export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; attachment: AttachmentView; rule: RuleFormValues; errors: FieldErrors; approval: ApprovalFormValues }) {
   const { ctx, agent, attachment, errors } = props;
   const here = `${ctx.base}/agents/${agent.id}/toolkits/${attachment.id}`;
   return (
@@ -41,6 +49,34 @@ export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; atta
         />
       </section>
 
+      <section aria-labelledby="approval">
+        <h2 id="approval">Approval</h2>
+        <p>
+          A sender the gate admits may still need someone's yes. With approval on, a call of these tools by a sender who is no approver does not run: it waits, with its exact
+          input, for an approver to decide (on the Approvals page, or by answering in the same thread). An approver's own calls run as usual.{' '}
+          <strong>{approvalSummary(attachment)}</strong>
+        </p>
+        <PostForm action={`${here}/approval`} csrfToken={ctx.csrfToken} label="Approval">
+          <Checkbox
+            id="require_approval"
+            name="require_approval"
+            label="Require approval"
+            checked={props.approval.required}
+            description="Changing these terms voids the requests still pending under the old ones."
+          />
+          <TextField
+            id="approvers"
+            name="approval"
+            label="Approvers"
+            multiline
+            value={props.approval.approvers}
+            errors={props.approval.errors}
+            hint="One pattern per line, as in the gate (*@thescoop.com, mara@thescoop.com). None: only an operator approves."
+          />
+          <button type="submit">Save approval</button>
+        </PostForm>
+      </section>
+
       <section aria-labelledby="scheduled">
         <h2 id="scheduled">Scheduled runs</h2>
         <PostForm action={here} csrfToken={ctx.csrfToken} label="Scheduled runs">
@@ -66,4 +102,11 @@ export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; atta
       </section>
     </Layout>
   );
+}
+
+function approvalSummary(attachment: AttachmentView): string {
+  const terms = attachment.approval;
+  if (terms === null) return 'Off: every admitted sender runs these tools at once.';
+  if (terms.approvers.length === 0) return 'On: only an operator approves.';
+  return `On: approvers are ${terms.approvers.join(', ')}.`;
 }

@@ -2,7 +2,7 @@
 // last action, and the page's heading.
 import type { ComponentChildren } from 'preact';
 
-export type Section = 'agents' | 'toolkits' | 'who-gets-what' | 'tool-calls' | 'migration';
+export type Section = 'agents' | 'toolkits' | 'approvals' | 'who-gets-what' | 'tool-calls' | 'migration';
 
 export interface PageContext {
   /** Where the dashboard is mounted (`/admin`). */
@@ -14,6 +14,7 @@ export interface PageContext {
 const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'agents', label: 'Agents', path: '/agents' },
   { id: 'toolkits', label: 'Toolkits', path: '/toolkits' },
+  { id: 'approvals', label: 'Approvals', path: '/approvals' },
   { id: 'who-gets-what', label: 'Who gets what', path: '/who-gets-what' },
   { id: 'tool-calls', label: 'Tool calls', path: '/tool-calls' },
   { id: 'migration', label: 'Migrate enabled_tools', path: '/migration' },

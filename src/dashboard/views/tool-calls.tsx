@@ -43,6 +43,7 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                   <th scope="col">Sender</th>
                   <th scope="col">Took</th>
                   <th scope="col">Error</th>
+                  <th scope="col">Approval</th>
                 </tr>
               </thead>
               <tbody>
@@ -59,6 +60,7 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                     <td>{c.routing_key ?? <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>}</td>
                     <td>{`${c.duration_ms} ms`}</td>
                     <td>{c.error ?? ''}</td>
+                    <td>{c.approval_request_id === null ? '' : `request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`}</td>
                   </tr>
                 ))}
               </tbody>

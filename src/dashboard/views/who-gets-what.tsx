@@ -55,7 +55,7 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
             <ul class="offered">
               {resolution.tools.map((id) => (
                 <li key={id}>
-                  {names.get(id) ?? id} <code>{id}</code>
+                  {names.get(id) ?? id} <code>{id}</code> {approvalNote(resolution, id)}
                 </li>
               ))}
             </ul>
@@ -81,7 +81,10 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
                   <td>
                     <span class={`badge ${a.admitted ? 'success' : 'denied'}`}>{a.admitted ? 'Admitted' : 'Not admitted'}</span>
                   </td>
-                  <td>{whyInWords(a)}</td>
+                  <td>
+                    {whyInWords(a)}
+                    {a.approval ? <p class="hint">{a.needs_approval ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).` : 'This sender is one of its approvers: its tools run as usual.'}</p> : null}
+                  </td>
                   <td>{a.tools.map((id) => names.get(id) ?? id).join(', ') || <span class="muted">none</span>}</td>
                 </tr>
               ))}
@@ -91,4 +94,11 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
       ) : null}
     </Layout>
   );
+}
+
+/** Whether an offered tool can only be requested, or runs as usual although an attachment would have it approved. */
+function approvalNote(resolution: Resolution, id: string): string | null {
+  if (resolution.needs_approval.includes(id)) return '(needs approval: a call files a request)';
+  const gated = resolution.attachments.some((a) => a.admitted && a.needs_approval && a.tools.includes(id));
+  return gated ? '(no approval needed: another attachment offers it without approval)' : null;
 }
