@@ -8,12 +8,23 @@
 //   In-Reply-To or References finds the thread as mail does.
 // - agent_runs: the reply's own Message-ID and addressees, and why a message that named a thread
 //   was started in a new one.
-// The threads of an older database get their senders as participants (computed here with the same
-// routing key function the service uses), so a conversation under way carries on.
-import { QueryTypes, type QueryInterface } from 'sequelize';
-import { routingKeyOf } from '../src/core/routing-key';
+// The threads of an older database get their senders as participants, so a conversation under way
+// carries on. A migration stays as written, so it does not import the service's routing-key code:
+// the senders' keys are read here in SQL, for plain ASCII addresses (`Name <a+tag@b.com>` or
+// `a@b.com`: lowercased, the tag cut). A sender SQL cannot reduce so (a Unicode domain, a quoted local
+// part) is left out, fail-closed: their next message starts a thread of its own.
+import type { QueryInterface } from 'sequelize';
 
-const BATCH = 1000;
+const BACKFILL = `
+  INSERT INTO thread_participants (thread_id, routing_key)
+  SELECT DISTINCT r.thread_id, k.key
+    FROM agent_runs r
+    CROSS JOIN LATERAL (SELECT lower(coalesce(
+      substring(r.message->>'from' from '<([^<>@[:space:]]+@[^<>@[:space:]]+)>[[:space:]]*$'),
+      substring(r.message->>'from' from '^[[:space:]]*([^<>@[:space:]"]+@[^<>@[:space:]]+)[[:space:]]*$'))) AS address) a
+    CROSS JOIN LATERAL (SELECT regexp_replace(a.address, '^([^+@]+)[+][^@]*@', '\\1@') AS key) k
+   WHERE r.thread_id IS NOT NULL AND k.key ~ '^[a-z0-9._%-]+@([a-z0-9-]+[.])+[a-z0-9-]+$'
+  ON CONFLICT DO NOTHING`;
 
 export async function up(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
@@ -46,24 +57,7 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
          ADD COLUMN new_thread JSONB;`,
       { transaction },
     );
-    for (let after = 0; ; ) {
-      const rows = await sequelize.query<{ id: number; thread_id: number; sender: string | null }>(
-        `SELECT id, thread_id, message->>'from' AS sender FROM agent_runs WHERE thread_id IS NOT NULL AND id > :after ORDER BY id LIMIT :limit`,
-        { replacements: { after, limit: BATCH }, type: QueryTypes.SELECT, transaction },
-      );
-      if (rows.length === 0) break;
-      after = rows[rows.length - 1]!.id;
-      const pairs = rows.flatMap((r) => {
-        const key = routingKeyOf(r.sender);
-        return key === null ? [] : [{ thread: r.thread_id, key }];
-      });
-      if (pairs.length === 0) continue;
-      await sequelize.query(
-        `INSERT INTO thread_participants (thread_id, routing_key)
-         SELECT * FROM unnest(ARRAY[:threads]::integer[], ARRAY[:keys]::varchar[]) ON CONFLICT DO NOTHING`,
-        { replacements: { threads: pairs.map((p) => p.thread), keys: pairs.map((p) => p.key) }, transaction },
-      );
-    }
+    await sequelize.query(BACKFILL, { transaction });
   });
 }
 

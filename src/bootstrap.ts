@@ -58,6 +58,7 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       logger,
       model: createLanguageModel(process.env),
       agentRuns: config.agentRuns,
+      approvals: { expiryMs: config.approvalExpiryMs },
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

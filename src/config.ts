@@ -2,6 +2,8 @@
 // bad value stops the service with a sentence naming the variable instead of failing later.
 import { z } from 'zod';
 import { isValidAuthservId } from './core/sender-authentication';
+import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent/run-limits';
+import { isHostName } from './core/host-name';
 import { ToolgateConfigError } from './errors';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';
 import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from './rate-limit-options';
@@ -11,6 +13,12 @@ const optionalText = z
   .transform((s) => s.trim())
   .optional()
   .transform((s) => (s ? s : undefined));
+
+/** An agent-run bound, in the range and with the default the plugin itself checks. */
+function limit(name: keyof typeof DEFAULT_AGENT_RUN_LIMITS) {
+  const [min, max] = AGENT_RUN_LIMIT_RANGES[name];
+  return z.coerce.number().int().min(min).max(max).default(DEFAULT_AGENT_RUN_LIMITS[name]);
+}
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -30,8 +38,11 @@ const envSchema = z.object({
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
-  TOOLGATE_AGENT_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(8),
-  TOOLGATE_AGENT_MAX_TOOL_CALLS: z.coerce.number().int().min(1).max(1000).default(16),
+  TOOLGATE_AGENT_MAX_STEPS: limit('maxSteps'),
+  TOOLGATE_AGENT_MAX_TOOL_CALLS: limit('maxToolCalls'),
+  TOOLGATE_AGENT_HISTORY_CHARS: limit('historyChars'),
+  TOOLGATE_MESSAGE_ID_DOMAIN: optionalText.refine((d) => d === undefined || isHostName(d.toLowerCase()), 'a host name, such as mail.thescoop.com'),
+  TOOLGATE_APPROVAL_EXPIRY_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
   TOOLGATE_TRUST_PROXY: z
     .string()
@@ -70,8 +81,10 @@ export interface ServiceConfig {
   trustProxy: TrustProxy;
   /** The longest one database query may take before the request is answered 503 (0: no limit). */
   dbQueryTimeoutMs: number;
-  /** Bounds on one agent run. */
-  agentRuns: { maxSteps: number; maxToolCalls: number };
+  /** Bounds on one agent run, and the domain of its replies' Message-IDs. */
+  agentRuns: { maxSteps: number; maxToolCalls: number; historyChars: number; messageIdDomain?: string };
+  /** How long an approval request waits for its decision. */
+  approvalExpiryMs: number;
   /** A token that may read GET /metrics (the admin token may too). */
   metricsToken: string | undefined;
   policyCache: PolicyCacheSettings;
@@ -108,7 +121,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },
     trustProxy: e.TOOLGATE_TRUST_PROXY,
     dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,
-    agentRuns: { maxSteps: e.TOOLGATE_AGENT_MAX_STEPS, maxToolCalls: e.TOOLGATE_AGENT_MAX_TOOL_CALLS },
+    agentRuns: {
+      maxSteps: e.TOOLGATE_AGENT_MAX_STEPS,
+      maxToolCalls: e.TOOLGATE_AGENT_MAX_TOOL_CALLS,
+      historyChars: e.TOOLGATE_AGENT_HISTORY_CHARS,
+      ...(e.TOOLGATE_MESSAGE_ID_DOMAIN ? { messageIdDomain: e.TOOLGATE_MESSAGE_ID_DOMAIN.toLowerCase() } : {}),
+    },
+    approvalExpiryMs: e.TOOLGATE_APPROVAL_EXPIRY_HOURS * 3_600_000,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,
   };

@@ -11,7 +11,7 @@
 // The plugin.
 export { createToolgate, ROUTE_GROUPS } from './toolgate';
 export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
-export type { AgentRunLimits } from './agent/agent-run';
+export type { AgentRunLimits } from './agent/run-limits';
 export type { AgentRunView, StepView, Stopped, ThreadView } from './agent/run-store';
 export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';
@@ -22,7 +22,8 @@ export { defineTool } from './tools/tool-registry';
 export type { HostTool, ToolContext, ToolImplementation } from './tools/tool-registry';
 export { currentRun } from '../middleware/tool-run';
 export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/tool-run';
-export type { DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
+export type { CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
+export type { ApprovalRequestView, ApprovalStatus } from './approvals/approval-store';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
 export type { AuthState, Role } from '../middleware/auth';
@@ -42,6 +43,7 @@ export type { MigrationReport } from './legacy/report';
 
 // Errors.
 export {
+  ApprovalRequiredError,
   ConflictError,
   ForbiddenError,
   HttpError,
@@ -65,7 +67,7 @@ export { OpenAIModel } from './llm/openai-model';
 export type { OpenAIModelOptions } from './llm/openai-model';
 export { ModelError } from './llm/language-model';
 export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
-export type { AgentStepRequest, AgentStepResult, AgentToolCall, AgentToolSpec, AgentTurn, InboundMessage } from './llm/agent-step';
+export type { AgentStepRequest, AgentStepResult, AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from './llm/agent-step';
 export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/schemas';
 
 // The pure core: plain functions over plain data.

@@ -25,7 +25,7 @@ import { tasksRouter } from '../routes/tasks';
 import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
 import { toolkitsRouter } from '../routes/toolkits';
 import { toolsRouter } from '../routes/tools';
-import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent/agent-run';
+import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent/run-limits';
 import { RunStore } from './agent/run-store';
 import { ApprovalStore } from './approvals/approval-store';
 import { ApprovalService } from './approvals/approvals';

@@ -1,6 +1,7 @@
 // The values the package exports, pinned: the entry's test and the packed install's test read it.
 /** Every value `require('toolgate')` exports (types are not values, and are pinned by the example). */
 export const PUBLIC_VALUES = [
+  'ApprovalRequiredError',
   'BUILTIN_TOOLS',
   'ConflictError',
   'ForbiddenError',
