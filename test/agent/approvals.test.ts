@@ -303,3 +303,21 @@ describe('when an operator explains what a sender gets', () => {
     expect((await t.admin().get(`/api/agents/${sundae.id}/tools?sender=jane@acme.com`).expect(200)).body.needs_approval).toEqual([]);
   });
 });
+
+describe('when requests are filed and decided', () => {
+  test('then /metrics counts them by what happened to them, with no sender or input in a label', async () => {
+    await resetOrders();
+    const metrics = async () => (await t.admin().get('/metrics').expect(200)).text;
+    const count = (text: string, outcome: string) => Number(new RegExp(`toolgate_approval_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    const before = await metrics();
+    const sundae = await createSundae(t, 'approval');
+    const jane = await post(sundae.id, { message: JANE });
+    const id = jane.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
+    await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(200);
+    const after = await metrics();
+    expect(count(after, 'requested') - count(before, 'requested')).toBe(1);
+    expect(count(after, 'approved') - count(before, 'approved')).toBe(1);
+    expect(after).toMatch(/toolgate_tool_calls_total\{status="pending_approval"\} \d+/);
+    expect(after).not.toMatch(/jane@acme\.com|SCP-1042/);
+  });
+});

@@ -23,7 +23,8 @@ const grants = () =>
 
 describe('when the service starts with the demo', () => {
   test('then the first start seeds The Scoop and records each seeder', async () => {
-    expect(await seedUp(t.sequelize)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-scouts-access-rules.ts']);
+    const seeders = ['20261130000001-the-scoop.ts', '20261130000002-scouts-access-rules.ts', '20261201000001-sundae-copies-the-owner.ts'];
+    expect(await seedUp(t.sequelize)).toEqual(seeders);
     expect(await grants()).toEqual([
       { agent: 'Sundae', toolkit: 'Support' },
       { agent: 'Sundae', toolkit: 'Finance' },
@@ -31,7 +32,20 @@ describe('when the service starts with the demo', () => {
       { agent: 'Scout', toolkit: 'Operations' },
     ]);
     const rows = await t.sequelize.query<{ name: string }>('SELECT name FROM "SequelizeData" ORDER BY name', { type: QueryTypes.SELECT });
-    expect(rows.map((r) => r.name)).toEqual(['20261130000001-the-scoop.ts', '20261130000002-scouts-access-rules.ts']);
+    expect(rows.map((r) => r.name)).toEqual(seeders);
+  });
+
+  test("then Sundae copies the shop's owner when she passes a request on, which makes Mara a participant of the thread", async () => {
+    const sundae = await agentId('Sundae');
+    expect((await t.admin().get(`/api/agents/${sundae}`).expect(200)).body.escalation_address).toBe('mara@thescoop.com');
+  });
+
+  test("then a demo seeded before escalation addresses gets Sundae's on its next start, and an operator's own is kept", async () => {
+    const sundae = await agentId('Sundae');
+    await t.sequelize.query(`DELETE FROM "SequelizeData" WHERE name = '20261201000001-sundae-copies-the-owner.ts'`);
+    await t.admin().patch(`/api/agents/${sundae}`).send({ escalation_address: 'owner@thescoop.com' }).expect(204);
+    expect(await seedUp(t.sequelize)).toEqual(['20261201000001-sundae-copies-the-owner.ts']);
+    expect((await t.admin().get(`/api/agents/${sundae}`).expect(200)).body.escalation_address).toBe('owner@thescoop.com');
   });
 
   test('then a stranger who writes to Scout is refused by her access rules before any tool, and the shop is not', async () => {
