@@ -7,7 +7,7 @@ import { orUnavailable } from '../db/unavailable';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import type { RunService } from '../run/run-service';
 import type { DispatchRun } from '../run/tool-run';
-import type { ApprovalRequestView, ApprovalStatus, ApprovalStore, Decider } from './approval-store';
+import type { ApprovalRequestView, ApprovalResult, ApprovalStatus, ApprovalStore, Decider } from './approval-store';
 
 export type Decision = 'approve' | 'deny';
 
@@ -60,12 +60,23 @@ export class ApprovalService {
         if (await orUnavailable(this.store.void(agentId, id, outcome.reason))) this.observe('void');
         throw notPending(await this.get(agentId, id));
       }
-      default:
-        await orUnavailable(this.store.storeResult(id, outcome.status === 'success' ? { status: 'success', output: outcome.output } : { status: 'failure', error: outcome.error }));
+      default: {
+        const result: ApprovalResult = outcome.status === 'success' ? { status: 'success', output: outcome.output } : { status: 'failure', error: outcome.error };
         this.observe('approved');
-        return this.get(agentId, id);
+        // The tool has run: its result is the answer, even if it can no longer be kept or read back.
+        try {
+          await this.store.storeResult(id, result);
+          return await this.store.get(agentId, id);
+        } catch {
+          return { ...request, status: 'approved', decided_by: deciderView(decider), decided_at: new Date().toISOString(), result };
+        }
+      }
     }
   }
+}
+
+function deciderView(decider: Decider): ApprovalRequestView['decided_by'] {
+  return { via: decider.via, routing_key: decider.via === 'message' ? decider.routing_key : null };
 }
 
 function requesterRun(request: ApprovalRequestView): DispatchRun {
