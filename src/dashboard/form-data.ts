@@ -72,3 +72,9 @@ export function redirectWith(req: Request, res: Response, path: string, flash: s
   req.session.flash = flash;
   res.redirect(303, `${req.baseUrl}${path}`);
 }
+
+/** The agent a page of one agent's records asked for (`?agent=`), else the first, so the page always shows something. */
+export function chosenAgent(req: Request, agents: readonly { id: number }[]): number | null {
+  const id = Number(queryText(req, 'agent'));
+  return agents.find((a) => a.id === id)?.id ?? agents[0]?.id ?? null;
+}

@@ -6,7 +6,7 @@ import { APPROVAL_STATUSES, type ApprovalStatus } from '../../approvals/approval
 import { ConflictError } from '../../errors';
 import { pathId } from '../../http/parse';
 import type { DashboardServices } from '../dashboard-services';
-import { pageContext, queryText, redirectWith } from '../form-data';
+import { chosenAgent, pageContext, queryText, redirectWith } from '../form-data';
 import { renderPage } from '../render';
 import { ApprovalsPage } from '../views/approvals';
 
@@ -17,8 +17,7 @@ export function approvalPages(d: DashboardServices): Router {
 
   router.get('/approvals', async (req, res) => {
     const agents = await d.agents.list();
-    const id = Number(queryText(req, 'agent'));
-    const agentId = agents.find((a) => a.id === id)?.id ?? agents[0]?.id ?? null;
+    const agentId = chosenAgent(req, agents);
     const wanted = queryText(req, 'status') || (req.query.status === undefined ? 'pending' : '');
     const status = (APPROVAL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ApprovalStatus) : undefined;
     const requests = agentId === null ? [] : await d.approvals.list(agentId, { status, limit: REQUESTS_SHOWN });

@@ -4,7 +4,7 @@ import { routingKeyOf } from '../../core/routing-key';
 import type { Resolution } from '../../core/types';
 import { listToolCalls } from '../../services/tool-calls';
 import type { DashboardServices } from '../dashboard-services';
-import { pageContext, queryText } from '../form-data';
+import { chosenAgent, pageContext, queryText } from '../form-data';
 import { renderPage } from '../render';
 import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../models/tool-call';
 import { ToolCallsPage } from '../views/tool-calls';
@@ -18,7 +18,7 @@ export function insightPages(d: DashboardServices): Router {
   router.get('/who-gets-what', async (req, res) => {
     const agents = await d.agents.list();
     const query: WhoQuery = {
-      agentId: chosenAgent(queryText(req, 'agent'), agents),
+      agentId: chosenAgent(req, agents),
       run: queryText(req, 'run') === 'scheduled' ? 'scheduled' : 'sender',
       sender: queryText(req, 'sender').slice(0, 1000),
     };
@@ -33,17 +33,11 @@ export function insightPages(d: DashboardServices): Router {
 
   router.get('/tool-calls', async (req, res) => {
     const agents = await d.agents.list();
-    const agentId = chosenAgent(queryText(req, 'agent'), agents);
+    const agentId = chosenAgent(req, agents);
     const wanted = queryText(req, 'status');
     const status = (TOOL_CALL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ToolCallStatus) : undefined;
     const calls = agentId === null ? [] : await listToolCalls(d.sequelize, agentId, RECORDS_SHOWN, status);
     renderPage(res, 200, ToolCallsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', calls, limit: RECORDS_SHOWN }));
   });
   return router;
-}
-
-/** The agent asked for, else the first one, so the page always shows something. */
-function chosenAgent(given: string, agents: { id: number }[]): number | null {
-  const id = Number(given);
-  return agents.find((a) => a.id === id)?.id ?? agents[0]?.id ?? null;
 }

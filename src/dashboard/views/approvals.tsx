@@ -1,12 +1,13 @@
 // Approvals: an agent's approval requests (SEMANTICS §12), pending ones first, each with the exact
 // input it would run, who asked and where, and Approve and Deny; decided ones with who decided and
 // what came of the one execution.
-import { APPROVAL_STATUSES, type ApprovalRequestView } from '../../approvals/approval-store';
+import type { ApprovalRequestView, ApprovalStatus } from '../../approvals/approval-store';
 import type { AgentView } from '../../services/agents';
-import { PostForm, SelectField } from './form';
+import { AgentFilter } from './agent-filter';
+import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 
-const STATUS_WORDS: Record<(typeof APPROVAL_STATUSES)[number], string> = {
+const STATUS_WORDS: Record<ApprovalStatus, string> = {
   pending: 'pending (waiting for a decision)',
   approved: 'approved (ran once)',
   denied: 'denied (never runs)',
@@ -24,11 +25,7 @@ export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; ag
       title="Approvals"
       lead="A call that needs approval does not run: it waits here with the exact input it was asked with. Approving runs that input once, on the requester's behalf; denying means it never runs."
     >
-      <form method="get" action={`${ctx.base}/approvals`} class="inline-form" aria-label="Filter approval requests">
-        <SelectField id="agent" name="agent" label="Agent" value={props.agentId ? String(props.agentId) : undefined} options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))} />
-        <SelectField id="status" name="status" label="Status" value={props.status} options={[{ value: '', label: 'Any status' }, ...APPROVAL_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] }))]} />
-        <button type="submit">Show</button>
-      </form>
+      <AgentFilter ctx={ctx} path="/approvals" label="Filter approval requests" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
       {agent ? (
         <section aria-labelledby="requests">
           <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} most recent` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>

@@ -1,8 +1,8 @@
 // Tool calls: an agent's recent records, newest first, filterable by status; refusals stand out.
-import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../models/tool-call';
+import type { ToolCallStatus } from '../../../models/tool-call';
 import type { AgentView } from '../../services/agents';
 import type { ToolCallView } from '../../services/tool-calls';
-import { SelectField } from './form';
+import { AgentFilter } from './agent-filter';
 import { Layout, type PageContext } from './layout';
 
 const STATUS_WORDS: Record<ToolCallStatus, string> = {
@@ -19,11 +19,7 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
   const agent = props.agents.find((a) => a.id === props.agentId);
   return (
     <Layout ctx={ctx} section="tool-calls" title="Tool calls" lead="Every execution, refusal and skip is recorded. A denied call is a tool the run was not offered, asked for anyway.">
-      <form method="get" action={`${ctx.base}/tool-calls`} class="inline-form" aria-label="Filter tool calls">
-        <SelectField id="agent" name="agent" label="Agent" value={props.agentId ? String(props.agentId) : undefined} options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))} />
-        <SelectField id="status" name="status" label="Status" value={props.status} options={[{ value: '', label: 'Any status' }, ...TOOL_CALL_STATUSES.map((s) => ({ value: s, label: STATUS_WORDS[s] }))]} />
-        <button type="submit">Show</button>
-      </form>
+      <AgentFilter ctx={ctx} path="/tool-calls" label="Filter tool calls" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
       {agent ? (
         <section aria-labelledby="records">
           <h2 id="records">
