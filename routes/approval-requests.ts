@@ -3,7 +3,7 @@
 // a request that is no longer pending is a 409 and nothing runs.
 import { Router } from 'express';
 import { z } from 'zod';
-import { APPROVAL_STATUSES } from '../src/approvals/approval-store';
+import { APPROVAL_STATUSES } from '../src/core/approval-request';
 import { parse, pathId } from '../src/http/parse';
 import { approvalRequestResponse } from '../src/http/responses';
 import { describeRoutes } from './route-description';

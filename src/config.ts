@@ -2,7 +2,7 @@
 // bad value stops the service with a sentence naming the variable instead of failing later.
 import { z } from 'zod';
 import { isValidAuthservId } from './core/sender-authentication';
-import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent/run-limits';
+import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
 import { ToolgateConfigError } from './errors';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';

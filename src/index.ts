@@ -11,7 +11,7 @@
 // The plugin.
 export { createToolgate, ROUTE_GROUPS } from './toolgate';
 export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
-export type { AgentRunLimits } from './agent/run-limits';
+export type { AgentRunLimits } from './agent-run-options';
 export type { AgentRunView, StepView, Stopped, ThreadView } from './agent/run-store';
 export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';
@@ -23,7 +23,7 @@ export type { HostTool, ToolContext, ToolImplementation } from './tools/tool-reg
 export { currentRun } from '../middleware/tool-run';
 export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/tool-run';
 export type { CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
-export type { ApprovalRequestView, ApprovalStatus } from './approvals/approval-store';
+export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
 export type { AuthState, Role } from '../middleware/auth';

@@ -25,7 +25,7 @@ import { tasksRouter } from '../routes/tasks';
 import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
 import { toolkitsRouter } from '../routes/toolkits';
 import { toolsRouter } from '../routes/tools';
-import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent/run-limits';
+import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent-run-options';
 import { RunStore } from './agent/run-store';
 import { ApprovalStore } from './approvals/approval-store';
 import { ApprovalService } from './approvals/approvals';
@@ -185,6 +185,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const runs = new RunService(
     sequelize,
     registry,
+    { store: approvalStore, expiryMs: approvalExpiryMs },
     (err, context) => {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
     },
@@ -196,7 +197,6 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
       toolCall: (status) => metrics.toolCall(status),
       approvalFiled: () => metrics.approvals('requested'),
     },
-    { store: approvalStore, expiryMs: approvalExpiryMs },
   );
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);

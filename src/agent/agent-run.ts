@@ -7,7 +7,7 @@
 // reads "awaiting approval, request R". A sender who may decide a request pending in the thread is
 // offered approve_request and deny_request; such a sender asking for the very call a pending request
 // asks (same tool, same input) decides that request instead of running the tool anew.
-import type { ApprovalRequestView, Decider } from '../approvals/approval-store';
+import type { ApprovalRequestView, Decider } from '../core/approval-request';
 import type { ApprovalService, Decision } from '../approvals/approvals';
 import { toolIdSchema } from '../core/types';
 import { HttpError, NotDispatchableError, ValidationError } from '../errors';
@@ -17,7 +17,7 @@ import type { CallOrigin, ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { cutText } from './history';
 import { boundedJson, type StepView, type Stopped } from './run-store';
-import type { AgentRunLimits } from './run-limits';
+import type { AgentRunLimits } from '../agent-run-options';
 import { APPROVE_REQUEST, decideInput, describeRequest, isSystemTool, systemToolSpecs } from './system-tools';
 
 export interface AgentRunDeps {

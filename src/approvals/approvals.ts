@@ -7,7 +7,8 @@ import { orUnavailable } from '../db/unavailable';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import type { RunService } from '../run/run-service';
 import type { DispatchRun } from '../run/tool-run';
-import type { ApprovalRequestView, ApprovalResult, ApprovalStatus, ApprovalStore, Decider } from './approval-store';
+import type { ApprovalRequestView, ApprovalResult, ApprovalStatus, Decider } from '../core/approval-request';
+import type { ApprovalStore } from './approval-store';
 
 export type Decision = 'approve' | 'deny';
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ruleKindSchema, toolDefinitionSchema } from '../core/types';
 import { emailAnalysisSchema } from '../llm/schemas';
 import { TOOL_CALL_STATUSES } from '../../models/tool-call';
-import { APPROVAL_STATUSES } from '../approvals/approval-store';
+import { APPROVAL_STATUSES } from '../core/approval-request';
 
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
 const systemKeySchema = z.enum(['all_tools', 'default_tools']);

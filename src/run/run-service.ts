@@ -2,7 +2,6 @@
 // resolves the run's tools once, and hands back the ToolRun through which every execution of that
 // run must pass. The admin's explain view always reads the database.
 import type { Sequelize } from 'sequelize';
-import { ApprovalStore } from '../approvals/approval-store';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
 import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
@@ -26,9 +25,12 @@ export interface RunObserver {
   approvalFiled?(): void;
 }
 
-/** Where approval requests are kept, and how long one waits for its decision. */
+/** Where approval requests are kept (the approvals' store), and how long one waits for its decision. */
 export interface RunApprovals {
-  store: ApprovalStore;
+  store: {
+    file: ToolRunDeps['fileApproval'];
+    claim: ToolRunDeps['claimApproval'];
+  };
   expiryMs: number;
 }
 
@@ -39,18 +41,16 @@ export class RunService {
   readonly read: PolicyRead;
   /** Where runs get their compiled policies (the cache of the configured mode, or the database). */
   readonly policies: PolicySource;
-  readonly approvals: ApprovalStore;
   private readonly deps: ToolRunDeps;
 
   constructor(
     private readonly sequelize: Sequelize,
     private readonly registry: ToolRegistry,
+    approvals: RunApprovals,
     onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
     policies?: (read: PolicyRead) => PolicySource,
     private readonly observer: RunObserver = {},
-    approvals: RunApprovals = { store: new ApprovalStore(sequelize), expiryMs: DEFAULT_APPROVAL_EXPIRY_MS },
   ) {
-    this.approvals = approvals.store;
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
     this.policies = policies ? policies(this.read) : readThrough(this.read);
     const told = observer.toolCall ?? (() => undefined);

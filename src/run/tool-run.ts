@@ -7,7 +7,7 @@
 // filed as an approval request with the exact input it was validated with. That stored input runs
 // later, once, through executeApproved(), on the requester's run resolved anew.
 import { randomUUID } from 'node:crypto';
-import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../approvals/approval-store';
+import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import type { CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { GateDecision, Resolution, Run } from '../core/types';

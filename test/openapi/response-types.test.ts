@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { RunResult } from '../../src/agent/handle-message';
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
-import type { ApprovalRequestView } from '../../src/approvals/approval-store';
+import type { ApprovalRequestView } from '../../src/core/approval-request';
 import type { Resolution, ToolDefinition } from '../../src/core/types';
 import type { AskResult } from '../../src/documents/ask';
 import type { SearchResult } from '../../src/documents/document-search';

@@ -2,7 +2,7 @@
 // runs the stored input once, before the page answers; a request decided meanwhile (here, by a
 // message or another operator) is said so, and nothing runs.
 import { Router } from 'express';
-import { APPROVAL_STATUSES, type ApprovalStatus } from '../../approvals/approval-store';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../../core/approval-request';
 import { ConflictError } from '../../errors';
 import { pathId } from '../../http/parse';
 import type { DashboardServices } from '../dashboard-services';

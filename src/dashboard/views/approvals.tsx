@@ -1,7 +1,7 @@
 // Approvals: an agent's approval requests (SEMANTICS §12), pending ones first, each with the exact
 // input it would run, who asked and where, and Approve and Deny; decided ones with who decided and
 // what came of the one execution.
-import type { ApprovalRequestView, ApprovalStatus } from '../../approvals/approval-store';
+import type { ApprovalRequestView, ApprovalStatus } from '../../core/approval-request';
 import type { AgentView } from '../../services/agents';
 import { AgentFilter } from './agent-filter';
 import { PostForm } from './form';

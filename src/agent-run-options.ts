@@ -1,5 +1,6 @@
-// The bounds on one agent run: what a host may set, their defaults, and the range each may take.
-// Read by the plugin's options and the service's environment alike, so both check the same.
+// The bounds on one agent run (SEMANTICS §10, §11): what a host may set, their defaults, and the
+// range each may take. Read by the plugin's options and the service's environment alike, so both
+// check the same.
 
 export interface AgentRunLimits {
   /** The most model steps (answers) one run may take. */

@@ -1,0 +1,59 @@
+// An approval request as plain data (SEMANTICS §12): a call that did not run, with the exact input
+// it was validated with, who asked and where, and how it was decided. The store keeps them; the run
+// files and runs them; the routes and the dashboard show them.
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export type DecidedVia = 'message' | 'admin' | 'dashboard';
+
+/** Who decides: an approver's message (its routing key), or an operator through the admin API or the dashboard. */
+export type Decider = { via: 'message'; routing_key: string } | { via: 'admin' | 'dashboard' };
+
+/** What came of an approved request's one execution. */
+export type ApprovalResult = { status: 'success'; output: unknown } | { status: 'failure'; error: string };
+
+export interface ApprovalRequestView {
+  id: number;
+  agent_id: number;
+  tool: string;
+  /** The exact input the call was validated with: what approval runs, unchanged. */
+  input: unknown;
+  status: ApprovalStatus;
+  requested_by: {
+    run: 'sender' | 'scheduled';
+    routing_key: string | null;
+    /** The thread's reference, for a request filed in a thread. */
+    thread_id: string | null;
+    run_id: number | null;
+    message_id: string | null;
+  };
+  attachment_id: number;
+  decided_by: { via: DecidedVia; routing_key: string | null } | null;
+  decided_at: string | null;
+  /** Why a void request is void: its attachment was detached, its approvers changed, it no longer grants. */
+  void_reason: string | null;
+  /** An approved request's outcome; null until its one execution ends (or when it never did). */
+  result: ApprovalResult | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A call to file: where it was asked (its scope keeps one pending request per call there). */
+export interface NewApprovalRequest {
+  agent_id: number;
+  attachment_id: number;
+  tool_id: string;
+  input: unknown;
+  run: 'sender' | 'scheduled';
+  routing_key: string | null;
+  thread_id: number | null;
+  run_id: number | null;
+  message_id: string | null;
+  expires_at: Date;
+}
+
+/** The `approved_by` of an execution's record: the approver's routing key, or the operator's door. */
+export function approverName(decider: Decider): string {
+  return decider.via === 'message' ? decider.routing_key : decider.via;
+}
