@@ -174,3 +174,13 @@ describe('when a host grants from its own code', () => {
 test('the module has the model class the library defaults to', () => {
   expect(new LocalModel().provider).toBe('local');
 });
+
+describe('when the thread and approval options are wrong', () => {
+  test.each([
+    [{ agentRuns: { historyChars: 10 } }, 'ERR_TOOLGATE_AGENT_RUNS', /historyChars: 10.*from 1000 to 1000000/],
+    [{ agentRuns: { messageIdDomain: 'not a host' } }, 'ERR_TOOLGATE_AGENT_RUNS', /messageIdDomain.*give a host name/],
+    [{ approvals: { expiryMs: 1000 } }, 'ERR_TOOLGATE_APPROVALS', /expiryMs: 1000.*a minute/],
+  ])('then createToolgate(%j) throws %s at construction, saying what to give', (options, code, message) => {
+    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, ...options })).toThrow(expect.objectContaining({ code, message: expect.stringMatching(message) }));
+  });
+});

@@ -37,6 +37,9 @@ describe('when the environment holds a bad setting', () => {
     [{ TOOLGATE_BODY_LIMIT: 'lots' }, 'TOOLGATE_BODY_LIMIT'],
     [{ TOOLGATE_RATE_LIMIT: 'fast' }, 'TOOLGATE_RATE_LIMIT'],
     [{ TOOLGATE_AUTHSERV_ID: 'not an id; dmarc=pass' }, 'TOOLGATE_AUTHSERV_ID'],
+    [{ TOOLGATE_AGENT_HISTORY_CHARS: '10' }, 'TOOLGATE_AGENT_HISTORY_CHARS'],
+    [{ TOOLGATE_MESSAGE_ID_DOMAIN: 'not a host' }, 'TOOLGATE_MESSAGE_ID_DOMAIN'],
+    [{ TOOLGATE_APPROVAL_EXPIRY_HOURS: '0' }, 'TOOLGATE_APPROVAL_EXPIRY_HOURS'],
   ])('then %j stops the start naming %s', (env, variable) => {
     expect(() => readConfig(env)).toThrow(ToolgateConfigError);
     expect(() => readConfig(env)).toThrow(variable);
@@ -44,5 +47,14 @@ describe('when the environment holds a bad setting', () => {
 
   test('then an empty environment gives the documented defaults', () => {
     expect(readConfig({})).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, clientTokens: [], bodyLimit: '1mb', demo: true, rateLimit: { windowMs: 60_000, limit: 120 } });
+    expect(readConfig({})).toMatchObject({ agentRuns: { maxSteps: 8, maxToolCalls: 16, historyChars: 32_000 }, approvalExpiryMs: 72 * 3_600_000 });
+    expect(readConfig({}).agentRuns.messageIdDomain).toBeUndefined();
+  });
+
+  test('then the thread and approval settings are read as the plugin takes them', () => {
+    expect(readConfig({ TOOLGATE_AGENT_HISTORY_CHARS: '8000', TOOLGATE_MESSAGE_ID_DOMAIN: 'Mail.TheScoop.com', TOOLGATE_APPROVAL_EXPIRY_HOURS: '24' })).toMatchObject({
+      agentRuns: { historyChars: 8000, messageIdDomain: 'mail.thescoop.com' },
+      approvalExpiryMs: 24 * 3_600_000,
+    });
   });
 });
