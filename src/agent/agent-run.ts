@@ -117,7 +117,8 @@ function catalogue(state: RunState): AgentToolSpec[] {
 async function callTool(state: RunState, call: AgentToolCall): Promise<StepView> {
   const { run, scope } = state;
   const { input, json } = argumentsOf(call.arguments);
-  if (isSystemTool(call.tool) && state.decidable.length > 0) return decideByMessage(state, call.tool, input, json);
+  // Offered when the run began with a request to decide: a later call says what became of it.
+  if (isSystemTool(call.tool) && scope.decidable.length > 0) return decideByMessage(state, call.tool, input, json);
   // A name that is not a tool id cannot have been offered; it is refused without a record, whose
   // tool_id column holds ids only.
   if (!toolIdSchema.safeParse(call.tool).success) {

@@ -56,10 +56,10 @@ export class ApprovalStore {
         await this.expireDue(request.agent_id, transaction);
         const [created] = await this.sequelize.query<{ id: number }>(
           `INSERT INTO approval_requests (agent_id, attachment_id, tool_id, input, input_digest, scope, run, routing_key, thread_id, run_id, message_id, expires_at)
-           VALUES ($1, $2, $3, $4::jsonb, md5($4::jsonb::text), $5, $6, $7, $8, $9, $10, $11)
+           VALUES ($1, $2, $3, $4::jsonb, md5($4::jsonb::text), $5, $6, $7, $8, $9, $10, now() + $11 * interval '1 millisecond')
            ON CONFLICT (agent_id, scope, attachment_id, tool_id, input_digest) WHERE status = 'pending' DO NOTHING RETURNING id`,
           {
-            bind: [request.agent_id, request.attachment_id, request.tool_id, input, scope, request.run, request.routing_key, request.thread_id, request.run_id, request.message_id, request.expires_at],
+            bind: [request.agent_id, request.attachment_id, request.tool_id, input, scope, request.run, request.routing_key, request.thread_id, request.run_id, request.message_id, request.expires_in_ms],
             type: QueryTypes.SELECT,
             transaction,
           },

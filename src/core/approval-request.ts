@@ -50,7 +50,8 @@ export interface NewApprovalRequest {
   thread_id: number | null;
   run_id: number | null;
   message_id: string | null;
-  expires_at: Date;
+  /** How long it waits for its decision, from when the database files it (one clock for every instance). */
+  expires_in_ms: number;
 }
 
 /** The `approved_by` of an execution's record: the approver's routing key, or the operator's door. */

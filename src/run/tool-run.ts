@@ -245,7 +245,7 @@ export class ToolRun {
         thread_id: origin?.thread_id ?? null,
         run_id: origin?.run_id ?? null,
         message_id: origin?.message_id ?? null,
-        expires_at: new Date(Date.now() + this.deps.approvalExpiryMs),
+        expires_in_ms: this.deps.approvalExpiryMs,
       },
       this.fields(toolId, {}),
     );
