@@ -1,9 +1,12 @@
 // JSON bodies with a size cap, turning the parser's failures into the HTTP.md errors
-// (400 invalid_json, 413 payload_too_large) instead of its HTML pages.
+// (400 invalid_json, 413 payload_too_large) instead of its HTML pages. A body holding text that
+// PostgreSQL cannot store (a lone UTF-16 surrogate, NUL), anywhere, keys included, is refused here
+// with a 422, before any route reads it: nothing runs for it, on every route at once.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError, InvalidJsonError, PayloadTooLargeError } from '../src/errors';
+import { unstorableAt } from '../src/core/storable-text';
+import { HttpError, InvalidJsonError, PayloadTooLargeError, ValidationError } from '../src/errors';
 
-export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler] {
+export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler, RequestHandler] {
   const parser = express.json({ limit: options.limit, strict: false });
   return [
     parser,
@@ -16,5 +19,16 @@ export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequ
       }
       return next(err);
     },
+    function storableBody(req: Request, _res: Response, next: NextFunction) {
+      next(unstorableBody(req.body));
+    },
   ];
+}
+
+/** The 422 for a parsed body (JSON or a form) holding text that cannot be stored; undefined when it holds none. */
+export function unstorableBody(body: unknown): ValidationError | undefined {
+  const at = body === undefined ? null : unstorableAt(body);
+  if (at === null) return undefined;
+  const msg = 'holds a lone UTF-16 surrogate or a NUL character, which cannot be stored: send well-formed Unicode text (a surrogate only as half of a pair) with no NUL';
+  return new ValidationError([{ loc: ['body', ...at], msg, type: 'unstorable_text' }]);
 }

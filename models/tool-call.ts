@@ -4,10 +4,11 @@ import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAtt
 /**
  * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
  * `denied` and `skipped` for a tool that never ran; `pending_approval` for a call filed as an
- * approval request (SEMANTICS §12), which runs only if approved, under a record of its own. The one
- * list the API, its filter and the dashboard read.
+ * approval request (SEMANTICS §12), which runs only if approved, under a record of its own;
+ * `interrupted` for a `started` record whose instance died (SEMANTICS §13): outcome unknown, never
+ * run again. The one list the API, its filter and the dashboard read.
  */
-export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped', 'pending_approval'] as const;
+export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped', 'pending_approval', 'interrupted'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {

@@ -13,7 +13,9 @@ import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
 /** A thread's reference, as an earlier answer gave it (`thr_...`): any other text names no thread (404). */
-export const threadReference = z.string('thread_id is the thread\'s reference, a string such as "thr_5f0c…" from an earlier answer\'s thread_id').min(1).max(100);
+export const threadReference = z
+  .string('thread_id is the thread\'s reference, a string such as "thr_5f0c…" from an earlier answer\'s thread_id')
+  .regex(/^[\x21-\x7e]{1,100}$/, 'a thread reference is printable ASCII, such as "thr_5f0c…" from an earlier answer\'s thread_id');
 
 export const messageRunBody = z.strictObject({ thread_id: threadReference.optional(), message: emailMessageSchema });
 export const instructionRunBody = z.strictObject({ instruction: text(20_000).refine((s) => s.trim() !== '', 'must not be empty') });

@@ -81,7 +81,15 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
     // Calls made together are one message of the model's, then their results, in its order.
     for (const call of answer.calls) turns.push({ role: 'tool_call', call_id: call.call_id, tool: call.tool, arguments: call.arguments });
     for (const call of answer.calls) {
-      const done = await callTool(state, call);
+      let done: StepView;
+      try {
+        done = await callTool(state, call);
+      } catch (err) {
+        // toolgate's own fault (the database, most often). Once a tool has run, the answer must
+        // say what ran, not be a 5xx that invites a retry to run it again.
+        if (!ranATool(steps)) throw err;
+        return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${faultText(err)}` });
+      }
       steps.push(done);
       turns.push({ role: 'tool_result', call_id: call.call_id, tool: call.tool, status: done.status, output: done.output === undefined ? undefined : boundedJson(done.output, RESULT_CHARS), error: done.error });
     }
@@ -203,6 +211,16 @@ function pendingList(state: RunState): string {
 
 function decidableOf(request: ApprovalRequestView): DecidableRequest {
   return { id: request.id, tool: request.tool, input: request.input, requested_by: request.requested_by.routing_key };
+}
+
+/** Whether a step may have run a tool: it succeeded, failed (a tool that threw ran), or decided a request. */
+export function ranATool(steps: readonly StepView[]): boolean {
+  return steps.some((s) => s.status === 'success' || s.status === 'failure');
+}
+
+/** A fault's sentence for the answer: toolgate's own errors say what happened; anything else says only that. */
+export function faultText(err: unknown): string {
+  return err instanceof HttpError ? err.message : 'an internal error; nothing more ran, and the request id finds it in the logs.';
 }
 
 /** JSON with object keys sorted: two inputs that PostgreSQL's jsonb holds equal compare equal. */

@@ -8,7 +8,7 @@ import { NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { faultText, ranATool, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { historyOf } from './history';
 import type { NewThread, ReplyView, RunStore, Stopped, StepView, ThreadRef } from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
@@ -65,9 +65,9 @@ export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: 
     decidable,
     named: namedRequests([message.subject ?? '', ...ownText(message.body)].join('\n')),
   };
-  const end = await runAgent(deps, run, scope, history, { role: 'inbound', message });
-  const reply = end.reply === null ? null : addressed(deps, run, message, end);
-  await deps.store.complete({ id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, end, reply);
+  const ran = await runAgent(deps, run, scope, history, { role: 'inbound', message });
+  const reply = ran.reply === null ? null : addressed(deps, run, message, ran);
+  const end = await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply);
   return {
     run_id: started.id,
     ...(started.thread ? { thread_id: started.thread.reference } : {}),
@@ -90,9 +90,23 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     new_thread: null,
   });
   const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], named: [] };
-  const end = await runAgent(deps, run, scope, [], current);
-  await deps.store.complete({ id: started.id, agent_id: run.agentId, thread_id: null }, end, null);
+  const ran = await runAgent(deps, run, scope, [], current);
+  const end = await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null);
   return { run_id: started.id, ...resultOf(run, end, false, null) };
+}
+
+/**
+ * Records how the run ended. When that cannot be written after a tool ran, the answer still says
+ * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
+ */
+async function completed(deps: AgentRunsDeps, run: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2]): Promise<RunEnd> {
+  try {
+    await deps.store.complete(run, end, reply);
+    return end;
+  } catch (err) {
+    if (!ranATool(end.steps)) throw err;
+    return { ...end, stopped: 'error', error: `The run's end could not be recorded after a tool ran: ${faultText(err)}` };
+  }
 }
 
 /**

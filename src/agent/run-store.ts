@@ -8,6 +8,7 @@
 // and size, and an operator reads it in pages.
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { storableJson, storableText } from '../core/storable-text';
 import { NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 
@@ -22,7 +23,12 @@ export interface StepView {
   approval_request_id?: number;
 }
 
-export type Stopped = 'reply' | 'max_steps' | 'model_error';
+/**
+ * Why a run stopped: it replied; a bound stopped it; the model failed; toolgate's own work failed
+ * after a tool had run (`error`: the answer still says what ran, never a 5xx); or its instance died
+ * and the sweeper closed it (`interrupted`).
+ */
+export type Stopped = 'reply' | 'max_steps' | 'model_error' | 'error' | 'interrupted';
 
 export type RunMessage = InboundMessage | { instruction: string; original_length?: number };
 
@@ -258,7 +264,7 @@ export class RunStore {
         `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb) RETURNING id`,
         {
-          bind: [run.agent_id, thread?.id ?? null, run.run, JSON.stringify(run.message), run.routing_key, [...run.tools_offered], run.new_thread ? JSON.stringify(run.new_thread) : null],
+          bind: [run.agent_id, thread?.id ?? null, run.run, JSON.stringify(storableJson(run.message)), run.routing_key, [...run.tools_offered], run.new_thread ? JSON.stringify(run.new_thread) : null],
           type: QueryTypes.SELECT,
           transaction,
         },
@@ -280,7 +286,17 @@ export class RunStore {
         `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
                 completed_at = now() WHERE id = $8`,
         {
-          bind: [JSON.stringify(end.steps.map(bounded)), end.reply, end.stopped, end.error, reply?.message_id ?? null, reply ? JSON.stringify(reply.to) : null, reply ? JSON.stringify(reply.cc) : null, run.id],
+          // What a model and its tools wrote is made storable first (SEMANTICS §13).
+          bind: [
+            JSON.stringify(storableJson(end.steps.map(bounded))),
+            end.reply === null ? null : storableText(end.reply),
+            end.stopped,
+            end.error === null ? null : storableText(end.error),
+            reply?.message_id ?? null,
+            reply ? JSON.stringify(storableJson(reply.to)) : null,
+            reply ? JSON.stringify(storableJson(reply.cc)) : null,
+            run.id,
+          ],
           transaction,
         },
       );

@@ -4,6 +4,7 @@
 // up is marked expired when anything reads or decides it: no clock needs to run for it.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { approverName, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
+import { storableJson } from '../core/storable-text';
 import { recordToolCall, startToolCall, type ToolCallRecord } from '../services/tool-calls';
 
 interface RequestRow {
@@ -48,7 +49,8 @@ export class ApprovalStore {
    */
   async file(request: NewApprovalRequest, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>): Promise<{ request: ApprovalRequestView; created: boolean }> {
     const scope = request.thread_id !== null ? `thread:${request.thread_id}` : request.run === 'scheduled' ? 'scheduled' : `sender:${request.routing_key ?? ''}`;
-    const input = JSON.stringify(request.input ?? null);
+    // A model wrote the input: made storable first (SEMANTICS §13); what approval runs is what is kept.
+    const input = JSON.stringify(storableJson(request.input ?? null));
     // A concurrent decision can end the pending request between the insert's conflict and the
     // read; a second pass then files anew.
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -159,7 +161,7 @@ export class ApprovalStore {
 
   /** Keeps what the one execution of an approved request gave. */
   async storeResult(id: number, result: ApprovalResult): Promise<void> {
-    await this.sequelize.query('UPDATE approval_requests SET result = $1::jsonb WHERE id = $2', { bind: [JSON.stringify(result), id] });
+    await this.sequelize.query('UPDATE approval_requests SET result = $1::jsonb WHERE id = $2', { bind: [JSON.stringify(storableJson(result)), id] });
   }
 
   private async expireDue(agentId: number, transaction?: Transaction): Promise<void> {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { RouteServices } from '../../routes/route-services';
+import { unstorableBody } from '../../middleware/json-body';
 import { PostgresRateLimitStore } from '../db/postgres-rate-limit-store';
 import type { Logger } from '../logger';
 import { csrfProtection } from './csrf';
@@ -47,6 +48,9 @@ export function dashboardRouter(services: RouteServices, options: DashboardOptio
   router.use(requireSecureContext());
   router.use(session.middleware);
   router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+  router.use(function storableForm(req, _res, next) {
+    next(unstorableBody(req.body));
+  });
   router.use(csrfProtection());
   // Wrong tokens are counted where the toolgate counts its callers: in the database unless it was
   // told to count in memory. The prefix keeps this budget apart from the client routes'.

@@ -7,6 +7,7 @@ import { emailAnalysisSchema } from '../llm/schemas';
 import { TOOL_CALL_STATUSES } from '../../models/tool-call';
 import { APPROVAL_STATUSES } from '../core/approval-request';
 
+const STOPPED = ['reply', 'max_steps', 'model_error', 'error', 'interrupted'] as const;
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
 const systemKeySchema = z.enum(['all_tools', 'default_tools']);
 
@@ -115,8 +116,8 @@ export const agentRunResponse = z.object({
     to: z.array(z.string()),
     cc: z.array(z.string()).describe('the escalation address when the run passed something on; the requesters of requests it decided'),
   }),
-  stopped: z.enum(['reply', 'max_steps', 'model_error']),
-  error: z.string().optional().describe('why the run stopped without a reply'),
+  stopped: z.enum(STOPPED).describe("error: toolgate's own work failed after a tool had run; the steps say what ran"),
+  error: z.string().optional().describe('why the run stopped without a reply, or what failed after a tool ran'),
 });
 
 const storedRunMessage = z.union([
@@ -144,7 +145,7 @@ export const storedRunResponse = z.object({
   tools_offered: z.array(z.string()),
   steps: z.array(stepResponse),
   reply: z.object({ text: z.string(), message_id: z.string(), to: z.array(z.string()), cc: z.array(z.string()) }).nullable(),
-  stopped: z.enum(['reply', 'max_steps', 'model_error']).nullable().describe('null while the run is going'),
+  stopped: z.enum(STOPPED).nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
   error: z.string().nullable(),
   new_thread: newThreadResponse.nullable(),
   created_at: z.string(),

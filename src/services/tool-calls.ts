@@ -2,6 +2,7 @@
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
+import { storableText } from '../core/storable-text';
 
 export interface ToolCallRecord {
   agent_id: number;
@@ -74,7 +75,8 @@ async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?
 function bounded(values: { duration_ms: number; error: string | null }): { duration_ms: number; error: string | null } {
   return {
     duration_ms: Math.max(0, Math.round(values.duration_ms)),
-    error: values.error === null ? null : values.error.slice(0, MAX_ERROR_LENGTH),
+    // A tool's own words: made storable (SEMANTICS §13), so a NUL in them cannot lose the record.
+    error: values.error === null ? null : storableText(values.error.slice(0, MAX_ERROR_LENGTH)),
   };
 }
 

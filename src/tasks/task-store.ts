@@ -2,6 +2,7 @@
 // idempotent per (agent, source message, title): a retried workflow, even one racing the first run
 // on another connection, gets back the same rows and never a duplicate.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { storableText } from '../core/storable-text';
 import { NotFoundError } from '../errors';
 import type { TaskItem, TaskSource } from './schemas';
 import { messageIdOf, taskSourceKey } from './source-key';
@@ -107,8 +108,9 @@ function oneLine(value: string, max: number): string {
   return Array.from(line).slice(0, max).join('').trim();
 }
 
+// A model writes the titles: made storable first (SEMANTICS §13).
 function normalizeTitle(title: string): string {
-  return oneLine(title, MAX_TITLE_CHARS);
+  return oneLine(storableText(title), MAX_TITLE_CHARS);
 }
 
 function normalizeDue(due: string | null | undefined): string | null {

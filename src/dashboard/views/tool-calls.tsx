@@ -12,6 +12,7 @@ const STATUS_WORDS: Record<ToolCallStatus, string> = {
   denied: 'denied (not offered to the run)',
   skipped: 'skipped (an enhancement left out)',
   pending_approval: 'pending approval (filed as a request; did not run)',
+  interrupted: 'interrupted (its instance died while it ran: outcome unknown)',
 };
 
 export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; calls: ToolCallView[]; limit: number }) {

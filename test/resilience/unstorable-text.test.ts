@@ -1,0 +1,128 @@
+// Text PostgreSQL cannot store, and what comes after a tool ran (SEMANTICS §13). A lone UTF-16
+// surrogate or a NUL in what a caller sends is a 422 before anything runs, on every route; the same
+// in what a model or a tool wrote is made storable, so a run that called a tool answers 200; and when
+// toolgate's own work fails after a tool ran, the answer still says what ran (never a 5xx that
+// invites the retry to run it again).
+import { QueryTypes } from 'sequelize';
+import { z } from 'zod';
+import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
+import { OpenAIModel } from '../../src/llm/openai-model';
+import { defineTool } from '../../src/tools/tool-registry';
+import { createTestApp, type TestApp } from '../support/app';
+import { completion, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../support/fake-openai';
+
+let fake: FakeOpenAI;
+let t: TestApp;
+let sundae: number;
+let scout: number;
+
+// A tool whose own words hold a NUL and a lone surrogate: its error must not lose its record.
+const garbled = defineTool({
+  id: 'garbled_lookup',
+  display_name: 'Garbled lookup',
+  summary: 'Fails with words no column can hold.',
+  input: z.strictObject({}),
+  execute() {
+    throw new Error(`no such order\u0000${'\ud83c'}`);
+  },
+});
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  t = await createTestApp({ tools: [...SCOOP_TOOLS, garbled], model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }) });
+  const kit = (await t.admin().post('/api/toolkits').send({ name: 'Everything', member_tool_ids: ['lookup_order', 'check_flavor_stock', 'send_email', 'document_search', 'garbled_lookup'] }).expect(201)).body.id;
+  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [kit] }).expect(201)).body.id;
+  scout = (await t.admin().post('/api/agents').send({ name: 'Scout', toolkit_ids: [] }).expect(201)).body.id;
+  await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: kit, allow_proactive: true }).expect(201);
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+const count = async (table: string) => Number((await t.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`, { type: QueryTypes.SELECT }))[0]!.n);
+const HIGH = '\ud83c';
+const LOW = '\udf66';
+
+describe('when a caller sends text that cannot be stored', () => {
+  const message = { from: 'jane@acme.com', subject: 'Order', body: 'Order SCP-1042 arrived melted.', message_id: '<m1@acme.com>' };
+
+  test.each([
+    ['subject', { message: { ...message, subject: `Melted ${HIGH}` } }, ['body', 'message', 'subject']],
+    ['from', { message: { ...message, from: `Jane${LOW} <jane@acme.com>` } }, ['body', 'message', 'from']],
+    ['body', { message: { ...message, body: `Pints ${HIGH} melted` } }, ['body', 'message', 'body']],
+    ['message_id', { message: { ...message, message_id: `<m${HIGH}@acme.com>` } }, ['body', 'message', 'message_id']],
+    ['a key', { message: { ...message, [`x${HIGH}`]: 1 } }, ['body', 'message', `x${HIGH}`]],
+  ])('then a lone surrogate in %s of a message is a 422 naming it, and nothing runs', async (_where, body, loc) => {
+    const [runs, records] = [await count('agent_runs'), await count('tool_calls')];
+    const res = await t.client().post(`/api/agents/${sundae}/messages`).send(body).expect(422);
+    expect(res.body).toMatchObject({ code: 'validation_error', detail: [{ loc, type: 'unstorable_text' }] });
+    expect([await count('agent_runs'), await count('tool_calls')]).toEqual([runs, records]);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  test('then a lone surrogate in a scheduled instruction, or a NUL in a tool\'s input, is a 422 and nothing runs', async () => {
+    await t.scheduler().post(`/api/agents/${scout}/runs`).send({ instruction: `Send the report ${HIGH}` }).expect(422);
+    const nul = await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042\u0000' }, sender: 'jane@acme.com' }).expect(422);
+    expect(nul.body.detail[0]).toMatchObject({ loc: ['body', 'input', 'order_id'], type: 'unstorable_text' });
+    expect(await count('agent_runs')).toBe(0);
+    expect(await count('tool_calls')).toBe(0);
+  });
+});
+
+describe('when a model writes text that cannot be stored', () => {
+  test("then a scheduled run's send_email with a lone surrogate in its body sends once, is recorded success, and answers 200 with the text made storable", async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['send_email', JSON.stringify({ to: 'mara@thescoop.com', subject: 'Stock', body: `Mint ${HIGH} 14 pints` })]]) : completion(`Sent ${LOW}. — Scout`),
+    );
+    const outbox = await count('scoop_outbox');
+    const res = await t.scheduler().post(`/api/agents/${scout}/runs`).send({ instruction: 'Send the morning stock report to mara@thescoop.com.' }).expect(200);
+    expect(res.body).toMatchObject({ stopped: 'reply', steps: [{ tool: 'send_email', status: 'success' }] });
+    expect(await count('scoop_outbox')).toBe(outbox + 1);
+    const [run] = await t.sequelize.query<{ steps: { input: { body: string } }[]; reply: string; stopped: string }>('SELECT steps, reply, stopped FROM agent_runs WHERE id = :id', {
+      replacements: { id: res.body.run_id },
+      type: QueryTypes.SELECT,
+    });
+    expect(run).toMatchObject({ stopped: 'reply', reply: 'Sent \ufffd. — Scout', steps: [{ input: { body: 'Mint \ufffd 14 pints' } }] });
+    expect((await t.sequelize.query("SELECT status FROM tool_calls WHERE tool_id = 'send_email'", { type: QueryTypes.SELECT })).at(-1)).toEqual({ status: 'success' });
+  });
+
+  test('then a tool that fails with a NUL and a lone surrogate in its error keeps its record, made storable, and the answer is a 200', async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['garbled_lookup', '{}']]) : completion('Looked. — Sundae')));
+    const res = await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'jane@acme.com', body: 'Where is SCP-1042?' } }).expect(200);
+    expect(res.body.steps[0]).toMatchObject({ tool: 'garbled_lookup', status: 'failure' });
+    const [record] = await t.sequelize.query<{ status: string; error: string }>("SELECT status, error FROM tool_calls WHERE tool_id = 'garbled_lookup'", { type: QueryTypes.SELECT });
+    expect(record).toEqual({ status: 'failure', error: 'no such order\ufffd\ufffd' });
+  });
+});
+
+describe("when toolgate's own work fails after a tool ran", () => {
+  test("then the answer is a 200 that says what ran (stopped: error), not a 5xx that invites the retry to run it again", async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1042"}']]) : completion('Found it. — Sundae')));
+    // The run's end cannot be written: a check every new row version breaks (NOT VALID spares the old ones).
+    await t.sequelize.query('ALTER TABLE agent_runs ADD CONSTRAINT no_end CHECK (completed_at IS NULL) NOT VALID');
+    try {
+      const res = await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'jane@acme.com', body: 'Where is SCP-1042?' } }).expect(200);
+      expect(res.body).toMatchObject({ stopped: 'error', error: expect.stringMatching(/could not be recorded after a tool ran/), steps: [{ tool: 'lookup_order', status: 'success' }] });
+      expect(res.body.reply.text).toBe('Found it. — Sundae');
+    } finally {
+      await t.sequelize.query('ALTER TABLE agent_runs DROP CONSTRAINT no_end');
+    }
+  });
+
+  test('then a failure before any tool ran is still an error status: the retry is safe', async () => {
+    fake.requests.length = 0;
+    fake.script(() => completion('Hello. — Sundae'));
+    await t.sequelize.query('ALTER TABLE agent_runs ADD CONSTRAINT no_end CHECK (completed_at IS NULL) NOT VALID');
+    try {
+      const res = await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'jane@acme.com', body: 'Hello there.' } });
+      expect(res.status).toBeGreaterThanOrEqual(500);
+      expect(res.body.code).toBe('internal_error');
+    } finally {
+      await t.sequelize.query('ALTER TABLE agent_runs DROP CONSTRAINT no_end');
+    }
+  });
+});
