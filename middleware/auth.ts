@@ -52,7 +52,7 @@ export function authenticate(options: AuthOptions): RequestHandler {
     let role: Role | null = null;
     for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
     if (role === null) return next(new UnauthenticatedError('The bearer token is not one this service knows: check the token.'));
-    requestState(res).auth = { role, anonymousClient: false };
+    requestState(res).auth = { role, anonymousClient: false, caller: presented.subarray(0, 12).toString('hex') };
     next();
   };
 }

@@ -15,6 +15,8 @@ export interface AuthState {
   role: Role | null;
   /** True when the client routes are open because no client token is configured. */
   anonymousClient: boolean;
+  /** Who called, for what is kept per caller (Idempotency-Key): a digest of the token, or null for no token. */
+  caller?: string | null;
 }
 
 export interface ToolgateRequestState {

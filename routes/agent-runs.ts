@@ -23,7 +23,7 @@ export const agentRunsListQuery = z.strictObject({ limit: z.coerce.number().int(
 export const agentRunsPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50), before: idText.optional() });
 export const threadPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: idText.optional() });
 
-export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' | 'requireRole' | 'toolRun'>): Router {
+export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' | 'idempotencyKey' | 'requireRole' | 'toolRun'>): Router {
   const router = Router();
   const admin = tg.requireRole('admin');
 
@@ -31,6 +31,7 @@ export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' |
     '/agents/:id/messages',
     tg.requireRole('client'),
     validateBody(messageRunBody),
+    tg.idempotencyKey,
     // The sender is the message's From, authenticated by the message's own headers.
     tg.toolRun({
       runOf: (req) => {
@@ -40,11 +41,14 @@ export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' |
     }),
     async (req, res) => {
       const { thread_id, message } = bodyOf(req, messageRunBody);
-      res.json(await handleMessage(tg.agentRuns, currentRun(req), { thread_id, message: inboundMessage(message) }));
+      const handled = await handleMessage(tg.agentRuns, currentRun(req), { thread_id, message: inboundMessage(message) });
+      // A redelivered message gets its first handling's answer, as a replayed Idempotency-Key does.
+      if (handled.replayed) res.set('Idempotent-Replayed', 'true');
+      res.json(handled.answer);
     },
   );
 
-  router.post('/agents/:id/runs', tg.requireRole('scheduler'), validateBody(instructionRunBody), tg.toolRun({ runOf: () => ({ kind: 'scheduled' }) }), async (req, res) => {
+  router.post('/agents/:id/runs', tg.requireRole('scheduler'), validateBody(instructionRunBody), tg.idempotencyKey, tg.toolRun({ runOf: () => ({ kind: 'scheduled' }) }), async (req, res) => {
     res.json(await handleInstruction(tg.agentRuns, currentRun(req), bodyOf(req, instructionRunBody).instruction));
   });
 

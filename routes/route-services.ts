@@ -41,6 +41,8 @@ export interface RouteServices {
   authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;
+  /** Honours the Idempotency-Key header on a POST that can run a tool (SEMANTICS §13). */
+  idempotencyKey: RequestHandler;
   requireTool(toolId: string): RequestHandler;
   syncSystemToolkits(): Promise<SyncReport>;
   /** Where callers' budgets are counted: `postgres` (shared by every instance) or `memory` (this process). */

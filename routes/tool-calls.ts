@@ -39,13 +39,14 @@ export function toolCallRecordsRouter(tg: Pick<RouteServices, 'agents' | 'requir
   return router;
 }
 
-export function dispatchRouter(tg: Pick<RouteServices, 'requireRole' | 'toolRun'>): Router {
+export function dispatchRouter(tg: Pick<RouteServices, 'idempotencyKey' | 'requireRole' | 'toolRun'>): Router {
   const router = Router();
 
   router.post(
     '/agents/:id/tool-calls',
     tg.requireRole('client', 'scheduler'),
     validateBody(dispatchBody),
+    tg.idempotencyKey,
     tg.toolRun(),
     async (req, res) => {
       const body = bodyOf(req, dispatchBody);

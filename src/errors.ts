@@ -92,6 +92,31 @@ export class ConflictError extends HttpError {
   }
 }
 
+/**
+ * A message_id the agent already knows, sent again by another sender, with other content, or as
+ * the id of one of the agent's own replies (SEMANTICS §13): nothing ran, and nothing of the first
+ * handling is shown.
+ */
+export class MessageIdReusedError extends HttpError {
+  constructor() {
+    super(422, 'message_id_reused', 'This message_id was already handled for another sender, or with other content (or is one of the agent\'s own replies): nothing was run. A new message needs a Message-ID of its own.');
+  }
+}
+
+/** An Idempotency-Key already used with another body (SEMANTICS §13): nothing ran. */
+export class IdempotencyKeyReusedError extends HttpError {
+  constructor() {
+    super(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request body: nothing was run. Send the same body to get its answer, or use a new key for a new request.');
+  }
+}
+
+/** The first request with this Idempotency-Key, or this message_id, is still running: retry later to get its answer. */
+export class InFlightError extends HttpError {
+  constructor(code: 'idempotency_key_in_flight' | 'message_id_in_flight', what: string) {
+    super(409, code, `The first request with this ${what} is still running: nothing was started again. Retry shortly to get its answer.`, {}, { 'Retry-After': '2' });
+  }
+}
+
 export class PayloadTooLargeError extends HttpError {
   constructor(limit: string) {
     super(413, 'payload_too_large', `The request body is over the limit of ${limit}: send a smaller body.`);

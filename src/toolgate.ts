@@ -5,6 +5,7 @@ import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
 import { errorHandler } from '../middleware/error-handler';
+import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
@@ -33,6 +34,7 @@ import { isHostName } from './core/host-name';
 import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
 import { dedicatedClient } from './db/dedicated-client';
+import { Instances } from './db/instances';
 import { migrateUp } from './db/migrate';
 import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
 import { DocumentStore } from './documents/document-store';
@@ -46,12 +48,14 @@ import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, 
 import { checkRateLimitOptions, type RateLimitStoreKind } from './rate-limit-options';
 import { ListenedPolicies, type Invalidation } from './run/listened-policies';
 import type { PolicyRead, PolicySource } from './run/policy-source';
-import { DEFAULT_APPROVAL_EXPIRY_MS, RunService } from './run/run-service';
+import { DEFAULT_APPROVAL_EXPIRY_MS, DEFAULT_GRACE_MS, RunService } from './run/run-service';
+import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './run/sweeper';
 import { AccessRuleService } from './services/access-rules';
 import { VersionedPolicies } from './run/versioned-policies';
 import { loadPolicyVersion } from './services/policy-loader';
 import { AgentService } from './services/agents';
 import { AttachmentService } from './services/attachments';
+import { IdempotencyKeys } from './services/idempotency-keys';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 import { ToolkitService } from './services/toolkits';
 import { TaskStore } from './tasks/task-store';
@@ -182,22 +186,33 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const rateLimit = options.rateLimit === undefined || options.rateLimit === false ? false : checkRateLimitOptions(options.rateLimit);
   const metrics = new ToolgateMetrics(sequelize);
   const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
-  const runs = new RunService(
-    sequelize,
-    registry,
-    { store: approvalStore, expiryMs: approvalExpiryMs },
-    (err, context) => {
+  const instances = new Instances(sequelize);
+  const runs = new RunService(sequelize, registry, {
+    approvals: { store: approvalStore, expiryMs: approvalExpiryMs },
+    instances,
+    graceMs: DEFAULT_GRACE_MS,
+    onRecordError: (err, context) => {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
     },
-    policySources(sequelize, cacheConfig, metrics, logger),
-    {
+    policies: policySources(sequelize, cacheConfig, metrics, logger),
+    observer: {
       gate: (s, cache) => metrics.gate(s, cache),
       hit: () => metrics.hit(),
       decision: (d) => metrics.decision(d),
       toolCall: (status) => metrics.toolCall(status),
       approvalFiled: () => metrics.approvals('requested'),
     },
-  );
+  });
+  const runStore = new RunStore(sequelize, instances);
+  const sweeper = new Sweeper(sequelize, instances, {
+    intervalMs: DEFAULT_SWEEP_INTERVAL_MS,
+    graceMs: DEFAULT_GRACE_MS,
+    inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
+    onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open'),
+    onError: (err) => logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
+  });
+  // An instance sweeps once it holds anything: a toolgate that never runs a tool never sweeps.
+  instances.onRegistered(() => sweeper.start());
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
@@ -222,10 +237,11 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     tasks,
     email: { model, tasks, now },
     approvals,
-    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: new RunStore(sequelize) },
+    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: runStore },
     authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
+    idempotencyKey: idempotencyKey(new IdempotencyKeys(sequelize, instances)),
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
     limitStore,
@@ -275,7 +291,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     metrics,
     close: async () => {
       rateLimitStore?.shutdown();
+      sweeper.stop();
       await runs.close();
+      // Said so others need not wait for the heartbeat to go stale; a database that is gone is no matter.
+      await instances.stop().catch(() => undefined);
     },
   };
   internals.set(tg, parts);

@@ -9,6 +9,7 @@
 // asks (same tool, same input) decides that request instead of running the tool anew.
 import type { ApprovalRequestView, Decider } from '../core/approval-request';
 import type { ApprovalService, Decision } from '../approvals/approvals';
+import { canonicalJson } from '../core/canonical-json';
 import { toolIdSchema } from '../core/types';
 import { HttpError, NotDispatchableError, ValidationError } from '../errors';
 import type { AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from '../llm/agent-step';
@@ -223,12 +224,6 @@ export function faultText(err: unknown): string {
   return err instanceof HttpError ? err.message : 'an internal error; nothing more ran, and the request id finds it in the logs.';
 }
 
-/** JSON with object keys sorted: two inputs that PostgreSQL's jsonb holds equal compare equal. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
-}
 
 /** The message at hand as the model reads it: a body or an instruction past MESSAGE_CHARS is cut. */
 function cutCurrent(current: CurrentTurn): CurrentTurn {

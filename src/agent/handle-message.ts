@@ -2,15 +2,16 @@
 // of its participants (SEMANTICS §11), read its bounded history, record the run as it starts, run
 // the agent, address the reply and record how it ended. The run was resolved (access rules, then
 // gates) before any of this, by toolRun(); a refused sender never gets here.
+import { createHash } from 'node:crypto';
 import { routingKeysOf } from '../core/address-list';
 import { messageIdsOf, newMessageId, normalizeMessageId } from '../core/message-ids';
-import { NotFoundError } from '../errors';
+import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
 import { faultText, ranATool, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { historyOf } from './history';
-import type { NewThread, ReplyView, RunStore, Stopped, StepView, ThreadRef } from './run-store';
+import { MessageIdTaken, type AgentRunView, type HandledMessage, type NewThread, type ReplyView, type RunStore, type Stopped, type StepView, type ThreadRef } from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
 
 export interface AgentRunsDeps extends AgentRunDeps {
@@ -40,7 +41,36 @@ export interface RunResult {
 /** How many of a thread's latest messages (with their runs) the model reads as history. */
 export const HISTORY_RUNS = 20;
 
-export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<RunResult> {
+/** A run's answer, and whether it was the stored answer of an earlier handling (a redelivery). */
+export interface Handled {
+  answer: RunResult;
+  replayed: boolean;
+}
+
+/**
+ * Handles a message, once (SEMANTICS §13): a message whose Message-ID the agent already handled, from
+ * the same sender with the same content, gets that handling's answer and runs nothing; the same id
+ * from another sender or with other content is a 422; while the first handling runs, a 409.
+ */
+export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<Handled> {
+  const messageId = normalizeMessageId(request.message.message_id);
+  const digest = contentDigest(run.routingKey, request.message);
+  if (messageId !== null) {
+    const seen = await deps.store.handled(run.agentId, messageId);
+    if (seen) return replay(seen, run.routingKey, digest);
+  }
+  try {
+    return { answer: await handleNew(deps, run, request, messageId, digest), replayed: false };
+  } catch (err) {
+    // Another delivery of the same message claimed its id first, between the read above and this run's start.
+    if (!(err instanceof MessageIdTaken)) throw err;
+    const seen = await deps.store.handled(run.agentId, err.messageId);
+    if (!seen) throw err;
+    return replay(seen, run.routingKey, digest);
+  }
+}
+
+async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }, messageId: string | null, digest: string): Promise<RunResult> {
   const { message } = request;
   const { thread, newThread } = await threadFor(deps.store, run, request);
   const history = thread ? historyOf(await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }), deps.limits.historyChars) : [];
@@ -54,7 +84,8 @@ export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: 
     routing_key: run.routingKey,
     tools_offered: offered(run, decidable.length > 0),
     participants,
-    message_id: normalizeMessageId(message.message_id),
+    message_id: messageId,
+    content_digest: digest,
     new_thread: newThread,
   });
   const scope: RunScope = {
@@ -65,15 +96,15 @@ export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: 
     decidable,
     named: namedRequests([message.subject ?? '', ...ownText(message.body)].join('\n')),
   };
-  const ran = await runAgent(deps, run, scope, history, { role: 'inbound', message });
+  const ran = await running(deps, started.id, () => runAgent(deps, run, scope, history, { role: 'inbound', message }));
   const reply = ran.reply === null ? null : addressed(deps, run, message, ran);
-  const end = await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply);
-  return {
+  const answer = (end: RunEnd): RunResult => ({
     run_id: started.id,
     ...(started.thread ? { thread_id: started.thread.reference } : {}),
     ...(newThread ? { new_thread: newThread } : {}),
     ...resultOf(run, end, decidable.length > 0, reply),
-  };
+  });
+  return answer(await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)));
 }
 
 export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
@@ -90,18 +121,62 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     new_thread: null,
   });
   const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], named: [] };
-  const ran = await runAgent(deps, run, scope, [], current);
-  const end = await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null);
-  return { run_id: started.id, ...resultOf(run, end, false, null) };
+  const ran = await running(deps, started.id, () => runAgent(deps, run, scope, [], current));
+  const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, false, null) });
+  return answer(await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
+}
+
+/** Runs the agent for a started run; a run that throws is let go, for the sweeper to close. */
+async function running(deps: AgentRunsDeps, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
+  try {
+    return await work();
+  } catch (err) {
+    deps.store.release(runId);
+    throw err;
+  }
+}
+
+/** The answer a redelivery gets: the first handling's, if it is the same message from the same sender. */
+function replay(seen: HandledMessage, routingKey: string | null, digest: string): Handled {
+  if (seen.origin !== 'inbound' || seen.routing_key !== routingKey || seen.content_digest !== digest) throw new MessageIdReusedError();
+  if (seen.answer !== null) return { answer: seen.answer as RunResult, replayed: true };
+  if (seen.run.completed_at === null && seen.holder_alive) throw new InFlightError('message_id_in_flight', 'message_id');
+  return { answer: answerOfRun(seen.run), replayed: true };
+}
+
+/**
+ * A run's answer rebuilt from its row, for one whose answer was not kept: it ended before answers
+ * were kept, or its instance died mid-run (it is, or will be, `interrupted`: nothing runs again).
+ */
+function answerOfRun(view: AgentRunView): RunResult {
+  const interrupted = view.completed_at === null;
+  return {
+    run_id: view.id,
+    ...(view.thread_id ? { thread_id: view.thread_id } : {}),
+    ...(view.new_thread ? { new_thread: view.new_thread } : {}),
+    run: view.run,
+    routing_key: view.routing_key,
+    tools_offered: view.tools_offered,
+    needs_approval: [],
+    steps: view.steps,
+    reply: view.reply ? { text: view.reply.text, message_id: view.reply.message_id || null, to: view.reply.to, cc: view.reply.cc } : { text: '', message_id: null, to: [], cc: [] },
+    stopped: interrupted ? 'interrupted' : (view.stopped ?? 'interrupted'),
+    ...(interrupted ? { error: 'interrupted: the instance handling it stopped before it ended; its tool calls are in the records, and nothing is run again' } : view.error ? { error: view.error } : {}),
+  };
+}
+
+/** What makes a delivery the same message: its sender's routing key, subject and body. */
+function contentDigest(routingKey: string | null, message: InboundMessage): string {
+  return createHash('sha256').update(JSON.stringify([routingKey, message.subject ?? null, message.body])).digest('hex');
 }
 
 /**
  * Records how the run ended. When that cannot be written after a tool ran, the answer still says
  * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
  */
-async function completed(deps: AgentRunsDeps, run: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2]): Promise<RunEnd> {
+async function completed(deps: AgentRunsDeps, run: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2], answer: RunResult): Promise<RunEnd> {
   try {
-    await deps.store.complete(run, end, reply);
+    await deps.store.complete(run, end, reply, answer);
     return end;
   } catch (err) {
     if (!ranATool(end.steps)) throw err;

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { storableJson, storableText } from '../core/storable-text';
+import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 
@@ -133,8 +134,49 @@ const RUN_COLUMNS = `r.id, t.reference AS thread_reference, r.run, r.message, r.
   r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at`;
 const RUN_FROM = 'FROM agent_runs r LEFT JOIN threads t ON t.id = r.thread_id';
 
+/** A message id this agent already knows: a message it handled (or is handling), or one of its replies. */
+export interface HandledMessage {
+  origin: 'inbound' | 'reply';
+  routing_key: string | null;
+  content_digest: string | null;
+  run: AgentRunView;
+  /** What its run answered, when it completed and the answer was kept. */
+  answer: unknown;
+  /** Whether the instance that ran it still beats (a run still open on a live instance is in flight). */
+  holder_alive: boolean;
+}
+
+/** A message id another request claimed first (a redelivery racing its first delivery). */
+export class MessageIdTaken extends Error {
+  constructor(readonly messageId: string) {
+    super(`the Message-ID ${messageId} was claimed by another request`);
+    this.name = 'MessageIdTaken';
+  }
+}
+
 export class RunStore {
-  constructor(private readonly sequelize: Sequelize) {}
+  /** The runs this instance has started and not yet ended: the sweeper leaves them be. */
+  readonly open = new Set<number>();
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly instances: Instances,
+  ) {}
+
+  /**
+   * What the agent knows of a Message-ID, with its run, in one indexed read: the redelivery of a
+   * handled message is answered from here, and runs nothing.
+   */
+  async handled(agentId: number, messageId: string): Promise<HandledMessage | null> {
+    const [row] = await this.sequelize.query<RunRow & { origin: 'inbound' | 'reply'; content_digest: string | null; answer: unknown; holder_alive: boolean }>(
+      `SELECT ${RUN_COLUMNS}, m.origin, m.content_digest, r.answer, ${aliveSql('r.instance_id')} AS holder_alive
+         FROM agent_message_ids m JOIN agent_runs r ON r.id = m.run_id LEFT JOIN threads t ON t.id = r.thread_id
+        WHERE m.agent_id = :agentId AND m.message_id = :messageId`,
+      { replacements: { agentId, messageId, stale: this.instances.timings.staleAfterMs }, type: QueryTypes.SELECT },
+    );
+    if (!row) return null;
+    return { origin: row.origin, routing_key: row.routing_key, content_digest: row.content_digest, run: runView(row), answer: row.answer, holder_alive: row.holder_alive };
+  }
 
   /** The agent's thread named by this reference, or null (another agent's thread is none of its). */
   async threadByReference(agentId: number, reference: string): Promise<ThreadRef | null> {
@@ -244,9 +286,12 @@ export class RunStore {
     tools_offered: readonly string[];
     participants: readonly string[];
     message_id: string | null;
+    /** The digest of the message's sender and content: a redelivery is the same message_id with the same digest. */
+    content_digest?: string | null;
     new_thread: NewThread | null;
   }): Promise<{ id: number; thread: ThreadRef | null }> {
-    return this.sequelize.transaction(async (transaction) => {
+    await this.instances.register();
+    const started = await this.sequelize.transaction(async (transaction) => {
       let thread: ThreadRef | null = null;
       if (run.thread !== null && 'id' in run.thread) {
         thread = run.thread;
@@ -261,30 +306,66 @@ export class RunStore {
         thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
-        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb) RETURNING id`,
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8) RETURNING id`,
         {
-          bind: [run.agent_id, thread?.id ?? null, run.run, JSON.stringify(storableJson(run.message)), run.routing_key, [...run.tools_offered], run.new_thread ? JSON.stringify(run.new_thread) : null],
+          bind: [
+            run.agent_id,
+            thread?.id ?? null,
+            run.run,
+            JSON.stringify(storableJson(run.message)),
+            run.routing_key,
+            [...run.tools_offered],
+            run.new_thread ? JSON.stringify(run.new_thread) : null,
+            this.instances.id,
+          ],
           type: QueryTypes.SELECT,
           transaction,
         },
       );
       const id = row!.id;
       if (thread !== null) {
+        // The message's id is claimed with its run: of two deliveries at once, one runs, and the other
+        // finds the claim (this transaction, and its run, are undone for it).
+        if (run.message_id !== null && !(await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction, run.content_digest ?? null))) {
+          throw new MessageIdTaken(run.message_id);
+        }
         await this.join(thread.id, run.participants, transaction);
-        if (run.message_id !== null) await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction);
         thread = { ...thread, participants: new Set([...thread.participants, ...run.participants]) };
       }
       return { id, thread };
     });
+    this.open.add(started.id);
+    return started;
   }
 
-  /** Completes a run: its steps, its reply (whose addressees join the thread) and why it stopped. */
-  async complete(run: { id: number; agent_id: number; thread_id: number | null }, end: RunEnd, reply: (ReplyView & { participants: readonly string[] }) | null): Promise<void> {
+  /** Forgets a run this instance no longer runs (it ended without completing): the sweeper closes it. */
+  release(id: number): void {
+    this.open.delete(id);
+  }
+
+  /**
+   * Completes a run: its steps, its reply (whose addressees join the thread), why it stopped, and
+   * the answer a redelivery of its message gets.
+   */
+  async complete(
+    run: { id: number; agent_id: number; thread_id: number | null },
+    end: RunEnd,
+    reply: (ReplyView & { participants: readonly string[] }) | null,
+    answer: unknown = null,
+  ): Promise<void> {
+    try {
+      await this.#complete(run, end, reply, answer);
+    } finally {
+      this.open.delete(run.id);
+    }
+  }
+
+  async #complete(run: { id: number; agent_id: number; thread_id: number | null }, end: RunEnd, reply: (ReplyView & { participants: readonly string[] }) | null, answer: unknown): Promise<void> {
     await this.sequelize.transaction(async (transaction) => {
       await this.sequelize.query(
         `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
-                completed_at = now() WHERE id = $8`,
+                answer = $9::jsonb, completed_at = now() WHERE id = $8`,
         {
           // What a model and its tools wrote is made storable first (SEMANTICS §13).
           bind: [
@@ -296,6 +377,7 @@ export class RunStore {
             reply ? JSON.stringify(storableJson(reply.to)) : null,
             reply ? JSON.stringify(storableJson(reply.cc)) : null,
             run.id,
+            answer === null ? null : JSON.stringify(storableJson(answer)),
           ],
           transaction,
         },
@@ -314,12 +396,22 @@ export class RunStore {
     );
   }
 
-  private async knowMessageId(agentId: number, messageId: string, threadId: number, runId: number, origin: 'inbound' | 'reply', transaction: Transaction): Promise<void> {
-    // The first message to use an id keeps it: a later message reusing it threads nothing new.
-    await this.sequelize.query(
-      `INSERT INTO agent_message_ids (agent_id, message_id, thread_id, run_id, origin) VALUES (:agentId, :messageId, :threadId, :runId, :origin) ON CONFLICT DO NOTHING`,
-      { replacements: { agentId, messageId, threadId, runId, origin }, transaction },
+  /** Keeps a Message-ID for the agent; false when another message or reply has it already (the first keeps it). */
+  private async knowMessageId(
+    agentId: number,
+    messageId: string,
+    threadId: number,
+    runId: number,
+    origin: 'inbound' | 'reply',
+    transaction: Transaction,
+    contentDigest: string | null = null,
+  ): Promise<boolean> {
+    const kept = await this.sequelize.query(
+      `INSERT INTO agent_message_ids (agent_id, message_id, thread_id, run_id, origin, content_digest) VALUES (:agentId, :messageId, :threadId, :runId, :origin, :contentDigest)
+       ON CONFLICT DO NOTHING RETURNING message_id`,
+      { replacements: { agentId, messageId, threadId, runId, origin, contentDigest }, type: QueryTypes.SELECT, transaction },
     );
+    return kept.length > 0;
   }
 }
 

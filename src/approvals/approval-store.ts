@@ -5,7 +5,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { approverName, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import { storableJson } from '../core/storable-text';
-import { recordToolCall, startToolCall, type ToolCallRecord } from '../services/tool-calls';
+import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 
 interface RequestRow {
   id: number;
@@ -123,7 +123,7 @@ export class ApprovalStore {
    * transaction: the record id, or null when the request was no longer pending (decided, expired or
    * void meanwhile), in which case nothing was written.
    */
-  async claim(agentId: number, id: number, decider: Decider, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>): Promise<number | null> {
+  async claim(agentId: number, id: number, decider: Decider, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>, by: StartedBy): Promise<number | null> {
     await this.expireDue(agentId);
     return this.sequelize.transaction(async (transaction) => {
       const [claimed] = await this.sequelize.query<{ id: number }>(
@@ -132,7 +132,7 @@ export class ApprovalStore {
         { replacements: { agentId, id, ...deciderColumns(decider) }, type: QueryTypes.SELECT, transaction },
       );
       if (!claimed) return null;
-      const recordId = await startToolCall(this.sequelize, { ...record, approval_request_id: id, approved_by: approverName(decider) }, transaction);
+      const recordId = await startToolCall(this.sequelize, { ...record, approval_request_id: id, approved_by: approverName(decider) }, by, transaction);
       await this.sequelize.query('UPDATE approval_requests SET tool_call_id = :recordId WHERE id = :id', { replacements: { id, recordId }, transaction });
       return recordId;
     });

@@ -2,12 +2,14 @@
 // resolves the run's tools once, and hands back the ToolRun through which every execution of that
 // run must pass. The admin's explain view always reads the database.
 import type { Sequelize } from 'sequelize';
+import type { ApprovalRequestView, Decider, NewApprovalRequest } from '../core/approval-request';
 import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
+import type { Instances } from '../db/instances';
 import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
-import { completeToolCall, recordToolCall, startToolCall } from '../services/tool-calls';
+import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
 import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
@@ -25,14 +27,31 @@ export interface RunObserver {
   approvalFiled?(): void;
 }
 
+type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
+
 /** Where approval requests are kept (the approvals' store), and how long one waits for its decision. */
 export interface RunApprovals {
   store: {
-    file: ToolRunDeps['fileApproval'];
-    claim: ToolRunDeps['claimApproval'];
+    file(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
+    claim(agentId: number, requestId: number, decider: Decider, record: RecordFields, by: StartedBy): Promise<number | null>;
   };
   expiryMs: number;
 }
+
+export interface RunServiceOptions {
+  approvals: RunApprovals;
+  /** This instance, which holds the `started` records it writes. */
+  instances: Instances;
+  /** Added to a tool's timeout before a dead instance's `started` record may be called interrupted. */
+  graceMs: number;
+  /** Told when an execution's outcome could not be written over its `started` record. */
+  onRecordError?: ToolRunDeps['onRecordError'];
+  policies?: (read: PolicyRead) => PolicySource;
+  observer?: RunObserver;
+}
+
+/** What is added to a tool's timeout before its `started` record, if its instance died, is called interrupted. */
+export const DEFAULT_GRACE_MS = 30_000;
 
 /** Three days: a weekend and a day, for a shop whose approver reads mail on weekdays. */
 export const DEFAULT_APPROVAL_EXPIRY_MS = 72 * 3_600_000;
@@ -41,19 +60,26 @@ export class RunService {
   readonly read: PolicyRead;
   /** Where runs get their compiled policies (the cache of the configured mode, or the database). */
   readonly policies: PolicySource;
+  /** The `started` records this instance is running now: the sweeper leaves them be. */
+  readonly inFlight = new Set<number>();
   private readonly deps: ToolRunDeps;
+  private readonly observer: RunObserver;
 
   constructor(
     private readonly sequelize: Sequelize,
     private readonly registry: ToolRegistry,
-    approvals: RunApprovals,
-    onRecordError: ToolRunDeps['onRecordError'] = () => undefined,
-    policies?: (read: PolicyRead) => PolicySource,
-    private readonly observer: RunObserver = {},
+    options: RunServiceOptions,
   ) {
+    const { approvals, instances, observer = {}, onRecordError = () => undefined } = options;
+    this.observer = observer;
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
-    this.policies = policies ? policies(this.read) : readThrough(this.read);
+    this.policies = options.policies ? options.policies(this.read) : readThrough(this.read);
     const told = observer.toolCall ?? (() => undefined);
+    const startedBy = async (toolId: string): Promise<StartedBy> => {
+      await instances.register();
+      return { instance_id: instances.id, deadline_ms: registry.timeoutOf(toolId) + options.graceMs };
+    };
+
     this.deps = {
       legacyName: (id) => this.registry.legacyName(id),
       implementation: (id) => this.registry.implementation(id),
@@ -63,9 +89,17 @@ export class RunService {
         told(record.status);
       },
       // A started record is counted by how it ends: one call, one count.
-      start: (record) => orUnavailable(startToolCall(this.sequelize, record)),
+      start: async (record) => {
+        const id = await orUnavailable(startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id))));
+        this.inFlight.add(id);
+        return id;
+      },
       complete: async (id, outcome) => {
-        await completeToolCall(this.sequelize, id, outcome);
+        try {
+          await completeToolCall(this.sequelize, id, outcome);
+        } finally {
+          this.inFlight.delete(id);
+        }
         told(outcome.status);
       },
       onRecordError,
@@ -78,7 +112,11 @@ export class RunService {
         }
         return filed;
       },
-      claimApproval: (agentId, requestId, decider, record) => orUnavailable(approvals.store.claim(agentId, requestId, decider, record)),
+      claimApproval: async (agentId, requestId, decider, record) => {
+        const id = await orUnavailable(approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id))));
+        if (id !== null) this.inFlight.add(id);
+        return id;
+      },
       approvalExpiryMs: approvals.expiryMs,
     };
   }

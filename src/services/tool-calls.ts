@@ -19,6 +19,13 @@ export interface ToolCallRecord {
   approved_by?: string | null;
 }
 
+/** What a `started` record also carries: who runs it, and how long before it may be called interrupted if that one dies. */
+export interface StartedBy {
+  instance_id: string;
+  /** The tool's timeout plus the grace period, in ms. */
+  deadline_ms: number;
+}
+
 /** How an execution ended, written over its `started` record. */
 export interface ToolCallOutcome {
   status: 'success' | 'failure';
@@ -46,8 +53,8 @@ export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecor
 }
 
 /** Writes the `started` record of an execution about to run, and returns its id. */
-export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>, transaction?: Transaction): Promise<number> {
-  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction);
+export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>, by: StartedBy, transaction?: Transaction): Promise<number> {
+  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction, by);
 }
 
 /** Completes a `started` record with the execution's outcome. */
@@ -58,12 +65,20 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
   );
 }
 
-async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction): Promise<number> {
+async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number> {
   const [row] = await sequelize.query<{ id: number | string }>(
-    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by)
-     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by) RETURNING id`,
+    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at)
+     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id,
+             now() + :deadline_ms * interval '1 millisecond') RETURNING id`,
     {
-      replacements: { ...record, ...bounded(record), approval_request_id: record.approval_request_id ?? null, approved_by: record.approved_by ?? null },
+      replacements: {
+        ...record,
+        ...bounded(record),
+        approval_request_id: record.approval_request_id ?? null,
+        approved_by: record.approved_by ?? null,
+        instance_id: by?.instance_id ?? null,
+        deadline_ms: by?.deadline_ms ?? null,
+      },
       type: QueryTypes.SELECT,
       transaction,
     },

@@ -46,7 +46,15 @@ export interface HostTool<S extends z.ZodType = z.ZodType, R = unknown> extends 
   kind?: ToolKind;
   /** The name tool-call records carry; the id unless the host's history used another. */
   legacy_name?: string;
+  /**
+   * The longest one call may run, in ms (default 60,000). toolgate does not stop a tool; this says
+   * when a `started` record whose instance died may be called interrupted (SEMANTICS §13).
+   */
+  timeoutMs?: number;
 }
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+const MAX_TOOL_TIMEOUT_MS = 3_600_000;
 
 /** What the tool-call records' `tool_name` column holds. */
 const MAX_LEGACY_NAME = 100;
@@ -79,6 +87,12 @@ export class ToolRegistry {
     for (const tool of hostTools) {
       if (typeof tool.execute !== 'function') {
         throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_EXECUTE', `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`);
+      }
+      if (tool.timeoutMs !== undefined && (!Number.isInteger(tool.timeoutMs) || tool.timeoutMs < 1 || tool.timeoutMs > MAX_TOOL_TIMEOUT_MS)) {
+        throw new ToolgateConfigError(
+          'ERR_TOOLGATE_TOOL_TIMEOUT',
+          `The host tool ${JSON.stringify(tool.id)} has the timeoutMs ${JSON.stringify(tool.timeoutMs)}: give a whole number of milliseconds from 1 to ${MAX_TOOL_TIMEOUT_MS} (an hour).`,
+        );
       }
       if (tool.legacy_name !== undefined && !legacyNameSchema.safeParse(tool.legacy_name).success) {
         throw new ToolgateConfigError(
@@ -114,6 +128,11 @@ export class ToolRegistry {
   /** The tool as a model is offered it: id, display name, summary and its input's JSON Schema. */
   spec(id: string): AgentToolSpec | undefined {
     return this.specs.get(id);
+  }
+
+  /** The longest one call of the tool may run (the host's timeoutMs, else the default). */
+  timeoutOf(id: string): number {
+    return this.hostTools.get(id)?.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   }
 
   legacyName(id: string): string {

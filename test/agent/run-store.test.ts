@@ -3,6 +3,7 @@
 // its newest runs, each cut in the database; an operator reads it in pages.
 import { QueryTypes } from 'sequelize';
 import { RunStore, type ThreadRef } from '../../src/agent/run-store';
+import { Instances } from '../../src/db/instances';
 import { createTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;
@@ -12,7 +13,7 @@ let other: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  store = new RunStore(t.sequelize);
+  store = new RunStore(t.sequelize, new Instances(t.sequelize));
   agent = (await t.admin().post('/api/agents').send({ name: 'Keeper', toolkit_ids: [] }).expect(201)).body.id;
   other = (await t.admin().post('/api/agents').send({ name: 'Other', toolkit_ids: [] }).expect(201)).body.id;
 });

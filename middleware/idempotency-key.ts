@@ -1,0 +1,64 @@
+// idempotencyKey(keys): the Idempotency-Key header on a POST that can run a tool (SEMANTICS §13).
+// The first request with a key runs, and its answer is kept (24 hours at least); a retry with the
+// same key and the same body gets that answer (same status, same body, Idempotent-Replayed: true)
+// and runs nothing; with another body, a 422; while the first still runs, a 409. Keys are the
+// caller's own (per token) and the route's. A first request that fails before anything ran (a 5xx)
+// lets its key go, so its retry runs.
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import { canonicalJson } from '../src/core/canonical-json';
+import { orUnavailable } from '../src/db/unavailable';
+import { HttpError, IdempotencyKeyReusedError, InFlightError, ValidationError } from '../src/errors';
+import type { IdempotencyKeys } from '../src/services/idempotency-keys';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function idempotencyKey(keys: IdempotencyKeys): RequestHandler {
+  return async function idempotentRequest(req, res, next) {
+    const key = req.get('idempotency-key');
+    if (key === undefined) return next();
+    if (!KEY.test(key)) {
+      throw new ValidationError([{ loc: ['header', 'Idempotency-Key'], msg: 'an Idempotency-Key is 1 to 255 printable ASCII characters, such as a UUID', type: 'invalid_idempotency_key' }]);
+    }
+    const scope = `${res.locals.toolgate?.auth?.caller ?? 'anonymous'} ${req.method} ${req.baseUrl}${req.path}`;
+    const hash = createHash('sha256').update(canonicalJson(req.body ?? null)).digest('hex');
+    // A retry is one indexed read; only a key not seen yet is claimed.
+    let stored = await orUnavailable(keys.find(scope, key));
+    if (stored === null) {
+      if (await orUnavailable(keys.claim(scope, key, hash))) {
+        keepAnswer(res, keys, scope, key);
+        return next();
+      }
+      stored = await orUnavailable(keys.find(scope, key));
+      if (stored === null) throw new InFlightError('idempotency_key_in_flight', 'Idempotency-Key');
+    }
+    if (stored.request_hash !== hash) throw new IdempotencyKeyReusedError();
+    if (stored.state === 'done' && stored.status !== null) {
+      res.set('Idempotent-Replayed', 'true');
+      res.status(stored.status).json(stored.body);
+      return;
+    }
+    if (stored.holder_alive) throw new InFlightError('idempotency_key_in_flight', 'Idempotency-Key');
+    // The instance that held it stopped mid-request: what ran is on record, and nothing runs again.
+    const interrupted = new HttpError(
+      409,
+      'interrupted',
+      'The first request with this Idempotency-Key was interrupted: the instance handling it stopped before it answered. What it ran is in the records (tool calls, runs); nothing is run again with this key.',
+    );
+    await orUnavailable(keys.answer(scope, key, interrupted.status, { detail: interrupted.message, code: interrupted.code }));
+    throw interrupted;
+  };
+}
+
+/** Keeps the answer before it is sent, so a retry that follows it finds it; a 5xx lets the key go. */
+function keepAnswer(res: Response, keys: IdempotencyKeys, scope: string, key: string): void {
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const status = res.statusCode;
+    const kept = status >= 500 ? keys.release(scope, key) : keys.answer(scope, key, status, body);
+    // The answer goes out even when it could not be kept: the key then stays running, and a retry
+    // is told the first was interrupted once this instance is gone, or in flight while it lives.
+    void kept.catch(() => undefined).then(() => send(body));
+    return res;
+  };
+}

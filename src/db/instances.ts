@@ -1,0 +1,80 @@
+// This instance's heartbeat, and whether another's still beats (SEMANTICS §13). A record, a run or
+// an idempotency key names the instance that holds it; when that instance's heartbeat has stopped
+// (it was killed, or shut down), what it held is closed by the sweeper or answered to a retry, and
+// never run again. An instance registers itself before it first writes anything it holds.
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+export interface InstanceTimings {
+  /** How often the heartbeat is written. */
+  heartbeatMs: number;
+  /** A heartbeat older than this is a dead instance's. */
+  staleAfterMs: number;
+}
+
+export const DEFAULT_INSTANCE_TIMINGS: InstanceTimings = { heartbeatMs: 5_000, staleAfterMs: 30_000 };
+
+export class Instances {
+  /** This instance's name: random, so a restarted process is a new instance. */
+  readonly id = `inst_${randomBytes(8).toString('hex')}`;
+  #registered: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onRegistered: (() => void)[] = [];
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    readonly timings: InstanceTimings = DEFAULT_INSTANCE_TIMINGS,
+  ) {}
+
+  /** Registers this instance, once, and starts its heartbeat (which never keeps a process alive). */
+  register(): Promise<void> {
+    return (this.#registered ??= this.#beat().then(
+      () => {
+        this.#timer ??= setInterval(() => void this.#beat().catch(() => undefined), this.timings.heartbeatMs).unref();
+        for (const told of this.#onRegistered) told();
+      },
+      (err: unknown) => {
+        this.#registered = null;
+        throw err;
+      },
+    ));
+  }
+
+  /** Told each time this instance registers (what runs beside a registered instance starts then). */
+  onRegistered(told: () => void): void {
+    this.#onRegistered.push(told);
+  }
+
+  /** Whether an instance is alive: registered, not stopped, its heartbeat fresh. */
+  async isAlive(id: string): Promise<boolean> {
+    const [row] = await this.sequelize.query<{ alive: boolean }>(`SELECT ${aliveSql(':id')} AS alive`, {
+      replacements: { id, stale: this.timings.staleAfterMs },
+      type: QueryTypes.SELECT,
+    });
+    return row?.alive === true;
+  }
+
+  /** Stops the heartbeat and says this instance is gone, so what it left is closed without waiting. */
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (this.#registered === null) return;
+    this.#registered = null;
+    await this.sequelize.query('UPDATE toolgate_instances SET stopped_at = now() WHERE id = :id', { replacements: { id: this.id } });
+  }
+
+  async #beat(): Promise<void> {
+    await this.sequelize.query(
+      `INSERT INTO toolgate_instances (id) VALUES (:id) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now() WHERE toolgate_instances.stopped_at IS NULL`,
+      { replacements: { id: this.id } },
+    );
+  }
+}
+
+/**
+ * SQL that is true when the instance named by the expression `id` is alive; it reads the
+ * replacement `:stale` (the timings' staleAfterMs).
+ */
+export function aliveSql(id: string): string {
+  return `EXISTS (SELECT 1 FROM toolgate_instances i WHERE i.id = ${id} AND i.stopped_at IS NULL AND i.heartbeat_at > now() - :stale * interval '1 millisecond')`;
+}

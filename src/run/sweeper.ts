@@ -1,0 +1,87 @@
+// The sweeper (SEMANTICS §13): closes what a dead instance left open, so nothing stays `started` or
+// running forever, and nothing is ever run again.
+// - A `started` tool-call record whose instance is dead, past its deadline (the tool's timeout plus
+//   a grace period), becomes `interrupted`: its outcome is unknown, and it never runs again. So does
+//   one of this instance's own that it no longer runs (its end could not be written).
+// - An agent run left open by a dead instance (or by this one, no longer running it) ends
+//   `interrupted`.
+// - Idempotency keys past their time are deleted.
+// Every instance sweeps: each statement's conditions make a second sweep of the same rows a no-op.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { aliveSql, type Instances } from '../db/instances';
+
+export interface SweepResult {
+  records: number;
+  runs: number;
+  keys: number;
+}
+
+export interface SweeperOptions {
+  intervalMs: number;
+  /** How long after its start an open run of a dead instance is left before it is closed. */
+  graceMs: number;
+  /** What this instance runs now: its own open records and runs are left be. */
+  inFlight: { records(): readonly number[]; runs(): readonly number[] };
+  onSwept?(result: SweepResult): void;
+  onError?(err: unknown): void;
+}
+
+export const DEFAULT_SWEEP_INTERVAL_MS = 15_000;
+
+const RECORDS = `
+  UPDATE tool_calls SET status = 'interrupted',
+         error = 'interrupted: the instance running it stopped before it ended; its outcome is unknown, and it is not run again'
+   WHERE status = 'started' AND deadline_at < now()
+     AND (NOT ${aliveSql('tool_calls.instance_id')} OR (instance_id = :me AND NOT (id = ANY (ARRAY[:mine]::bigint[]))))
+  RETURNING id`;
+
+const RUNS = `
+  UPDATE agent_runs SET stopped = 'interrupted', completed_at = now(),
+         error = 'interrupted: the instance running it stopped before it ended; its tool calls are in the records, and nothing is run again'
+   WHERE completed_at IS NULL AND created_at < now() - :grace * interval '1 millisecond'
+     AND (instance_id IS NULL OR NOT ${aliveSql('agent_runs.instance_id')} OR (instance_id = :me AND NOT (id = ANY (ARRAY[:mine]::integer[]))))
+  RETURNING id`;
+
+const KEYS = `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000) RETURNING key`;
+
+export class Sweeper {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<SweepResult> | undefined;
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly instances: Instances,
+    private readonly options: SweeperOptions,
+  ) {}
+
+  /** Sweeps every `intervalMs`, never keeping a process alive. */
+  start(): void {
+    this.#timer ??= setInterval(() => {
+      this.sweep().catch((err: unknown) => this.options.onError?.(err));
+    }, this.options.intervalMs).unref();
+  }
+
+  /** One sweep; a sweep under way is awaited rather than doubled. */
+  sweep(): Promise<SweepResult> {
+    return (this.#running ??= this.#sweep().finally(() => {
+      this.#running = undefined;
+    }));
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #sweep(): Promise<SweepResult> {
+    const stale = this.instances.timings.staleAfterMs;
+    const me = this.instances.id;
+    // -1 stands for "none": an empty array would not bind.
+    const records = await this.sequelize.query(RECORDS, { replacements: { stale, me, mine: [-1, ...this.options.inFlight.records()] }, type: QueryTypes.SELECT });
+    const runs = await this.sequelize.query(RUNS, { replacements: { stale, me, grace: this.options.graceMs, mine: [-1, ...this.options.inFlight.runs()] }, type: QueryTypes.SELECT });
+    const keys = await this.sequelize.query(KEYS, { type: QueryTypes.SELECT });
+    const result = { records: records.length, runs: runs.length, keys: keys.length };
+    if (result.records + result.runs + result.keys > 0) this.options.onSwept?.(result);
+    return result;
+  }
+}

@@ -1,0 +1,64 @@
+// Idempotency keys in PostgreSQL (SEMANTICS §13): a caller's key per route, the hash of the body it
+// came with, who holds it while it runs, and the answer once there is one. Reading a key is one
+// indexed read (a replay costs nothing more); claiming one is one insert, which a second request
+// with the same key, on any instance, loses.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { storableJson } from '../core/storable-text';
+import { aliveSql, type Instances } from '../db/instances';
+
+/** Keys are kept at least this long after their first use. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
+
+export interface StoredKey {
+  request_hash: string;
+  state: 'running' | 'done';
+  status: number | null;
+  body: unknown;
+  /** Whether the instance that holds a running key still beats. */
+  holder_alive: boolean;
+}
+
+export class IdempotencyKeys {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly instances: Instances,
+  ) {}
+
+  /** The key as stored, or null (a key past its time is none). */
+  async find(scope: string, key: string): Promise<StoredKey | null> {
+    const [row] = await this.sequelize.query<StoredKey>(
+      `SELECT request_hash, state, status, body, ${aliveSql('instance_id')} AS holder_alive
+         FROM idempotency_keys WHERE scope = :scope AND key = :key AND expires_at > now()`,
+      { replacements: { scope, key, stale: this.instances.timings.staleAfterMs }, type: QueryTypes.SELECT },
+    );
+    return row ?? null;
+  }
+
+  /** Claims a key for a request about to run; false when another request has it (the caller reads it then). */
+  async claim(scope: string, key: string, requestHash: string): Promise<boolean> {
+    await this.instances.register();
+    // A key past its time may be claimed anew: it is taken over in the same statement.
+    const rows = await this.sequelize.query(
+      `INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at)
+       VALUES (:scope, :key, :requestHash, 'running', :me, now() + :ttl * interval '1 millisecond')
+       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running', instance_id = EXCLUDED.instance_id,
+              status = NULL, body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+        WHERE idempotency_keys.expires_at <= now()
+       RETURNING key`,
+      { replacements: { scope, key, requestHash, me: this.instances.id, ttl: IDEMPOTENCY_KEY_TTL_MS }, type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /** Keeps the answer a request with this key got, for its retries. */
+  async answer(scope: string, key: string, status: number, body: unknown): Promise<void> {
+    await this.sequelize.query(`UPDATE idempotency_keys SET state = 'done', status = $3, body = $4::jsonb WHERE scope = $1 AND key = $2`, {
+      bind: [scope, key, status, JSON.stringify(storableJson(body ?? null))],
+    });
+  }
+
+  /** Lets a key go (its request failed before anything ran): a retry runs it anew. */
+  async release(scope: string, key: string): Promise<void> {
+    await this.sequelize.query(`DELETE FROM idempotency_keys WHERE scope = :scope AND key = :key AND state = 'running'`, { replacements: { scope, key } });
+  }
+}
