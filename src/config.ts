@@ -43,6 +43,7 @@ const envSchema = z.object({
   TOOLGATE_AGENT_HISTORY_CHARS: limit('historyChars'),
   TOOLGATE_MESSAGE_ID_DOMAIN: optionalText.refine((d) => d === undefined || isHostName(d.toLowerCase()), 'a host name, such as mail.thescoop.com'),
   TOOLGATE_APPROVAL_EXPIRY_HOURS: z.coerce.number().int().min(1).max(720).default(72),
+  TOOLGATE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
   TOOLGATE_TRUST_PROXY: z
     .string()
@@ -85,6 +86,8 @@ export interface ServiceConfig {
   agentRuns: { maxSteps: number; maxToolCalls: number; historyChars: number; messageIdDomain?: string };
   /** How long an approval request waits for its decision. */
   approvalExpiryMs: number;
+  /** On SIGTERM, how long the requests in flight are waited for before the service stops. */
+  shutdownTimeoutMs: number;
   /** A token that may read GET /metrics (the admin token may too). */
   metricsToken: string | undefined;
   policyCache: PolicyCacheSettings;
@@ -128,6 +131,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       ...(e.TOOLGATE_MESSAGE_ID_DOMAIN ? { messageIdDomain: e.TOOLGATE_MESSAGE_ID_DOMAIN.toLowerCase() } : {}),
     },
     approvalExpiryMs: e.TOOLGATE_APPROVAL_EXPIRY_HOURS * 3_600_000,
+    shutdownTimeoutMs: e.TOOLGATE_SHUTDOWN_TIMEOUT_MS,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,
   };

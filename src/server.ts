@@ -42,13 +42,20 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ url: `http://${config.host}:${port}`, database: opened.embedded ? 'embedded' : 'DATABASE_URL' }, `toolgate listening on http://${config.host}:${port}`);
 
+  // A shutdown takes no new requests and lets those in flight end, within a bound (SEMANTICS §13):
+  // a run cut off mid-tool would leave its caller to guess whether to retry.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping');
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'stopping: no new requests; waiting for those in flight');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const drained = await toolgate.drain(config.shutdownTimeoutMs);
+    server.closeAllConnections();
+    await closed;
     await opened.close();
+    logger.info({ signal, drained: drained.drained, cut_off: drained.left }, 'stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -4,6 +4,7 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
+import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
 import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
@@ -141,7 +142,12 @@ export interface Toolgate {
   migrateEnabledTools(request?: EnabledToolsMigrationRequest): Promise<MigrationReport>;
   /** Decisions, gate latency, the policy cache, the listener, tool calls and the pool, in the Prometheus format. */
   readonly metrics: ToolgateMetricsView;
-  /** Stops what runs in the background (the policy listener, the rate limit's pruning). Does not close the Sequelize. */
+  /**
+   * Shutting down (SEMANTICS §13): the router takes no new requests (503 shutting_down) and this
+   * waits, at most `timeoutMs`, for the ones it is serving. Then call close().
+   */
+  drain(timeoutMs: number): Promise<{ drained: boolean; left: number }>;
+  /** Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat and the sweeper). Does not close the Sequelize. */
   close(): Promise<void>;
 }
 
@@ -248,6 +254,8 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   };
 
   const router = Router();
+  const drain = new Drain();
+  router.use(drain.middleware);
   // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
   // flood is refused before its bodies are parsed.
   router.use(authenticateBearer);
@@ -289,6 +297,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     migrateEnabledTools: (request = {}) =>
       migrateEnabledTools(sequelize, manifest, { mode: request.dryRun === false ? 'apply' : 'dry_run', mapTypos: request.mapTypos ?? false }),
     metrics,
+    drain: (timeoutMs) => drain.drain(timeoutMs),
     close: async () => {
       rateLimitStore?.shutdown();
       sweeper.stop();
