@@ -1,5 +1,6 @@
 // The attachment: one toolkit granted to one agent, on its own terms (gate rules, scheduled runs).
 import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+import type { CapRule } from '../src/core/types';
 import type { AgentToolkitRule } from './agent-toolkit-rule';
 import type { Toolkit } from './toolkit';
 
@@ -13,6 +14,8 @@ export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCrea
   declare origin: CreationOptional<AttachmentOrigin>;
   /** Approver patterns when its members' calls need approval (SEMANTICS §12); null when they need none. */
   declare approvers: CreationOptional<string[] | null>;
+  /** How often its members may run (SEMANTICS §13). */
+  declare caps: CreationOptional<CapRule[]>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
   declare toolkit?: NonAttribute<Toolkit>;
@@ -28,6 +31,7 @@ export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
       allow_proactive: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
       approvers: { type: DataTypes.ARRAY(DataTypes.STRING(320)), allowNull: true, defaultValue: null },
+      caps: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -44,6 +44,7 @@ export function resolutionRouter(tg: Pick<RouteServices, 'requireRole' | 'runs'>
         stale_tool_ids: a.stale_tool_ids,
         approval: a.approval,
         needs_approval: a.needs_approval,
+        caps: a.caps,
       })),
     });
   });

@@ -73,6 +73,15 @@ export class ApprovalRequiredError extends HttpError {
   }
 }
 
+/** A call over one of its attachment's caps (SEMANTICS §13): refused at dispatch, recorded, nothing ran. */
+export class CapExceededError extends HttpError {
+  readonly tool: string;
+  constructor(tool: string, detail: string) {
+    super(403, 'cap_exceeded', `${detail}: refused at dispatch, nothing ran. It may run again once the window has room, or an operator can raise the cap.`, { tool });
+    this.tool = tool;
+  }
+}
+
 /** The agent's access rules refuse this message's sender (SEMANTICS §9): nothing ran. */
 export class SenderForbiddenError extends HttpError {
   constructor() {

@@ -11,7 +11,7 @@ import type { ApprovalRequestView, Decider } from '../core/approval-request';
 import type { ApprovalService, Decision } from '../approvals/approvals';
 import { canonicalJson } from '../core/canonical-json';
 import { toolIdSchema } from '../core/types';
-import { HttpError, NotDispatchableError, ValidationError } from '../errors';
+import { CapExceededError, HttpError, NotDispatchableError, ValidationError } from '../errors';
 import type { AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from '../llm/agent-step';
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
 import type { CallOrigin, ToolRun } from '../run/tool-run';
@@ -159,6 +159,8 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
     }
   } catch (err) {
     if (err instanceof ValidationError) return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
+    // Over a cap: refused and recorded at dispatch like any refusal, and given back to the model.
+    if (err instanceof CapExceededError) return { tool: call.tool, input, status: 'denied', error: err.message };
     if (err instanceof NotDispatchableError) return { tool: call.tool, input, status: 'failure', error: err.message };
     throw err;
   }

@@ -61,6 +61,9 @@ export class ApprovalService {
         if (await orUnavailable(this.store.void(agentId, id, outcome.reason))) this.observe('void');
         throw notPending(await this.get(agentId, id));
       }
+      case 'capped':
+        // It stays pending: an approver may approve it again once the window has room.
+        throw outcome.error;
       default: {
         const result: ApprovalResult = outcome.status === 'success' ? { status: 'success', output: outcome.output } : { status: 'failure', error: outcome.error };
         this.observe('approved');

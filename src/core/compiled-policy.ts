@@ -15,7 +15,7 @@
 import { checkRule, hasRoutingKey, isApprover, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
 import { approvalTerms, resolutionOf, splitMembers } from './resolution';
-import type { AgentPolicyData, AttachmentExplanation, GateDecision, GateRule, Resolution, Run } from './types';
+import type { AgentPolicyData, AttachmentExplanation, CapRule, GateDecision, GateRule, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
   readonly agent_id: number;
@@ -35,6 +35,10 @@ export interface CompiledPolicy {
   mayDecide(attachmentId: number, routingKey: string | null): boolean;
   /** Whether an attachment (still) admits the run, past the access rules, and carries the live tool. */
   grantsThrough(run: Run, attachmentId: number, toolId: string): boolean;
+  /** Whether any attachment caps its members: without one, nothing about caps is counted. */
+  readonly hasCaps: boolean;
+  /** The caps of one attachment that apply to a call of this tool (its own, and its all-members ones). */
+  capsOf(attachmentId: number, toolId: string): readonly CapRule[];
 }
 
 /** One run's offer: the access rules' decision and the tools it admits. Immutable. */
@@ -51,6 +55,18 @@ export interface RunOffer {
   approvalFor(toolId: string): number | null;
   /** The offered tools this run can only request, each once, in a new array. */
   needingApproval(): string[];
+  /**
+   * The caps a call of the tool must find room in (SEMANTICS §13): null when an attachment that
+   * lets the run call it as usual has no cap on it (grants only add); otherwise, for each such
+   * attachment in order, its caps on the tool: the call runs through the first with room in all.
+   */
+  capsFor(toolId: string): readonly CapCandidate[] | null;
+}
+
+/** One attachment through which a capped call may run, and its caps that apply to the call. */
+export interface CapCandidate {
+  attachment_id: number;
+  caps: readonly CapRule[];
 }
 
 export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
@@ -152,6 +168,7 @@ interface AttachmentIndex {
   stale_tool_ids: readonly string[];
   gate: GateIndex;
   approvers: readonly string[] | null;
+  caps: readonly CapRule[];
 }
 
 class PolicyIndex implements CompiledPolicy {
@@ -175,6 +192,7 @@ class PolicyIndex implements CompiledPolicy {
   /** For each live tool, the attachments that carry it. */
   readonly #carriers = new Map<string, number>();
   readonly hasApprovals: boolean;
+  readonly hasCaps: boolean;
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
@@ -187,7 +205,9 @@ class PolicyIndex implements CompiledPolicy {
       ...splitMembers(a.member_tool_ids, liveToolIds),
       gate: new GateIndex(a.rules),
       approvers: a.approvers ?? null,
+      caps: a.caps ?? [],
     }));
+    this.hasCaps = this.#attachments.some((a) => a.caps.length > 0);
     this.hasApprovals = this.#attachments.some((a) => a.approvers !== null);
     this.#masked = data.attachments.length <= MAX_MASKED_ATTACHMENTS;
     let open = 0;
@@ -227,9 +247,14 @@ class PolicyIndex implements CompiledPolicy {
   offer(run: Run): RunOffer {
     const access = this.access(run);
     if (access !== null && !access.admitted) return new ListedOffer(access, []);
-    if (!this.#masked) return ListedOffer.of(this.resolve(run));
+    if (!this.#masked) return ListedOffer.of(this.resolve(run), this.hasCaps ? (id, tool) => this.capsOf(id, tool) : null);
     const admitted = this.#maskOf(run);
-    return new MaskedOffer(access, admitted, this.#directMask(run, admitted), this.#carriers, this.#attachments);
+    return new MaskedOffer(access, admitted, this.#directMask(run, admitted), this.#carriers, this.#attachments, this.hasCaps);
+  }
+
+  capsOf(attachmentId: number, toolId: string): readonly CapRule[] {
+    const a = this.#attachments.find((x) => x.attachment_id === attachmentId);
+    return a === undefined ? [] : capsOnTool(a.caps, toolId);
   }
 
   approvalCarries(toolId: string): boolean {
@@ -272,6 +297,7 @@ class PolicyIndex implements CompiledPolicy {
       tools: [...a.tools],
       stale_tool_ids: [...a.stale_tool_ids],
       ...approvalTerms(a, run),
+      caps: a.caps.map((cap) => ({ ...cap })),
     }));
     return resolutionOf(run, this.access(run), attachments);
   }
@@ -335,7 +361,23 @@ class MaskedOffer implements RunOffer {
     private readonly direct: number,
     private readonly carriers: ReadonlyMap<string, number>,
     private readonly attachments: readonly AttachmentIndex[],
+    private readonly capped: boolean,
   ) {}
+
+  capsFor(toolId: string): readonly CapCandidate[] | null {
+    if (!this.capped) return null;
+    const through = (this.carriers.get(toolId) ?? 0) & this.direct;
+    const candidates: CapCandidate[] = [];
+    for (let i = 0; i < this.attachments.length; i++) {
+      if ((through & (1 << i)) === 0) continue;
+      const a = this.attachments[i]!;
+      const caps = capsOnTool(a.caps, toolId);
+      // Grants only add: one attachment that lets the call run uncapped leaves it uncapped.
+      if (caps.length === 0) return null;
+      candidates.push({ attachment_id: a.attachment_id, caps });
+    }
+    return candidates.length === 0 ? null : candidates;
+  }
 
   has(toolId: string): boolean {
     return ((this.carriers.get(toolId) ?? 0) & this.admitted) !== 0;
@@ -373,19 +415,25 @@ class ListedOffer implements RunOffer {
     readonly access: GateDecision | null,
     tools: readonly string[],
     approvals: ReadonlyMap<string, number> = new Map(),
+    private readonly caps: ((toolId: string) => readonly CapCandidate[] | null) | null = null,
   ) {
     this.#tools = new Set(tools);
     this.#approvals = approvals;
   }
 
+  capsFor(toolId: string): readonly CapCandidate[] | null {
+    return this.caps === null ? null : this.caps(toolId);
+  }
+
   /** The offer a resolution explains: each tool it can only request bound to its first admitting attachment. */
-  static of(resolution: Resolution): ListedOffer {
+  static of(resolution: Resolution, capsOf: ((attachmentId: number, toolId: string) => readonly CapRule[]) | null): ListedOffer {
     const approvals = new Map<string, number>();
     for (const id of resolution.needs_approval) {
       const through = resolution.attachments.find((a) => a.admitted && a.needs_approval && a.tools.includes(id));
       if (through) approvals.set(id, through.attachment_id);
     }
-    return new ListedOffer(resolution.access, resolution.tools, approvals);
+    const direct = resolution.attachments.filter((a) => a.admitted && !a.needs_approval).map((a) => a.attachment_id);
+    return new ListedOffer(resolution.access, resolution.tools, approvals, capsOf === null ? null : (toolId) => candidatesOf(direct, toolId, resolution, capsOf));
   }
 
   has(toolId: string): boolean {
@@ -403,6 +451,23 @@ class ListedOffer implements RunOffer {
   needingApproval(): string[] {
     return [...this.#approvals.keys()];
   }
+}
+
+/** The caps that apply to a call of a tool: those on it, and those on all members. */
+function capsOnTool(caps: readonly CapRule[], toolId: string): CapRule[] {
+  return caps.filter((cap) => cap.tool_id === null || cap.tool_id === toolId);
+}
+
+/** capsFor() over a resolution: the direct carriers in order, or null when one is uncapped. */
+function candidatesOf(direct: readonly number[], toolId: string, resolution: Resolution, capsOf: (attachmentId: number, toolId: string) => readonly CapRule[]): CapCandidate[] | null {
+  const candidates: CapCandidate[] = [];
+  for (const a of resolution.attachments) {
+    if (!direct.includes(a.attachment_id) || !a.tools.includes(toolId)) continue;
+    const caps = capsOf(a.attachment_id, toolId);
+    if (caps.length === 0) return null;
+    candidates.push({ attachment_id: a.attachment_id, caps });
+  }
+  return candidates.length === 0 ? null : candidates;
 }
 
 /** The index of the first rule, in rule order, that matches the key; -1 when none does. */

@@ -46,6 +46,7 @@ function explainAttachment(attachment: AttachmentPolicy, run: Run, liveToolIds: 
     ...decideAttachment(attachment, run),
     ...splitMembers(attachment.member_tool_ids, liveToolIds),
     ...approvalTerms(attachment, run),
+    caps: (attachment.caps ?? []).map((cap) => ({ ...cap })),
   };
 }
 

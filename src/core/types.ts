@@ -42,7 +42,21 @@ export interface AttachmentPolicy {
    * null: no approval, calls run as usual. Empty: only an operator approves.
    */
   approvers?: readonly string[] | null;
+  /** How often its members may run (SEMANTICS §13). Absent or empty: no cap. */
+  caps?: readonly CapRule[];
 }
+
+/**
+ * One cap of an attachment (SEMANTICS §13): at most `limit` calls within `window_s` seconds, of one
+ * member (`tool_id`) or of all its members together (null), counted per agent or per sender.
+ */
+export const capRuleSchema = z.strictObject({
+  tool_id: toolIdSchema.nullable(),
+  per: z.enum(['agent', 'sender']),
+  limit: z.number().int().min(1).max(10_000),
+  window_s: z.number().int().min(1).max(365 * 86_400),
+});
+export type CapRule = z.infer<typeof capRuleSchema>;
 
 /** Everything one agent's resolution reads, loaded in one query. */
 export interface AgentPolicyData {
@@ -94,6 +108,8 @@ export interface AttachmentExplanation extends GateDecision {
   approval: { approvers: string[] } | null;
   /** Whether this run's calls of its members become approval requests: approval, and the run's key is no approver. */
   needs_approval: boolean;
+  /** Its caps (SEMANTICS §13); `remaining` is filled in where usage was read (the admin's view). */
+  caps: (CapRule & { remaining?: number })[];
 }
 
 export interface Resolution {

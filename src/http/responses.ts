@@ -48,6 +48,13 @@ const approvalTerms = z
   .nullable()
   .describe("who approves this attachment's members' calls (SEMANTICS §12); null: calls run as usual");
 
+const capResponse = z.object({
+  tool_id: z.string().nullable().describe('the member it caps; null: all the members together'),
+  per: z.enum(['agent', 'sender']),
+  limit: z.number().int(),
+  window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
+});
+
 export const attachmentResponse = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
@@ -55,7 +62,10 @@ export const attachmentResponse = z.object({
   allow_proactive: z.boolean(),
   rules: z.array(ruleResponse),
   approval: approvalTerms,
+  caps: z.array(capResponse).describe('how often its members may run (SEMANTICS §13)'),
 });
+
+const capRuleResponse = z.object({ tool_id: z.string().nullable(), per: z.enum(['agent', 'sender']), limit: z.number().int(), window_s: z.number().int() });
 
 const gateReason = z.enum(['deny_rule', 'allow_rule', 'allow_list_default', 'block_list_default', 'no_rules', 'no_routing_key', 'proactive_allowed', 'proactive_off', 'catalogue']);
 
@@ -70,6 +80,9 @@ export const explanationResponse = z.object({
   stale_tool_ids: z.array(z.string()),
   approval: approvalTerms,
   needs_approval: z.boolean().describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
+  caps: z
+    .array(capRuleResponse.extend({ remaining: z.number().int().optional().describe("the calls left in this run's window, for a run that names its sender or a scheduled one") }))
+    .describe('its caps, the window in seconds'),
 });
 
 const decisionResponse = z.object({

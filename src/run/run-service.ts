@@ -9,11 +9,12 @@ import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
+import { capsRemaining, claimCaps } from '../services/cap-usage';
 import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
 import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
-import { ToolRun, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
+import { ToolRun, type CapClaim, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
 
 /** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
 export interface RunObserver {
@@ -33,7 +34,7 @@ type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
 export interface RunApprovals {
   store: {
     file(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
-    claim(agentId: number, requestId: number, decider: Decider, record: RecordFields, by: StartedBy): Promise<number | null>;
+    claim(agentId: number, requestId: number, decider: Decider, record: RecordFields, by: StartedBy, caps: CapClaim | null): Promise<number | null | 'capped'>;
   };
   expiryMs: number;
 }
@@ -112,11 +113,12 @@ export class RunService {
         }
         return filed;
       },
-      claimApproval: async (agentId, requestId, decider, record) => {
-        const id = await orUnavailable(approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id))));
-        if (id !== null) this.inFlight.add(id);
+      claimApproval: async (agentId, requestId, decider, record, caps) => {
+        const id = await orUnavailable(approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id)), caps));
+        if (typeof id === 'number') this.inFlight.add(id);
         return id;
       },
+      claimCaps: async (claim) => (await orUnavailable(claimCaps(this.sequelize, claim.candidates, claim.tool_id, claim.scope))) !== null,
       approvalExpiryMs: approvals.expiryMs,
     };
   }
@@ -166,7 +168,16 @@ export class RunService {
   async explain(agentId: number, run: Run): Promise<Resolution> {
     const policy = await orUnavailable(this.read(agentId));
     if (!policy) throw new NotFoundError(`Agent ${agentId}`);
-    return policy.compiled.resolve(run);
+    const resolution = policy.compiled.resolve(run);
+    // What each cap has left, for a run whose count is known: a sender's or a scheduled run's.
+    if (run.kind === 'catalogue') return resolution;
+    const scope = { agent_id: agentId, run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null };
+    for (const a of resolution.attachments) {
+      if (a.caps.length === 0) continue;
+      const left = await orUnavailable(capsRemaining(this.sequelize, a.attachment_id, a.caps, scope));
+      a.caps = a.caps.map((cap, i) => ({ ...cap, remaining: left[i] ?? cap.limit }));
+    }
+    return resolution;
   }
 
   /** Opens the policy listener now (listen mode), so the cache is ready before the first run. */

@@ -8,11 +8,13 @@
 // later, once, through executeApproved(), on the requester's run resolved anew.
 import { randomUUID } from 'node:crypto';
 import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../core/approval-request';
-import type { CompiledPolicy, RunOffer } from '../core/compiled-policy';
+import { windowText } from '../core/cap-window';
+import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
-import type { GateDecision, Resolution, Run } from '../core/types';
-import { ApprovalRequiredError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type HttpError } from '../errors';
+import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
+import { ApprovalRequiredError, CapExceededError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type HttpError } from '../errors';
 import { parse } from '../http/parse';
+import type { CapScope } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
@@ -37,8 +39,14 @@ export interface ToolRunDeps {
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
   /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
   fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
-  /** Approves a pending request and writes its execution's `started` record at once: the record's id, or null when it was no longer pending. */
-  claimApproval(agentId: number, requestId: number, decider: Decider, record: RecordFields): Promise<number | null>;
+  /**
+   * Approves a pending request and writes its execution's `started` record at once, counting it
+   * against `caps` (its attachment's, when it has any): the record's id; null when it was no longer
+   * pending; `capped` when a cap has no room (it stays pending). Nothing is written unless all holds.
+   */
+  claimApproval(agentId: number, requestId: number, decider: Decider, record: RecordFields, caps: CapClaim | null): Promise<number | null | 'capped'>;
+  /** Counts one call against the first candidate with room (SEMANTICS §13): false when none has any. */
+  claimCaps(claim: CapClaim): Promise<boolean>;
   /** How long a request waits for its decision. */
   approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
@@ -70,8 +78,15 @@ export interface CallOrigin {
   message_id: string | null;
 }
 
-/** Why an approved request did not run: it no longer grants (void it), or another decision took it first. */
-export type ApprovedOutcome = ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' };
+/** Why an approved request did not run: it no longer grants (void it), another decision took it first, or a cap has no room (it stays pending). */
+export type ApprovedOutcome = ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' } | { status: 'capped'; error: CapExceededError };
+
+/** A call to count against caps: where it may run, the tool, and whose count it is. */
+export interface CapClaim {
+  candidates: readonly CapCandidate[];
+  tool_id: string;
+  scope: CapScope;
+}
 
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
@@ -160,6 +175,9 @@ export class ToolRun {
    */
   async execute<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
+    // Counted before it runs (SEMANTICS §13); an uncapped tool costs nothing here.
+    const candidates = this.offered.capsFor(toolId);
+    if (candidates !== null && !(await this.deps.claimCaps(this.capClaim(toolId, candidates)))) throw await this.refuseCapped(toolId, candidates, options);
     const id = await this.deps.start(this.fields(toolId, options));
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
@@ -206,7 +224,11 @@ export class ToolRun {
     if (!tool) return { status: 'not_granted', reason: 'the tool has no implementation to run' };
     const checked = tool.input.safeParse(request.input);
     if (!checked.success) return { status: 'not_granted', reason: 'the tool no longer accepts the input it was asked with' };
-    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}));
+    // An approved request counts against its own attachment's caps, on the requester's count, when it runs.
+    const caps = this.policy.capsOf(request.attachment_id, request.tool);
+    const candidates = caps.length === 0 ? null : [{ attachment_id: request.attachment_id, caps }];
+    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}), candidates === null ? null : this.capClaim(request.tool, candidates));
+    if (id === 'capped') return { status: 'capped', error: await this.refuseCapped(request.tool, candidates ?? [], {}) };
     if (id === null) return { status: 'taken' };
     this.decided('granted', 'approved');
     const approval = { request_id: request.id, approved_by: approverName(decider) };
@@ -290,6 +312,18 @@ export class ToolRun {
     return requestable ? new ApprovalRequiredError(toolId) : new ToolForbiddenError(toolId);
   }
 
+  /** Records a call refused because no attachment it may run through has room in its caps, and returns the 403. */
+  private async refuseCapped(toolId: string, candidates: readonly CapCandidate[], options: DispatchOptions): Promise<CapExceededError> {
+    const detail = `${toolId} is over its cap: ${candidates.flatMap((c) => c.caps).map(capWords).join('; ')}`;
+    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
+    this.decided('refused', 'cap_exceeded');
+    return new CapExceededError(toolId, detail);
+  }
+
+  private capClaim(toolId: string, candidates: readonly CapCandidate[]): CapClaim {
+    return { candidates, tool_id: toolId, scope: { agent_id: this.agentId, run: this.run.kind, routing_key: this.routingKey } };
+  }
+
   /** Records an enhancement step that was skipped because the run may not call its tool as usual. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
     await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null });
@@ -321,6 +355,11 @@ export class ToolRun {
 }
 
 const NEEDS_APPROVAL = 'needs approval: this call runs at once, so it could not be filed as a request';
+
+/** "at most 3 calls per sender per 1d". */
+function capWords(cap: CapRule): string {
+  return `at most ${cap.limit} ${cap.limit === 1 ? 'call' : 'calls'}${cap.tool_id === null ? ' of its toolkit' : ''} per ${cap.per} per ${windowText(cap.window_s)}`;
+}
 
 function errorText(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;

@@ -3,8 +3,10 @@
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { AgentToolkit, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
-import type { RuleKind } from '../core/types';
-import { ConflictError, NotFoundError } from '../errors';
+import { windowText } from '../core/cap-window';
+import { closestToolId } from '../core/closest-tool';
+import type { CapRule, RuleKind } from '../core/types';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
 import { toolkitView, type ToolkitView } from './toolkits';
@@ -23,6 +25,19 @@ export interface AttachmentView {
   rules: RuleView[];
   /** Who approves its members' calls (SEMANTICS §12), or null when they need no approval. */
   approval: { approvers: string[] } | null;
+  /** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
+  caps: CapView[];
+}
+
+export interface CapView {
+  tool_id: string | null;
+  per: 'agent' | 'sender';
+  limit: number;
+  window: string;
+}
+
+export function capView(cap: CapRule): CapView {
+  return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window: windowText(cap.window_s) };
 }
 
 export class AttachmentService {
@@ -70,7 +85,14 @@ export class AttachmentService {
       let attachment: AgentToolkit;
       try {
         attachment = await this.models.AgentToolkit.create(
-          { agent_id: agentId, toolkit_id: input.toolkit_id, allow_proactive: input.allow_proactive ?? false, origin: 'operator', approvers: input.approval?.approvers ?? null },
+          {
+            agent_id: agentId,
+            toolkit_id: input.toolkit_id,
+            allow_proactive: input.allow_proactive ?? false,
+            origin: 'operator',
+            approvers: input.approval?.approvers ?? null,
+            caps: this.checkedCaps(input.caps ?? []),
+          },
           { transaction },
         );
       } catch (err) {
@@ -93,9 +115,10 @@ export class AttachmentService {
     const patch = parse(attachmentPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
-      if (patch.allow_proactive !== undefined || patch.approval !== undefined) {
+      if (patch.allow_proactive !== undefined || patch.approval !== undefined || patch.caps !== undefined) {
         if (patch.allow_proactive !== undefined) attachment.allow_proactive = patch.allow_proactive;
         if (patch.approval !== undefined) attachment.approvers = patch.approval?.approvers ?? null;
+        if (patch.caps !== undefined) attachment.caps = this.checkedCaps(patch.caps);
         attachment.changed('updated_at', true);
         await attachment.save({ transaction });
       }
@@ -145,6 +168,17 @@ export class AttachmentService {
     );
   }
 
+  /** Caps name registered tools only: a typo is a 422 with what was meant, never a cap on nothing. */
+  private checkedCaps(caps: CapRule[]): CapRule[] {
+    const issues = caps.flatMap((cap, index) =>
+      cap.tool_id === null || this.manifest.get(cap.tool_id)
+        ? []
+        : [{ loc: ['body', 'caps', index, 'tool_id'], msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`, type: 'unknown_tool' }],
+    );
+    if (issues.length > 0) throw new ValidationError(issues);
+    return caps;
+  }
+
   /** Locks the attachment row so concurrent edits of one gate apply one after the other. */
   private async findAttachment(agentId: number, attachmentId: number, transaction: Transaction): Promise<AgentToolkit> {
     const attachment = await this.models.AgentToolkit.findOne({ where: { id: attachmentId, agent_id: agentId }, transaction, lock: transaction.LOCK.UPDATE });
@@ -165,6 +199,7 @@ export class AttachmentService {
       allow_proactive: row.allow_proactive,
       rules: (row.rules ?? []).map((r) => ({ id: r.id, kind: r.kind, pattern: r.pattern })),
       approval: row.approvers === null || row.approvers === undefined ? null : { approvers: [...row.approvers] },
+      caps: (row.caps ?? []).map(capView),
     };
   }
 }
@@ -173,4 +208,9 @@ export class AttachmentService {
 function gone(err: unknown): unknown {
   if (err instanceof ForeignKeyConstraintError) return new NotFoundError('The agent or toolkit');
   return err;
+}
+
+function closestHint(id: string, ids: ReadonlySet<string> | readonly string[]): string {
+  const guess = closestToolId(id, [...ids]);
+  return guess ? ` (did you mean ${guess}?)` : '';
 }

@@ -2,7 +2,7 @@
 // the plain data the core resolves over, with the little of the agent a run needs besides (its name
 // and prompt, for the model).
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { AgentPolicyData, AttachmentPolicy, RuleKind } from '../core/types';
+import type { AgentPolicyData, AttachmentPolicy, CapRule, RuleKind } from '../core/types';
 
 /** What a run knows of its agent besides the policy. */
 export interface RunAgent {
@@ -30,6 +30,7 @@ interface PolicyRow {
   attachment_id: number | null;
   allow_proactive: boolean | null;
   approvers: string[] | null;
+  caps: CapRule[] | null;
   toolkit_id: number | null;
   toolkit_name: string | null;
   member_tool_ids: string[] | null;
@@ -49,7 +50,7 @@ const POLICY_SQL = `
   )
   SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, a.escalation_address AS agent_escalation_address,
          p.policy_version, p.access_rules,
-         at.id AS attachment_id, at.allow_proactive, at.approvers,
+         at.id AS attachment_id, at.allow_proactive, at.approvers, at.caps,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -101,6 +102,7 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
         member_tool_ids: row.member_tool_ids ?? [],
         rules: [],
         approvers: row.approvers,
+        caps: row.caps ?? [],
       };
       byId.set(row.attachment_id, attachment);
     }

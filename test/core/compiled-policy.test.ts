@@ -78,6 +78,7 @@ function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
       tools: members.filter((id) => LIVE.has(id)),
       stale_tool_ids: members.filter((id) => !LIVE.has(id)),
       ...referenceApproval(a, run),
+      caps: [...(a.caps ?? [])],
     };
   });
   // The agent's access rules: the same three steps, for sender runs only; a refusal offers nothing.
@@ -108,11 +109,19 @@ const approversArb = fc.oneof(
   { arbitrary: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }), { maxLength: 3 }), weight: 2 },
 );
 
+const capArb = fc.record({
+  tool_id: fc.oneof(fc.constant(null), fc.constantFrom(...TOOL_IDS)),
+  per: fc.constantFrom<'agent' | 'sender'>('agent', 'sender'),
+  limit: fc.integer({ min: 1, max: 5 }),
+  window_s: fc.constantFrom(60, 86_400),
+});
+
 const attachmentArb = fc.record({
   allow_proactive: fc.boolean(),
   member_tool_ids: fc.array(fc.constantFrom(...TOOL_IDS), { maxLength: 4 }),
   rules: fc.array(ruleArb, { maxLength: 4 }),
   approvers: approversArb,
+  caps: fc.oneof({ arbitrary: fc.constant([]), weight: 2 }, { arbitrary: fc.array(capArb, { maxLength: 2 }), weight: 1 }),
 });
 
 const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb, { maxLength: 5 }), fc.oneof(fc.constant([]), fc.array(ruleArb, { maxLength: 3 }))).map(([attachments, access]) => ({
@@ -127,6 +136,7 @@ const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb
     member_tool_ids: a.member_tool_ids,
     rules: a.rules.map((r, j) => ({ id: i * 100 + j, ...r })),
     approvers: a.approvers,
+    caps: a.caps,
   })),
 }));
 
@@ -191,6 +201,23 @@ describe('compilePolicy', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  test('when any small policy with caps is asked which caps a call must find room in, then capsFor agrees with the resolution (grants only add)', () => {
+    fc.assert(
+      fc.property(policyArb, runArb, (data, run) => {
+        const policy = compilePolicy(data, LIVE);
+        const resolution = policy.resolve(run);
+        const offer = policy.offer(run);
+        for (const id of TOOL_IDS) {
+          const direct = resolution.access?.admitted === false ? [] : resolution.attachments.filter((a) => a.admitted && !a.needs_approval && a.tools.includes(id));
+          const onTool = (a: (typeof direct)[number]) => a.caps.filter((c) => c.tool_id === null || c.tool_id === id);
+          const expected = direct.length === 0 || direct.some((a) => onTool(a).length === 0) ? null : direct.map((a) => ({ attachment_id: a.attachment_id, caps: onTool(a) }));
+          expect({ id, caps: offer.capsFor(id) }).toEqual({ id, caps: expected });
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 

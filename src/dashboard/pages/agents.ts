@@ -1,15 +1,15 @@
 // Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
 // Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
 import { Router, type Request, type Response } from 'express';
-import { pathId } from '../../http/parse';
-import type { RuleInput } from '../../services/inputs';
+import { parse, pathId } from '../../http/parse';
+import { capInputSchema, type RuleInput } from '../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
 import { toolkitNamesByAgent } from '../usage';
 import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
-import { AttachmentPage, type ApprovalFormValues } from '../views/attachment';
+import { AttachmentPage, type ApprovalFormValues, type CapFormValues } from '../views/attachment';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 
@@ -36,11 +36,12 @@ export function agentPages(d: DashboardServices): Router {
     );
   };
 
-  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors, approval?: ApprovalFormValues) => {
+  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors, approval?: ApprovalFormValues, cap?: { values: CapFormValues; errors: FieldErrors }) => {
     const { agentId, attachmentId } = ids(req);
     const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
     const shown = approval ?? { required: attachment.approval !== null, approvers: (attachment.approval?.approvers ?? []).join('\n'), errors: {} };
-    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown }));
+    const capForm = cap ?? { values: { tool_id: '', per: 'sender', limit: '', window: '1d' }, errors: {} };
+    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm }));
   };
 
   router.get('/agents', async (req, res) => {
@@ -120,6 +121,29 @@ export function agentPages(d: DashboardServices): Router {
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}. Requests pending under other terms are void.`);
   });
 
+  // Caps: added one at a time, removed by their place in the list; the list is written whole.
+  router.post('/agents/:id/toolkits/:attachmentId/caps', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.get(agentId, attachmentId);
+    const cap: CapFormValues = { tool_id: textField(req, 'tool_id'), per: textField(req, 'per'), limit: textField(req, 'limit'), window: textField(req, 'window') };
+    const added = { tool_id: cap.tool_id === '' ? null : cap.tool_id, per: cap.per, limit: Number(cap.limit), window: cap.window };
+    // The new cap is read on its own first, so a refusal names its field (window, limit).
+    const result = await attempt(async () => {
+      const checked = parse(capInputSchema, added, 'body');
+      return d.attachments.update(agentId, attachmentId, { caps: [...attachment.caps, { ...added, per: checked.per }] });
+    });
+    if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, undefined, { values: cap, errors: capErrors(result.errors) });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, `Cap added: at most ${added.limit} per ${added.per} per ${added.window}.`);
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/caps/:index/delete', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.get(agentId, attachmentId);
+    const index = Number(req.params.index);
+    await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
+  });
+
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
@@ -142,4 +166,9 @@ export function agentPages(d: DashboardServices): Router {
     redirectWith(req, res, `/agents/${agentId}`, `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`);
   });
   return router;
+}
+
+/** A refused cap's issues beside their fields: the service's check of the list (`caps`) names a tool. */
+function capErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field === 'caps' ? 'tool_id' : field, messages]));
 }

@@ -3,7 +3,7 @@
 // Allow on scheduled runs switch.
 import type { AgentView } from '../../services/agents';
 import type { AttachmentView } from '../../services/attachments';
-import { Checkbox, PostForm, TextField, type FieldErrors } from './form';
+import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
@@ -15,7 +15,23 @@ export interface ApprovalFormValues {
   errors: FieldErrors;
 }
 
-export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; attachment: AttachmentView; rule: RuleFormValues; errors: FieldErrors; approval: ApprovalFormValues }) {
+/** The add-a-cap form as sent, shown again beside its errors. */
+export interface CapFormValues {
+  tool_id: string;
+  per: string;
+  limit: string;
+  window: string;
+}
+
+export function AttachmentPage(props: {
+  ctx: PageContext;
+  agent: AgentView;
+  attachment: AttachmentView;
+  rule: RuleFormValues;
+  errors: FieldErrors;
+  approval: ApprovalFormValues;
+  cap: { values: CapFormValues; errors: FieldErrors };
+}) {
   const { ctx, agent, attachment, errors } = props;
   const here = `${ctx.base}/agents/${agent.id}/toolkits/${attachment.id}`;
   return (
@@ -74,6 +90,61 @@ export function AttachmentPage(props: { ctx: PageContext; agent: AgentView; atta
             hint="One pattern per line, as in the gate (*@thescoop.com, mara@thescoop.com). None: only an operator approves."
           />
           <button type="submit">Save approval</button>
+        </PostForm>
+      </section>
+
+      <section aria-labelledby="caps">
+        <h2 id="caps">Caps</h2>
+        <p>
+          How often these tools may run: at most so many calls within a window, counted for the whole agent or for each sender, on every instance at once. A call over a
+          cap is refused and recorded, and nothing runs. Another attachment that offers the same tool without a cap lets it run on its terms.
+        </p>
+        {attachment.caps.length === 0 ? (
+          <p>
+            <strong>No caps: these tools run as often as they are asked.</strong>
+          </p>
+        ) : (
+          <table>
+            <caption class="visually-hidden">Caps</caption>
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">At most</th>
+                <th scope="col">
+                  <span class="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {attachment.caps.map((cap, i) => (
+                <tr key={i}>
+                  <td>{cap.tool_id ? <code>{cap.tool_id}</code> : 'All its members together'}</td>
+                  <td>{`${cap.limit} ${cap.limit === 1 ? 'call' : 'calls'} per ${cap.per} per ${cap.window}`}</td>
+                  <td class="actions">
+                    <PostForm action={`${here}/caps/${i}/delete`} csrfToken={ctx.csrfToken}>
+                      <button type="submit" class="link" aria-label={`Remove the cap of ${cap.limit} per ${cap.per} per ${cap.window}`}>
+                        Remove
+                      </button>
+                    </PostForm>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <PostForm action={`${here}/caps`} csrfToken={ctx.csrfToken} class="inline-form" label="Add a cap">
+          <SelectField
+            id="cap-tool"
+            name="tool_id"
+            label="Tool"
+            value={props.cap.values.tool_id}
+            errors={props.cap.errors}
+            options={[{ value: '', label: 'All its members together' }, ...attachment.toolkit.member_tool_ids.map((id) => ({ value: id, label: id }))]}
+          />
+          <SelectField id="cap-per" name="per" label="Per" value={props.cap.values.per} options={[{ value: 'sender', label: 'sender' }, { value: 'agent', label: 'agent' }]} errors={props.cap.errors} />
+          <TextField id="cap-limit" name="limit" label="Limit" value={props.cap.values.limit} errors={props.cap.errors} placeholder="3" />
+          <TextField id="cap-window" name="window" label="Window" value={props.cap.values.window} errors={props.cap.errors} hint="A number and s, m, h or d: 1d, 12h, 90m." />
+          <button type="submit">Add cap</button>
         </PostForm>
       </section>
 

@@ -1,5 +1,6 @@
 // Who gets what: a sender (or a scheduled run) and an agent in, the tools offered out, and for
 // each attachment whether its gate admitted the run and why.
+import { windowText } from '../../core/cap-window';
 import type { Resolution, ToolDefinition } from '../../core/types';
 import type { AgentView } from '../../services/agents';
 import { SelectField, TextField } from './form';
@@ -84,6 +85,11 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
                   <td>
                     {whyInWords(a)}
                     {a.approval ? <p class="hint">{a.needs_approval ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).` : 'This sender is one of its approvers: its tools run as usual.'}</p> : null}
+                    {a.caps.map((cap, i) => (
+                      <p class="hint" key={i}>
+                        {`Cap: ${cap.remaining === undefined ? '' : `${cap.remaining} left of `}${cap.limit} ${cap.tool_id ? `${cap.tool_id} calls` : 'calls of its tools'} per ${cap.per} per ${windowText(cap.window_s)}.`}
+                      </p>
+                    ))}
                   </td>
                   <td>{a.tools.map((id) => names.get(id) ?? id).join(', ') || <span class="muted">none</span>}</td>
                 </tr>

@@ -1,0 +1,53 @@
+// Counting capped calls in PostgreSQL (SEMANTICS §13). A counter is one attachment's cap, for one
+// tool (or all its members), for one agent or one sender: its key names all of that, and not the
+// limit, so an operator who raises a limit keeps the count. A call is counted by one statement
+// (toolgate_claim_caps), atomic across instances; an uncapped call costs nothing here.
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { CapCandidate } from '../core/compiled-policy';
+import type { CapRule } from '../core/types';
+
+/** Whose calls a counter counts: the agent's, or one sender's (a scheduled run, or a run with no key, counts as one sender each). */
+export interface CapScope {
+  agent_id: number;
+  run: 'sender' | 'scheduled';
+  routing_key: string | null;
+}
+
+export function capKey(attachmentId: number, cap: CapRule, toolId: string, scope: CapScope): string {
+  const whose = cap.per === 'agent' ? `agent:${scope.agent_id}` : scope.run === 'scheduled' ? 'scheduled' : `sender:${scope.routing_key ?? ''}`;
+  return `${attachmentId}|${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
+}
+
+/** The candidates as toolgate_claim_caps reads them: each attachment with its counters' keys, limits and windows. */
+function claimArgument(candidates: readonly CapCandidate[], toolId: string, scope: CapScope): string {
+  return JSON.stringify(
+    candidates.map((c) => ({
+      attachment_id: c.attachment_id,
+      caps: c.caps.map((cap) => ({ key: capKey(c.attachment_id, cap, toolId, scope), limit: cap.limit, window_s: cap.window_s })),
+    })),
+  );
+}
+
+/** Counts one call against the first candidate with room in all its caps: its attachment's id, or null when none has room (nothing counted). */
+export async function claimCaps(sequelize: Sequelize, candidates: readonly CapCandidate[], toolId: string, scope: CapScope, transaction?: Transaction): Promise<number | null> {
+  const [row] = await sequelize.query<{ attachment_id: number | null }>('SELECT toolgate_claim_caps($1::jsonb) AS attachment_id', {
+    bind: [claimArgument(candidates, toolId, scope)],
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  return row?.attachment_id ?? null;
+}
+
+/** How many calls each cap has left in its window now, for the explanation. */
+export async function capsRemaining(sequelize: Sequelize, attachmentId: number, caps: readonly CapRule[], scope: CapScope): Promise<number[]> {
+  if (caps.length === 0) return [];
+  // A cap on all members counts under '*'; one on a tool under the tool's id.
+  const keys = caps.map((cap) => capKey(attachmentId, cap, cap.tool_id ?? '*', scope));
+  const rows = await sequelize.query<{ cap_key: string; used: number }>(
+    `SELECT cap_key, cardinality(ARRAY(SELECT h FROM unnest(hits) AS h WHERE h > clock_timestamp() - w.window_s * interval '1 second')) AS used
+       FROM cap_usage JOIN unnest(ARRAY[:keys]::varchar[], ARRAY[:windows]::integer[]) AS w(cap_key_w, window_s) ON w.cap_key_w = cap_usage.cap_key`,
+    { replacements: { keys, windows: caps.map((c) => c.window_s) }, type: QueryTypes.SELECT },
+  );
+  const used = new Map(rows.map((r) => [r.cap_key, Number(r.used)]));
+  return caps.map((cap, i) => Math.max(0, cap.limit - (used.get(keys[i]!) ?? 0)));
+}

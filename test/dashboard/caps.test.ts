@@ -1,0 +1,44 @@
+// Caps on the dashboard (SEMANTICS §13): Configure Access Settings sets and shows them, a wrong one
+// is refused beside its field, and Who gets what shows what a sender has left.
+import { createTestApp, type TestApp } from '../support/app';
+import { createSundae, type Sundae } from '../support/scoop';
+import { signedIn, type Visitor } from './session';
+
+let t: TestApp;
+let v: Visitor;
+let sundae: Sundae;
+
+beforeAll(async () => {
+  t = await createTestApp({ dashboard: true });
+  sundae = await createSundae(t, 'gate');
+  v = await signedIn(t.app);
+});
+afterAll(() => t.close());
+
+const page = () => `/admin/agents/${sundae.id}/toolkits/${sundae.finance}`;
+
+test('when an operator adds a cap, then Configure Access Settings shows it, and the API reads it back', async () => {
+  const added = await v.post(`${page()}/caps`, { _csrf: await v.token(page()), tool_id: 'process_refund', per: 'sender', limit: '3', window: '24h' });
+  expect(added.status).toBe(303);
+  const shown = await v.get(page());
+  expect(shown.text).toContain('3 calls per sender per 1d');
+  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([{ tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' }]);
+});
+
+test('when a cap is written wrong, then the reason shows beside its field and nothing changes', async () => {
+  const refused = await v.post(`${page()}/caps`, { _csrf: await v.token(page()), tool_id: '', per: 'agent', limit: '5', window: 'weekly' });
+  expect(refused.status).toBe(422);
+  expect(refused.text).toMatch(/id="cap-window-error"[^>]*>[^<]*s, m, h or d/);
+  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toHaveLength(1);
+});
+
+test('when Who gets what checks a sender, then it shows what the cap has left for them', async () => {
+  await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' }).expect(200);
+  const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
+  expect(who.text).toContain('Cap: 2 left of 3 process_refund calls per sender per 1d.');
+});
+
+test('when the operator removes the cap, then it is gone', async () => {
+  expect((await v.post(`${page()}/caps/0/delete`, { _csrf: await v.token(page()) })).status).toBe(303);
+  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([]);
+});
