@@ -44,14 +44,14 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
       { transaction },
     );
     await addMarkedColumns(sequelize, 'tool_calls', TOOL_CALL_COLUMNS, transaction);
-    await sequelize.query(`CREATE INDEX tool_calls_started_idx ON tool_calls (deadline_at) WHERE status = 'started'`, { transaction });
+    await sequelize.query(`CREATE INDEX tool_calls_toolgate_started_idx ON tool_calls (deadline_at) WHERE status = 'started'`, { transaction });
   });
 }
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
   await sequelize.transaction(async (transaction) => {
-    await sequelize.query('DROP INDEX tool_calls_started_idx', { transaction });
+    await sequelize.query('DROP INDEX tool_calls_toolgate_started_idx', { transaction });
     await dropMarkedColumns(sequelize, 'tool_calls', Object.keys(TOOL_CALL_COLUMNS), transaction);
     await sequelize.query(
       `DROP INDEX agent_runs_open_idx;

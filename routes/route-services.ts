@@ -6,6 +6,7 @@ import type { Role } from '../middleware/auth';
 import type { ToolRunOptions } from '../middleware/tool-run';
 import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
+import type { Instances } from '../src/db/instances';
 import type { DocumentStore } from '../src/documents/document-store';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
@@ -43,6 +44,8 @@ export interface RouteServices {
   toolRun(options?: ToolRunOptions): RequestHandler;
   /** Honours the Idempotency-Key header on a POST that can run a tool (SEMANTICS §13). */
   idempotencyKey: RequestHandler;
+  /** This instance's heartbeat; registering it also starts the sweeper (SEMANTICS §13). */
+  instances: Instances;
   requireTool(toolId: string): RequestHandler;
   syncSystemToolkits(): Promise<SyncReport>;
   /** Where callers' budgets are counted: `postgres` (shared by every instance) or `memory` (this process). */

@@ -29,6 +29,8 @@ async function main(): Promise<void> {
   // The process's own figures (memory, event loop, GC) beside toolgate's, on the one /metrics.
   collectDefaultMetrics({ register: internalsOf(toolgate).metrics.registry });
   internalsOf(toolgate).runs.startListening();
+  // Beating from the start, so the sweeper closes what a stopped instance left open even before this one holds anything.
+  await internalsOf(toolgate).instances.register();
   const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).

@@ -102,7 +102,22 @@ export interface ToolgateOptions extends AuthOptions {
   agentRuns?: Partial<AgentRunLimits> & { messageIdDomain?: string };
   /** Approval requests (SEMANTICS §12): how long one waits for its decision before it expires. Default 72 hours. */
   approvals?: { expiryMs?: number };
+  /**
+   * After a crash (SEMANTICS §13): how often an instance beats its heartbeat (default 5 s), after how
+   * long a silent one is dead (30 s), how often the sweeper runs (15 s), and the grace added to a
+   * tool's timeout before a dead instance's `started` record is called interrupted (30 s).
+   */
+  recovery?: Partial<RecoveryTimings>;
 }
+
+export interface RecoveryTimings {
+  heartbeatMs: number;
+  staleAfterMs: number;
+  sweepIntervalMs: number;
+  graceMs: number;
+}
+
+const DEFAULT_RECOVERY: RecoveryTimings = { heartbeatMs: 5_000, staleAfterMs: 30_000, sweepIntervalMs: DEFAULT_SWEEP_INTERVAL_MS, graceMs: DEFAULT_GRACE_MS };
 
 /** A Message-ID domain that names no one's mail server: a host sets its own. */
 export const DEFAULT_MESSAGE_ID_DOMAIN = 'toolgate.invalid';
@@ -179,6 +194,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const limits = agentRunLimits(options.agentRuns);
   const messageIdDomain = messageIdDomainOf(options.agentRuns?.messageIdDomain);
   const approvalExpiryMs = approvalExpiryOf(options.approvals);
+  const recovery = recoveryOf(options.recovery);
   const sequelize = options.sequelize;
   const models = defineModels(sequelize);
   const model = options.model ?? new LocalModel();
@@ -192,11 +208,11 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const rateLimit = options.rateLimit === undefined || options.rateLimit === false ? false : checkRateLimitOptions(options.rateLimit);
   const metrics = new ToolgateMetrics(sequelize);
   const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
-  const instances = new Instances(sequelize);
+  const instances = new Instances(sequelize, { heartbeatMs: recovery.heartbeatMs, staleAfterMs: recovery.staleAfterMs });
   const runs = new RunService(sequelize, registry, {
     approvals: { store: approvalStore, expiryMs: approvalExpiryMs },
     instances,
-    graceMs: DEFAULT_GRACE_MS,
+    graceMs: recovery.graceMs,
     onRecordError: (err, context) => {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
     },
@@ -211,8 +227,8 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   });
   const runStore = new RunStore(sequelize, instances);
   const sweeper = new Sweeper(sequelize, instances, {
-    intervalMs: DEFAULT_SWEEP_INTERVAL_MS,
-    graceMs: DEFAULT_GRACE_MS,
+    intervalMs: recovery.sweepIntervalMs,
+    graceMs: recovery.graceMs,
     inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
     onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open'),
     onError: (err) => logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
@@ -248,6 +264,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
     idempotencyKey: idempotencyKey(new IdempotencyKeys(sequelize, instances)),
+    instances,
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
     limitStore,
@@ -378,6 +395,20 @@ function agentRunLimits(given: ToolgateOptions['agentRuns']): AgentRunLimits {
     limits[name] = value;
   }
   return limits;
+}
+
+/** Each from a tenth of a second (for tests) to an hour; a heartbeat must beat well inside the time it is trusted. */
+function recoveryOf(given: ToolgateOptions['recovery']): RecoveryTimings {
+  const timings = { ...DEFAULT_RECOVERY, ...given };
+  for (const [name, value] of Object.entries(timings)) {
+    if (!Number.isInteger(value) || value < 100 || value > 3_600_000) {
+      throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery: { ${name}: ${JSON.stringify(value)} } }): give a whole number of milliseconds from 100 to 3600000.`);
+    }
+  }
+  if (timings.staleAfterMs < 2 * timings.heartbeatMs) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery }): staleAfterMs (${timings.staleAfterMs}) must be at least twice heartbeatMs (${timings.heartbeatMs}), or a live instance would be taken for dead.`);
+  }
+  return timings;
 }
 
 function messageIdDomainOf(given: string | undefined): string {

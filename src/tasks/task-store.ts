@@ -110,7 +110,7 @@ function oneLine(value: string, max: number): string {
 
 // A model writes the titles: made storable first (SEMANTICS §13).
 function normalizeTitle(title: string): string {
-  return oneLine(storableText(title), MAX_TITLE_CHARS);
+  return storableText(oneLine(title, MAX_TITLE_CHARS));
 }
 
 function normalizeDue(due: string | null | undefined): string | null {

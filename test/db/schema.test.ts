@@ -90,11 +90,11 @@ describe('when the policy loader reads an agent', () => {
           { id: expect.any(Number), kind: 'deny', pattern: 'z@y.com' },
         ],
         attachments: [
-          { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], approvers: null, rules: [
+          { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], approvers: null, caps: [], rules: [
             { id: expect.any(Number), kind: 'deny', pattern: 'x@y.com' },
             { id: expect.any(Number), kind: 'allow', pattern: '*@y.com' },
           ] },
-          { attachment_id: expect.any(Number), toolkit_id: k2.id, toolkit_name: 'L2', allow_proactive: true, member_tool_ids: ['c'], rules: [], approvers: null },
+          { attachment_id: expect.any(Number), toolkit_id: k2.id, toolkit_name: 'L2', allow_proactive: true, member_tool_ids: ['c'], rules: [], approvers: null, caps: [] },
         ],
       });
     } finally {

@@ -111,6 +111,7 @@ describe('when an operator attaches toolkits', () => {
       allow_proactive: true,
       rules: [{ id: expect.any(Number), kind: 'deny', pattern: 'spam@x.com' }],
       approval: null,
+      caps: [],
     });
   });
 

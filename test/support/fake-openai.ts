@@ -25,10 +25,10 @@ export interface FakeAnswer {
   text?: string;
 }
 /**
- * What the server does with one request: answer it, never answer at all ('hang'), or send the
- * headers and the start of a body, then nothing more ('stall').
+ * What the server does with one request: answer it, now or once a promise settles; never answer at
+ * all ('hang'); or send the headers and the start of a body, then nothing more ('stall').
  */
-export type FakeReply = FakeAnswer | 'hang' | 'stall';
+export type FakeReply = FakeAnswer | Promise<FakeAnswer> | 'hang' | 'stall';
 export type FakeScript = (request: RecordedRequest, index: number) => FakeReply;
 
 export interface FakeOpenAI {
@@ -121,6 +121,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       if (reply === 'stall') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id": "chatcmpl-fake-1", "object": "chat.completion", "choi');
+      } else if (reply instanceof Promise) {
+        void reply.then((answer) => send(res, answer));
       } else if (reply !== 'hang') {
         send(res, reply);
       }
