@@ -14,7 +14,7 @@
 // A compiled policy is immutable once built: a cache may share one between concurrent runs.
 import { checkRule, hasRoutingKey, isApprover, unknownRun, type RuleCheck } from './gate';
 import type { KeyMatcher } from './pattern';
-import { approvalTerms, resolutionOf, splitMembers } from './resolution';
+import { approvalTerms, capsOnTool, resolutionOf, splitMembers } from './resolution';
 import type { AgentPolicyData, AttachmentExplanation, CapRule, GateDecision, GateRule, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
@@ -451,11 +451,6 @@ class ListedOffer implements RunOffer {
   needingApproval(): string[] {
     return [...this.#approvals.keys()];
   }
-}
-
-/** The caps that apply to a call of a tool: those on it, and those on all members. */
-function capsOnTool(caps: readonly CapRule[], toolId: string): CapRule[] {
-  return caps.filter((cap) => cap.tool_id === null || cap.tool_id === toolId);
 }
 
 /** capsFor() over a resolution: the direct carriers in order, or null when one is uncapped. */

@@ -1,7 +1,7 @@
 // The tools offered to one run and why (SEMANTICS §5), read straight off the policy data: the
 // reference that the compiled policy must always agree with.
 import { decideAccess, decideAttachment, needsApproval } from './gate';
-import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, GateDecision, Resolution, Run } from './types';
+import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, CapRule, GateDecision, Resolution, Run } from './types';
 
 export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: ReadonlySet<string>): Resolution {
   const access = decideAccess(data.access_rules ?? [], run);
@@ -25,8 +25,23 @@ export function resolutionOf(run: Run, access: GateDecision | null, attachments:
     access,
     tools: offered.sort(),
     needs_approval: offered.filter((id) => !direct.has(id)).sort(),
+    capped: offered.filter((id) => termsOf(admitting, id, direct.has(id)).every((a) => capsOnTool(a.caps, id).length > 0)).sort(),
     attachments,
   };
+}
+
+/** The caps that apply to a call of a tool: those on it, and those on all members. */
+export function capsOnTool<C extends CapRule>(caps: readonly C[], toolId: string): C[] {
+  return caps.filter((cap) => cap.tool_id === null || cap.tool_id === toolId);
+}
+
+/**
+ * The attachments on whose terms a run calls an offered tool: every one that offers it without
+ * approval, or, when all need approval, the first, under which a request is filed.
+ */
+function termsOf(admitting: readonly AttachmentExplanation[], toolId: string, direct: boolean): AttachmentExplanation[] {
+  const carriers = admitting.filter((a) => a.tools.includes(toolId) && (!direct || !a.needs_approval));
+  return direct ? carriers : carriers.slice(0, 1);
 }
 
 /** A toolkit's members split into registered tools and stale ids, each once, in member order. */

@@ -128,5 +128,11 @@ export interface Resolution {
    * approval is not here: grants only add. Sorted.
    */
   needs_approval: string[];
+  /**
+   * The offered tools whose calls count toward a cap (SEMANTICS §13): every attachment on whose
+   * terms the run calls them caps them. A tool another admitting attachment offers uncapped is not
+   * here: a cap binds its own attachment. Sorted.
+   */
+  capped: string[];
   attachments: AttachmentExplanation[];
 }

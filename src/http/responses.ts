@@ -97,6 +97,7 @@ export const resolutionResponse = z.object({
   access: decisionResponse.nullable().describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
   tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
   needs_approval: z.array(z.string()).describe('the offered tools this run can only request: no admitting attachment offers them without approval'),
+  capped: z.array(z.string()).describe("the offered tools whose calls count toward a cap: every attachment the run calls them under caps them; a tool another admitting attachment offers uncapped is not here"),
   attachments: z.array(explanationResponse),
 });
 

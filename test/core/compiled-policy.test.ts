@@ -87,7 +87,14 @@ function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
   const tools = [...new Set(admitting.flatMap((a) => a.tools))].sort();
   // A tool needs approval when every admitting attachment carrying it needs approval for this run.
   const needs_approval = tools.filter((id) => admitting.filter((a) => a.tools.includes(id)).every((a) => a.needs_approval));
-  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, access, tools, needs_approval, attachments };
+  // A tool is capped when every attachment it runs under caps it: those carrying it without
+  // approval, or when there are none, the first carrying it (its requests are filed there).
+  const capped = tools.filter((id) => {
+    const carrying = admitting.filter((a) => a.tools.includes(id));
+    const under = needs_approval.includes(id) ? carrying.slice(0, 1) : carrying.filter((a) => !a.needs_approval);
+    return under.every((a) => a.caps.some((cap) => cap.tool_id === null || cap.tool_id === id));
+  });
+  return { run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null, access, tools, needs_approval, capped, attachments };
 }
 
 // SEMANTICS §12, read plainly: approvers are allow patterns; a broken one approves no one, and a run

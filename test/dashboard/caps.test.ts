@@ -38,6 +38,20 @@ test('when Who gets what checks a sender, then it shows what the cap has left fo
   expect(who.text).toContain('Cap: 2 left of 3 process_refund calls per sender per 1d.');
 });
 
+test('when Who gets what checks a sender, then each offered tool says whether its calls count toward a cap', async () => {
+  const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
+  expect(who.text).toMatch(/<code>process_refund<\/code> (<!-- -->)?\s*(<!-- -->)?\(capped: see the caps below\)/);
+  expect(who.text).not.toMatch(/<code>lookup_order<\/code>[^<]*\(capped/);
+});
+
+test('when another attachment offers the capped tool uncapped, then Who gets what says the cap does not bind it', async () => {
+  const kit = (await t.admin().post('/api/toolkits').send({ name: 'Refunds without a cap', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
+  const attached = (await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201)).body.id;
+  const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
+  expect(who.text).toContain('(no cap: another attachment offers it uncapped)');
+  await t.admin().delete(`/api/agents/${sundae.id}/toolkits/${attached}`).expect(204);
+});
+
 test('when the operator removes the cap, then it is gone', async () => {
   expect((await v.post(`${page()}/caps/0/delete`, { _csrf: await v.token(page()) })).status).toBe(303);
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([]);

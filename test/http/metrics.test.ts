@@ -100,3 +100,16 @@ describe('when runs have been granted, refused and skipped', () => {
     for (const secret of ['@', 'mara', 'jane', 'thescoop', 'acme', 'SCP-', ADMIN_TOKEN, CLIENT_TOKEN, METRICS_TOKEN]) expect(text).not.toContain(secret);
   });
 });
+
+describe('when a call is over its cap', () => {
+  test('then the refusal is counted with the reason cap_exceeded', async () => {
+    const lookups = (await t.admin().post('/api/toolkits').send({ name: 'Lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+    const capped = (await t.admin().post('/api/agents').send({ name: 'Capped', toolkit_ids: [] }).expect(201)).body.id;
+    await t.admin().post(`/api/agents/${capped}/toolkits`).send({ toolkit_id: lookups, caps: [{ tool_id: null, per: 'agent', limit: 1, window: '1h' }] }).expect(201);
+    const call = () => t.client().post(`/api/agents/${capped}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' });
+    await call().expect(200);
+    await call().expect(403);
+    const text = (await scrape(METRICS_TOKEN).expect(200)).text;
+    expect(text).toMatch(/^toolgate_decisions_total\{outcome="refused",reason="cap_exceeded"\} 1$/m);
+  });
+});

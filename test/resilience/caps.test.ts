@@ -55,6 +55,7 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
     const mara = (await t.admin().get(`/api/agents/${sundae}/tools?sender=mara@thescoop.com`).expect(200)).body;
     const finance = mara.attachments.find((a: { toolkit_name: string }) => a.toolkit_name.startsWith('Finance'));
     expect(finance.caps).toEqual([{ tool_id: 'process_refund', per: 'sender', limit: 2, window_s: 86_400, remaining: 0 }]);
+    expect(mara.capped).toEqual(['process_refund']);
     const omar = (await t.admin().get(`/api/agents/${sundae}/tools?sender=omar@thescoop.com`).expect(200)).body;
     expect(omar.attachments.find((a: { toolkit_name: string }) => a.toolkit_name.startsWith('Finance')).caps[0].remaining).toBe(1);
   });
@@ -70,6 +71,9 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
     await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201);
     await resetOrders();
     await refund(sundae, 'SCP-1050').expect(200);
+    const explained = (await t.admin().get(`/api/agents/${sundae}/tools?sender=mara@thescoop.com`).expect(200)).body;
+    expect(explained.capped).not.toContain('process_refund');
+    expect(explained.attachments.find((a: { toolkit_name: string }) => a.toolkit_name.startsWith('Finance')).caps).toHaveLength(1);
   });
 });
 

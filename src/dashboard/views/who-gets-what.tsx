@@ -1,6 +1,7 @@
 // Who gets what: a sender (or a scheduled run) and an agent in, the tools offered out, and for
 // each attachment whether its gate admitted the run and why.
 import { windowText } from '../../core/cap-window';
+import { capsOnTool } from '../../core/resolution';
 import type { Resolution, ToolDefinition } from '../../core/types';
 import type { AgentView } from '../../services/agents';
 import { SelectField, TextField } from './form';
@@ -56,7 +57,7 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
             <ul class="offered">
               {resolution.tools.map((id) => (
                 <li key={id}>
-                  {names.get(id) ?? id} <code>{id}</code> {approvalNote(resolution, id)}
+                  {names.get(id) ?? id} <code>{id}</code> {approvalNote(resolution, id)} {capNote(resolution, id)}
                 </li>
               ))}
             </ul>
@@ -107,4 +108,11 @@ function approvalNote(resolution: Resolution, id: string): string | null {
   if (resolution.needs_approval.includes(id)) return '(needs approval: a call files a request)';
   const gated = resolution.attachments.some((a) => a.admitted && a.needs_approval && a.tools.includes(id));
   return gated ? '(no approval needed: another attachment offers it without approval)' : null;
+}
+
+/** Whether an offered tool's calls count toward a cap, or run uncapped although an attachment caps it. */
+function capNote(resolution: Resolution, id: string): string | null {
+  if (resolution.capped.includes(id)) return '(capped: see the caps below)';
+  const capping = resolution.attachments.some((a) => a.admitted && a.tools.includes(id) && capsOnTool(a.caps, id).length > 0);
+  return capping ? '(no cap: another attachment offers it uncapped)' : null;
 }
