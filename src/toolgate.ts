@@ -230,7 +230,7 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     intervalMs: recovery.sweepIntervalMs,
     graceMs: recovery.graceMs,
     inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
-    onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open'),
+    onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open and dropped what expired'),
     onError: (err) => logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
   });
   // An instance sweeps once it holds anything: a toolgate that never runs a tool never sweeps.

@@ -5,15 +5,18 @@
 //   one of this instance's own that it no longer runs (its end could not be written).
 // - An agent run left open by a dead instance (or by this one, no longer running it) ends
 //   `interrupted`.
-// - Idempotency keys past their time are deleted.
+// - Idempotency keys past their time are deleted, and so are cap counters every call of which has
+//   left the window (a sender who never calls again leaves nothing behind).
 // Every instance sweeps: each statement's conditions make a second sweep of the same rows a no-op.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { aliveSql, type Instances } from '../db/instances';
+import { sweepCaps } from '../services/cap-usage';
 
 export interface SweepResult {
   records: number;
   runs: number;
   keys: number;
+  caps: number;
 }
 
 export interface SweeperOptions {
@@ -80,8 +83,9 @@ export class Sweeper {
     const records = await this.sequelize.query(RECORDS, { replacements: { stale, me, mine: [-1, ...this.options.inFlight.records()] }, type: QueryTypes.SELECT });
     const runs = await this.sequelize.query(RUNS, { replacements: { stale, me, grace: this.options.graceMs, mine: [-1, ...this.options.inFlight.runs()] }, type: QueryTypes.SELECT });
     const keys = await this.sequelize.query(KEYS, { type: QueryTypes.SELECT });
-    const result = { records: records.length, runs: runs.length, keys: keys.length };
-    if (result.records + result.runs + result.keys > 0) this.options.onSwept?.(result);
+    const caps = await sweepCaps(this.sequelize);
+    const result = { records: records.length, runs: runs.length, keys: keys.length, caps };
+    if (result.records + result.runs + result.keys + result.caps > 0) this.options.onSwept?.(result);
     return result;
   }
 }

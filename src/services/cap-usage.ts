@@ -18,6 +18,12 @@ export function capKey(attachmentId: number, cap: CapRule, toolId: string, scope
   return `${attachmentId}|${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
 }
 
+/** Drops the counters every call of which has left the window; how many went. */
+export async function sweepCaps(sequelize: Sequelize): Promise<number> {
+  const [row] = await sequelize.query<{ swept: number }>('SELECT toolgate_sweep_caps() AS swept', { type: QueryTypes.SELECT });
+  return row?.swept ?? 0;
+}
+
 /** The candidates as toolgate_claim_caps reads them: each attachment with its counters' keys, limits and windows. */
 function claimArgument(candidates: readonly CapCandidate[], toolId: string, scope: CapScope): string {
   return JSON.stringify(
@@ -44,9 +50,9 @@ export async function capsRemaining(sequelize: Sequelize, attachmentId: number, 
   // A cap on all members counts under '*'; one on a tool under the tool's id.
   const keys = caps.map((cap) => capKey(attachmentId, cap, cap.tool_id ?? '*', scope));
   const rows = await sequelize.query<{ cap_key: string; used: number }>(
-    `SELECT cap_key, cardinality(ARRAY(SELECT h FROM unnest(hits) AS h WHERE h > clock_timestamp() - w.window_s * interval '1 second')) AS used
-       FROM cap_usage JOIN unnest(ARRAY[:keys]::varchar[], ARRAY[:windows]::integer[]) AS w(cap_key_w, window_s) ON w.cap_key_w = cap_usage.cap_key`,
-    { replacements: { keys, windows: caps.map((c) => c.window_s) }, type: QueryTypes.SELECT },
+    `SELECT u.cap_key, (SELECT count(*) FROM cap_hits h WHERE h.usage_id = u.id AND h.at > clock_timestamp() - u.window_s * interval '1 second') AS used
+       FROM cap_usage u WHERE u.cap_key = ANY (ARRAY[:keys]::varchar[])`,
+    { replacements: { keys }, type: QueryTypes.SELECT },
   );
   const used = new Map(rows.map((r) => [r.cap_key, Number(r.used)]));
   return caps.map((cap, i) => Math.max(0, cap.limit - (used.get(keys[i]!) ?? 0)));

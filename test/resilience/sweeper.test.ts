@@ -106,6 +106,20 @@ describe('when the sweeper runs', () => {
     await t.sequelize.query(`INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at) VALUES ('s', 'old', repeat('0', 64), 'done', 'dead', now() - interval '1 second')`);
     expect((await sweeper.sweep()).keys).toBe(1);
   });
+
+  test('then a cap counter every call of which has left its window is dropped with its calls, and one with a call inside stays', async () => {
+    await t.sequelize.query(`
+      WITH c AS (INSERT INTO cap_usage (cap_key, window_s, used, last_at) VALUES
+        ('sweep|old', 86400, 2, now() - interval '2 days'), ('sweep|live', 86400, 1, now() - interval '1 hour') RETURNING id, last_at)
+      INSERT INTO cap_hits (usage_id, at) SELECT id, last_at FROM c UNION ALL SELECT id, last_at - interval '1 minute' FROM c WHERE last_at < now() - interval '1 day'`);
+    expect((await sweeper.sweep()).caps).toBe(1);
+    const left = await t.sequelize.query<{ cap_key: string; held: string }>(
+      `SELECT cap_key, (SELECT count(*) FROM cap_hits h WHERE h.usage_id = u.id) AS held FROM cap_usage u WHERE cap_key LIKE 'sweep|%'`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(left.map((r) => ({ ...r, held: Number(r.held) }))).toEqual([{ cap_key: 'sweep|live', held: 1 }]);
+    expect(await t.sequelize.query(`SELECT 1 FROM cap_hits WHERE usage_id NOT IN (SELECT id FROM cap_usage)`, { type: QueryTypes.SELECT })).toEqual([]);
+  });
 });
 
 describe('when the toolgate drains for a shutdown', () => {
