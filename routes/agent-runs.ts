@@ -88,8 +88,9 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
       "An agent run (SEMANTICS §10): resolved once for the message's sender, the model offered exactly the run's tools, every call through dispatch. A tool not offered is refused, recorded and given back to the model. The thread is named by thread_id (its reference) or found by in_reply_to / references; a sender who is not one of its participants, or has no routing key, starts a new thread with no history (new_thread says so). A thread_id that names no thread of this agent is a 404. Without either, a new thread starts.",
     roles: ['client'],
     body: messageRunBody,
-    success: { status: 200, description: 'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped', schema: agentRunResponse },
-    errors: ['sender_forbidden'],
+    success: { status: 200, description: 'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped. A redelivered message (the same message_id, sender and content) gets the first answer again, with the header Idempotent-Replayed: true, and runs nothing', schema: agentRunResponse },
+    errors: ['sender_forbidden', 'message_id_reused', 'message_id_in_flight'],
+    idempotent: true,
   },
   {
     method: 'post',
@@ -99,6 +100,7 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
     roles: ['scheduler'],
     body: instructionRunBody,
     success: { status: 200, description: 'The run', schema: agentRunResponse },
+    idempotent: true,
   },
   {
     method: 'get',

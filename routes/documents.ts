@@ -22,10 +22,10 @@ const runFields = {
 export const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });
 export const askBody = z.strictObject({ question: queryTextSchema, ...runFields });
 
-export function documentsRouter(tg: Pick<RouteServices, 'agents' | 'documents' | 'model' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
+export function documentsRouter(tg: Pick<RouteServices, 'agents' | 'documents' | 'idempotencyKey' | 'model' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
   const router = Router();
   const client = tg.requireRole('client');
-  const gate = [tg.toolRun(), tg.requireTool('document_search')];
+  const gate = [tg.idempotencyKey, tg.toolRun(), tg.requireTool('document_search')];
 
   router.post('/agents/:id/documents', client, async (req, res) => {
     const agentId = pathId(req.params, 'id');
@@ -83,7 +83,8 @@ export const documentsRoutes = describeRoutes('Documents', [
     roles: ['client'],
     body: searchBody,
     success: { status: 200, description: 'The best chunks first', schema: searchResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded'],
+    idempotent: true,
   },
   {
     method: 'post',
@@ -93,6 +94,7 @@ export const documentsRoutes = describeRoutes('Documents', [
     roles: ['client'],
     body: askBody,
     success: { status: 200, description: 'The answer and its sources', schema: askResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded', 'upstream_error'],
+    idempotent: true,
   },
 ]);

@@ -10,17 +10,18 @@ import { analyzeResponse, workflowResponse } from '../src/http/responses';
 import { describeRoutes } from './route-description';
 import type { RouteServices } from './route-services';
 
-export function emailRouter(tg: Pick<RouteServices, 'email' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
+export function emailRouter(tg: Pick<RouteServices, 'email' | 'idempotencyKey' | 'requireRole' | 'requireTool' | 'toolRun'>): Router {
   const router = Router();
   const client = tg.requireRole('client');
-  const message = validateBody(emailMessageSchema);
+  // A retry with the same Idempotency-Key files no task twice.
+  const message = [validateBody(emailMessageSchema), tg.idempotencyKey];
   const gate = [tg.toolRun(), tg.requireTool('email_analyzer')];
 
-  router.post('/agents/:id/email/analyze', client, message, ...gate, async (req, res) => {
+  router.post('/agents/:id/email/analyze', client, ...message, ...gate, async (req, res) => {
     res.json(await analyzeEmail(tg.email, currentRun(req), bodyOf(req, emailMessageSchema)));
   });
 
-  router.post('/agents/:id/workflows/email', client, message, ...gate, async (req, res) => {
+  router.post('/agents/:id/workflows/email', client, ...message, ...gate, async (req, res) => {
     res.json(await runEmailWorkflow(tg.email, currentRun(req), bodyOf(req, emailMessageSchema)));
   });
   return router;
@@ -35,7 +36,8 @@ export const emailRoutes = describeRoutes('Email', [
     roles: ['client'],
     body: emailMessageSchema,
     success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded', 'upstream_error'],
+    idempotent: true,
   },
   {
     method: 'post',
@@ -45,6 +47,7 @@ export const emailRoutes = describeRoutes('Email', [
     roles: ['client'],
     body: emailMessageSchema,
     success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: workflowResponse },
-    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'upstream_error'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded', 'upstream_error'],
+    idempotent: true,
   },
 ]);

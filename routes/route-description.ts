@@ -16,6 +16,9 @@ export type RouteError =
   | 'sender_forbidden'
   | 'tool_forbidden'
   | 'approval_required'
+  | 'cap_exceeded'
+  | 'message_id_reused'
+  | 'message_id_in_flight'
   | 'not_dispatchable'
   | 'upstream_error'
   | 'parity_mismatch'
@@ -41,6 +44,8 @@ export interface RouteDescription {
   /** Other answers that are not errors (a call filed for approval: 202). */
   also?: readonly { status: number; description: string; schema?: z.ZodType }[];
   errors?: readonly RouteError[];
+  /** Whether it takes an Idempotency-Key header (SEMANTICS §13): a route that can run a tool. */
+  idempotent?: boolean;
 }
 
 export interface RouteGroupDescription {

@@ -89,6 +89,7 @@ export const dispatchRoutes = describeRoutes('Tool calls', [
     body: dispatchBody,
     success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchResponse },
     also: [{ status: 202, description: 'The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call\'s pending request is returned; nothing ran', schema: dispatchPendingResponse }],
-    errors: ['sender_forbidden', 'tool_forbidden', 'not_dispatchable'],
+    errors: ['sender_forbidden', 'tool_forbidden', 'cap_exceeded', 'not_dispatchable'],
+    idempotent: true,
   },
 ]);

@@ -26,6 +26,10 @@ type ErrorCode =
   | 'validation_error'
   | 'rate_limited'
   | 'internal_error'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_flight'
+  | 'interrupted'
+  | 'shutting_down'
   | RouteError;
 
 const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
@@ -34,12 +38,18 @@ const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
   forbidden: { status: 403, when: "the token's role may not call this route, or start this kind of run" },
   tool_forbidden: { status: 403, when: 'the tool is not offered to this run (a denied record is written); `tool` names it' },
   approval_required: { status: 403, when: 'the tool needs approval for this sender, and this route runs it at once, so nothing was filed (a denied record is written); `tool` names it' },
+  cap_exceeded: { status: 403, when: 'the call is over a cap of the attachment it runs under; nothing ran (a denied record is written); `tool` names it' },
   sender_forbidden: { status: 403, when: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)" },
   not_found: { status: 404, when: 'no such agent, toolkit, attachment, rule or document' },
   conflict: { status: 409, when: 'a duplicate, or a change the system toolkits refuse' },
   parity_mismatch: { status: 409, when: 'the check found access that differs from the legacy strings; nothing was committed; `report` has it' },
   schema_not_migrated: { status: 409, when: 'the schema migrations have not run' },
   migration_busy: { status: 409, when: 'other writers held the tables for 30 s; nothing changed' },
+  idempotency_key_in_flight: { status: 409, when: 'the first request with this Idempotency-Key is still running; nothing started again; see Retry-After' },
+  message_id_in_flight: { status: 409, when: "the first delivery of this message_id is still running; nothing started again; see Retry-After" },
+  interrupted: { status: 409, when: 'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again' },
+  idempotency_key_reused: { status: 422, when: 'this Idempotency-Key came with another body; nothing ran' },
+  message_id_reused: { status: 422, when: "this message_id was handled for another sender or with other content (or is the agent's own reply's); nothing ran" },
   payload_too_large: { status: 413, when: 'the body is over the limit' },
   unsupported_media_type: { status: 415, when: 'the JSON body is not UTF-8' },
   validation_error: { status: 422, when: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
@@ -48,6 +58,7 @@ const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
   internal_error: { status: 500, when: "a fault of toolgate's own; nothing was granted" },
   upstream_error: { status: 502, when: 'the language model failed, timed out or broke the schema' },
   unavailable: { status: 503, when: 'the database cannot be reached; nothing was granted; see Retry-After' },
+  shutting_down: { status: 503, when: 'this instance is shutting down and takes no new requests; retry (another instance answers); see Retry-After' },
 };
 
 export function openApiDocument(options: DocumentOptions): Record<string, unknown> {
@@ -89,6 +100,7 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
         : { name, in: 'path', required: true, description: 'an id: a positive whole number in plain decimal', schema: jsonSchema(idText, 'input') };
     }),
     ...(route.query ? queryParameters(route.query) : []),
+    ...(route.idempotent ? [IDEMPOTENCY_KEY] : []),
   ];
   const ids = pathParams.filter((name) => !route.params?.[name]);
   const op: Operation = {
@@ -104,7 +116,7 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
           { description: answer.description, ...(answer.schema ? { content: { 'application/json': { schema: jsonSchema(answer.schema, 'output') } } } : {}) },
         ]),
       ),
-      ...errorResponses(impliedErrors(route, ids.length > 0)),
+      ...errorResponses(impliedErrors(route, ids.length > 0, path.startsWith('/api/'))),
     },
   };
   if (parameters.length > 0) op.parameters = parameters;
@@ -114,6 +126,15 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
   return op;
 }
 
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe (SEMANTICS §13): the same key with the same body gets the first answer again (header Idempotent-Replayed: true) and runs nothing; kept 24 hours, per caller and route. 1 to 255 printable ASCII characters, such as a UUID.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 function whoMayCall(route: RouteDescription): string {
   if (route.roles === 'anyone') return 'No token needed.';
   const roles = route.roles.filter((r) => r !== 'admin');
@@ -122,8 +143,11 @@ function whoMayCall(route: RouteDescription): string {
 }
 
 /** The errors a route can answer, from what its description says it reads and who may call it. */
-export function impliedErrors(route: RouteDescription, hasPathIds: boolean): ErrorCode[] {
+export function impliedErrors(route: RouteDescription, hasPathIds: boolean, underApi: boolean): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
+  if (route.idempotent) ['idempotency_key_reused', 'idempotency_key_in_flight', 'interrupted'].forEach((c) => codes.add(c as ErrorCode));
+  // The router takes no new requests once it drains for a shutdown.
+  if (underApi) codes.add('shutting_down');
   if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
   if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));

@@ -135,6 +135,18 @@ describe('an Idempotency-Key', () => {
     expect(res.body.detail[0].loc).toEqual(['header', 'Idempotency-Key']);
   });
 
+  test('on an email analysis files its tasks once: the retry gets the same tasks and files none', async () => {
+    const analyst = (await t.admin().post('/api/agents').send({ name: 'Analyst', enabled_tools: 'email_analyzer,task_creator' }).expect(201)).body.id;
+    const analyze = () =>
+      t.client().post(`/api/agents/${analyst}/email/analyze`).set('Idempotency-Key', 'k-analyze').send({ from: 'jane@acme.com', subject: 'Melted order', body: 'My order arrived melted. Please refund it by Friday.' });
+    const first = await analyze().expect(200);
+    expect(first.body.tasks.length).toBeGreaterThan(0);
+    const again = await analyze().expect(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await count('SELECT count(*) AS n FROM tasks WHERE agent_id = :a', { a: analyst })).toBe(first.body.tasks.length);
+  });
+
   test('on a scheduled run replays its answer, with the same status', async () => {
     const run = () => t.scheduler().post(`/api/agents/${sundae.id}/runs`).set('Idempotency-Key', 'k-run').send({ instruction: 'Check the stock.' });
     const first = await run().expect(200);
