@@ -27,7 +27,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
     if (error === null) return next(err);
     const requestId = res.locals.toolgate?.requestId;
     if (error.status >= 500) {
-      logger?.error({ err: describe(err), request_id: requestId ?? null, method: req.method, path: req.path, status: error.status }, 'request failed');
+      logger?.error({ err: errorFields(err), request_id: requestId ?? null, method: req.method, path: req.path, status: error.status }, 'request failed');
     }
     res
       .status(error.status)
@@ -55,7 +55,8 @@ function toHttpError(err: unknown, renderAll: boolean): HttpError | null {
  * What a failure log line says. A database error's message can quote the input that caused it, so
  * for those only the name and SQLSTATE are kept.
  */
-function describe(err: unknown): Record<string, unknown> {
+/** What the log keeps of an error: a database error's name and code (never its SQL or values), else its name, message and stack. */
+export function errorFields(err: unknown): Record<string, unknown> {
   if (err instanceof BaseError) return { name: err.name, code: (err as { parent?: { code?: unknown } }).parent?.code };
   if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
   return { value: typeof err };

@@ -6,6 +6,7 @@ import type { Sequelize } from 'sequelize';
 import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
 import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
+import { errorFields } from '../middleware/error-handler';
 import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
@@ -215,6 +216,9 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     graceMs: recovery.graceMs,
     onRecordError: (err, context) => {
       logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
+    },
+    onFault: (err, context) => {
+      logger?.error({ ...context, err: errorFields(err) }, "toolgate's own fault after a tool ran: answered with what ran, not a 5xx");
     },
     policies: policySources(sequelize, cacheConfig, metrics, logger),
     observer: {

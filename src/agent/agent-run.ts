@@ -89,7 +89,7 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
         // toolgate's own fault (the database, most often). Once a tool has run, the answer must
         // say what ran, not be a 5xx that invites a retry to run it again.
         if (!ranATool(steps)) throw err;
-        return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${faultText(err)}` });
+        return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${state.run.fault(err, 'agent run step')}` });
       }
       steps.push(done);
       turns.push({ role: 'tool_result', call_id: call.call_id, tool: call.tool, status: done.status, output: done.output === undefined ? undefined : boundedJson(done.output, RESULT_CHARS), error: done.error });
@@ -222,10 +222,6 @@ export function ranATool(steps: readonly StepView[]): boolean {
 }
 
 /** A fault's sentence for the answer: toolgate's own errors say what happened; anything else says only that. */
-export function faultText(err: unknown): string {
-  return err instanceof HttpError ? err.message : 'an internal error; nothing more ran, and the request id finds it in the logs.';
-}
-
 
 /** The message at hand as the model reads it: a body or an instruction past MESSAGE_CHARS is cut. */
 function cutCurrent(current: CurrentTurn): CurrentTurn {

@@ -9,7 +9,7 @@ import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { faultText, ranATool, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { ranATool, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { historyOf } from './history';
 import { MessageIdTaken, type AgentRunView, type HandledMessage, type NewThread, type ReplyView, type RunStore, type Stopped, type StepView, type ThreadRef } from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
@@ -104,7 +104,7 @@ async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id
     ...(newThread ? { new_thread: newThread } : {}),
     ...resultOf(run, end, decidable.length > 0, reply),
   });
-  return answer(await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)));
+  return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)));
 }
 
 export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
@@ -123,7 +123,7 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
   const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], named: [] };
   const ran = await running(deps, started.id, () => runAgent(deps, run, scope, [], current));
   const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, false, null) });
-  return answer(await completed(deps, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
+  return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
 }
 
 /** Runs the agent for a started run; a run that throws is let go, for the sweeper to close. */
@@ -174,13 +174,13 @@ function contentDigest(routingKey: string | null, message: InboundMessage): stri
  * Records how the run ended. When that cannot be written after a tool ran, the answer still says
  * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
  */
-async function completed(deps: AgentRunsDeps, run: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2], answer: RunResult): Promise<RunEnd> {
+async function completed(deps: AgentRunsDeps, toolRun: ToolRun, row: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2], answer: RunResult): Promise<RunEnd> {
   try {
-    await deps.store.complete(run, end, reply, answer);
+    await deps.store.complete(row, end, reply, answer);
     return end;
   } catch (err) {
     if (!ranATool(end.steps)) throw err;
-    return { ...end, stopped: 'error', error: `The run's end could not be recorded after a tool ran: ${faultText(err)}` };
+    return { ...end, stopped: 'error', error: `The run's end could not be recorded after a tool ran: ${toolRun.fault(err, 'agent run end')}` };
   }
 }
 

@@ -37,27 +37,34 @@ export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, message: E
   const analysis = await runAnalysis(deps, run, message);
   const stages: Stage[] = [{ name: 'analysis', tool: 'email_analyzer', status: 'completed' }];
 
-  const tasks = await fileTasks(deps, run, message, analysis);
-  stages.push({ name: 'tasks', tool: 'task_creator', status: tasks ? 'completed' : 'skipped' });
+  // From here a tool has run: a later stage that toolgate itself cannot carry out (its database,
+  // most often) is reported as failed, never a 5xx whose retry would file the tasks again (SEMANTICS §13).
+  let tasks: TaskView[] = [];
+  try {
+    const filed = await fileTasks(deps, run, message, analysis);
+    tasks = filed ?? [];
+    stages.push({ name: 'tasks', tool: 'task_creator', status: filed ? 'completed' : 'skipped' });
+  } catch (err) {
+    stages.push({ name: 'tasks', tool: 'task_creator', status: 'failed', error: run.fault(err, 'email workflow: tasks') });
+  }
 
   const written = await writeReply(deps, run, message, analysis);
   stages.push(written.stage);
 
-  return { routing_key: run.routingKey, stages, analysis, tasks: tasks ?? [], reply: written.reply };
+  return { routing_key: run.routingKey, stages, analysis, tasks, reply: written.reply };
 }
 
 async function writeReply(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
   const fallback: Reply = { text: analysis.suggested_reply, source: 'analysis_fallback' };
-  if (!run.grants('reply_generator')) {
-    await run.skip('reply_generator');
-    return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
-  }
   try {
+    if (!run.grants('reply_generator')) {
+      await run.skip('reply_generator');
+      return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
+    }
     const text = await run.dispatch('reply_generator', () => deps.model.writeReply(modelEmail(message), analysis, modelContext(run.agent, deps.now())));
     return { stage: { name: 'reply', tool: 'reply_generator', status: 'completed' }, reply: { text, source: 'reply_agent' } };
   } catch (err) {
     // The reply agent failing is a failed stage, not a failed workflow: the analysis's reply stands in.
-    if (!isModelError(err)) throw err;
-    return { stage: { name: 'reply', tool: 'reply_generator', status: 'failed', error: err.message }, reply: fallback };
+    return { stage: { name: 'reply', tool: 'reply_generator', status: 'failed', error: isModelError(err) ? err.message : run.fault(err, 'email workflow: reply') }, reply: fallback };
   }
 }

@@ -47,6 +47,8 @@ export interface RunServiceOptions {
   graceMs: number;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError?: ToolRunDeps['onRecordError'];
+  /** Told of a fault of toolgate's own answered as what ran, after a tool ran (SEMANTICS §13). */
+  onFault?: ToolRunDeps['onFault'];
   policies?: (read: PolicyRead) => PolicySource;
   observer?: RunObserver;
 }
@@ -71,7 +73,7 @@ export class RunService {
     private readonly registry: ToolRegistry,
     options: RunServiceOptions,
   ) {
-    const { approvals, instances, observer = {}, onRecordError = () => undefined } = options;
+    const { approvals, instances, observer = {}, onRecordError = () => undefined, onFault = () => undefined } = options;
     this.observer = observer;
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
     this.policies = options.policies ? options.policies(this.read) : readThrough(this.read);
@@ -104,6 +106,7 @@ export class RunService {
         told(outcome.status);
       },
       onRecordError,
+      onFault,
       onDecision: observer.decision,
       fileApproval: async (request, record) => {
         const filed = await orUnavailable(approvals.store.file(request, record));

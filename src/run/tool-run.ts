@@ -12,7 +12,7 @@ import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
-import { ApprovalRequiredError, CapExceededError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type HttpError } from '../errors';
+import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
 import { parse } from '../http/parse';
 import type { CapScope } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
@@ -37,6 +37,8 @@ export interface ToolRunDeps {
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
+  /** Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13). */
+  onFault(err: unknown, context: { agent_id: number; stage: string }): void;
   /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
   fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
   /**
@@ -292,6 +294,15 @@ export class ToolRun {
         return outcome.output;
       },
     };
+  }
+
+  /**
+   * A fault of toolgate's own after a tool ran, which the caller is answered with (a 200 saying what
+   * ran) instead of a 5xx that would invite a retry to run it again: logged, and put in words.
+   */
+  fault(err: unknown, stage: string): string {
+    this.deps.onFault(err, { agent_id: this.agentId, stage });
+    return err instanceof HttpError ? err.message : "an internal error of toolgate's own; nothing more ran, and toolgate's log has it.";
   }
 
   /** As execute(), for code that runs a tool as a step of its own: a tool that throws, throws. */

@@ -113,6 +113,31 @@ describe("when toolgate's own work fails after a tool ran", () => {
     }
   });
 
+  test('then the email workflow, its tasks filed, reports the reply stage it could not run as failed in a 200, and its retry files no task again', async () => {
+    const local = await createTestApp();
+    try {
+      const agent = (await local.admin().post('/api/agents').send({ name: 'Sundae', enabled_tools: 'email_analyzer,task_creator,reply_generator' }).expect(201)).body.id;
+      // The reply stage's record cannot be written, so it cannot run; the tasks before it were filed.
+      await local.sequelize.query("ALTER TABLE tool_calls ADD CONSTRAINT no_reply CHECK (tool_id <> 'reply_generator') NOT VALID");
+      const workflow = () =>
+        local.client().post(`/api/agents/${agent}/workflows/email`).set('Idempotency-Key', 'k-workflow').send({ from: 'jane@acme.com', subject: 'Melted order', body: 'My order arrived melted. Please refund it by Friday.' });
+      const first = await workflow().expect(200);
+      expect(first.body.stages).toEqual([
+        { name: 'analysis', tool: 'email_analyzer', status: 'completed' },
+        { name: 'tasks', tool: 'task_creator', status: 'completed' },
+        { name: 'reply', tool: 'reply_generator', status: 'failed', error: expect.stringMatching(/toolgate's log has it/) },
+      ]);
+      expect(first.body.reply.source).toBe('analysis_fallback');
+      const filed = Number((await local.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE agent_id = :agent', { replacements: { agent }, type: QueryTypes.SELECT }))[0]!.n);
+      expect(filed).toBe(first.body.tasks.length);
+      const again = await workflow().expect(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(Number((await local.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM tasks WHERE agent_id = :agent', { replacements: { agent }, type: QueryTypes.SELECT }))[0]!.n)).toBe(filed);
+    } finally {
+      await local.close();
+    }
+  });
+
   test('then a failure before any tool ran is still an error status: the retry is safe', async () => {
     fake.requests.length = 0;
     fake.script(() => completion('Hello. — Sundae'));
