@@ -3,7 +3,8 @@
 // - toolgate_instances: each instance's heartbeat. An instance whose heartbeat stopped is dead: the
 //   sweeper closes what it left open, and a retry of what it held is answered, not run again.
 // - idempotency_keys: a caller's Idempotency-Key per route, the hash of the body it came with, and
-//   the answer once there is one (kept at least 24 hours).
+//   the answer once there is one (kept at least 24 hours). Answers are `json`, not `jsonb`: a
+//   replay is the first answer to the byte, its keys in their order.
 // - agent_message_ids.content_digest: a redelivered message is the same sender with the same content.
 // - agent_runs.answer: what a message's run answered, for a redelivery; agent_runs.instance_id and
 //   tool_calls.instance_id, tool_calls.deadline_at: who ran it, and when a `started` record whose
@@ -31,7 +32,7 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
          state VARCHAR(8) NOT NULL CONSTRAINT idempotency_keys_state_check CHECK (state IN ('running', 'done')),
          instance_id VARCHAR(64) NOT NULL,
          status INTEGER,
-         body JSONB,
+         body JSON,
          created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
          expires_at TIMESTAMPTZ NOT NULL,
          CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key)
@@ -39,7 +40,7 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
        CREATE INDEX idempotency_keys_expires_at_idx ON idempotency_keys (expires_at);
        COMMENT ON TABLE idempotency_keys IS 'created by toolgate';
        ALTER TABLE agent_message_ids ADD COLUMN content_digest CHAR(64);
-       ALTER TABLE agent_runs ADD COLUMN answer JSONB, ADD COLUMN instance_id VARCHAR(64);
+       ALTER TABLE agent_runs ADD COLUMN answer JSON, ADD COLUMN instance_id VARCHAR(64);
        CREATE INDEX agent_runs_open_idx ON agent_runs (created_at) WHERE completed_at IS NULL;`,
       { transaction },
     );

@@ -365,7 +365,7 @@ export class RunStore {
     await this.sequelize.transaction(async (transaction) => {
       await this.sequelize.query(
         `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
-                answer = $9::jsonb, completed_at = now() WHERE id = $8`,
+                answer = $9::json, completed_at = now() WHERE id = $8`,
         {
           // What a model and its tools wrote is made storable first (SEMANTICS §13).
           bind: [

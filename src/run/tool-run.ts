@@ -175,7 +175,7 @@ export class ToolRun {
    * and completes the record. When the record cannot be written the tool does not run: the
    * database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
-  async execute<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
+  async execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
     // Counted before it runs (SEMANTICS §13); an uncapped tool costs nothing here.
     const candidates = this.offered.capsFor(toolId);
@@ -198,7 +198,7 @@ export class ToolRun {
     const { tool, input: checked } = this.checked(toolId, input);
     const attachmentId = this.offered.approvalFor(toolId);
     if (attachmentId !== null) return this.fileApproval(toolId, checked, attachmentId, options.origin);
-    return this.execute(toolId, () => tool.execute(checked, this.contextFor(options.message)));
+    return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)));
   }
 
   /** The input as the tool's schema validates it: a 422 naming the field otherwise. */
@@ -234,15 +234,15 @@ export class ToolRun {
     if (id === null) return { status: 'taken' };
     this.decided('granted', 'approved');
     const approval = { request_id: request.id, approved_by: approverName(decider) };
-    return this.complete(request.tool, id, () => tool.execute(checked.data, { ...this.contextFor(undefined), approval }));
+    return this.complete(request.tool, id, (callId) => tool.execute(checked.data, { ...this.contextFor(undefined, callId), approval }));
   }
 
   /** Runs `execute` under its `started` record `id`, then completes the record with how it ended. */
-  private async complete<T>(toolId: string, id: number, execute: () => Promise<T> | T): Promise<ToolOutcome<T>> {
+  private async complete<T>(toolId: string, id: number, execute: (callId: number) => Promise<T> | T): Promise<ToolOutcome<T>> {
     const started = performance.now();
     let outcome: ToolOutcome<T>;
     try {
-      outcome = { status: 'success', output: await execute() };
+      outcome = { status: 'success', output: await execute(id) };
     } catch (err) {
       outcome = { status: 'failure', error: errorText(err), thrown: err };
     }
@@ -277,7 +277,7 @@ export class ToolRun {
     return { status: 'pending_approval', ...filed };
   }
 
-  private contextFor(message: InboundMessage | undefined): ToolContext {
+  private contextFor(message: InboundMessage | undefined, callId: number): ToolContext {
     return {
       ...this.deps.toolContext,
       agent_id: this.agentId,
@@ -287,6 +287,7 @@ export class ToolRun {
       ...(message ? { message } : {}),
       // Made on the first call that needs it: most runs never call a tool by name.
       run_key: (this.key ??= randomUUID()),
+      call_id: callId,
       callTool: async (id, nestedInput) => {
         const outcome = await this.callTool(id, nestedInput, message ? { message } : {});
         if (outcome.status === 'failure') throw outcome.thrown;
@@ -306,7 +307,7 @@ export class ToolRun {
   }
 
   /** As execute(), for code that runs a tool as a step of its own: a tool that throws, throws. */
-  async dispatch<T>(toolId: string, execute: () => Promise<T> | T, options: DispatchOptions = {}): Promise<T> {
+  async dispatch<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<T> {
     const outcome = await this.execute(toolId, execute, options);
     if (outcome.status === 'failure') throw outcome.thrown;
     return outcome.output;

@@ -52,7 +52,7 @@ export class IdempotencyKeys {
 
   /** Keeps the answer a request with this key got, for its retries. */
   async answer(scope: string, key: string, status: number, body: unknown): Promise<void> {
-    await this.sequelize.query(`UPDATE idempotency_keys SET state = 'done', status = $3, body = $4::jsonb WHERE scope = $1 AND key = $2`, {
+    await this.sequelize.query(`UPDATE idempotency_keys SET state = 'done', status = $3, body = $4::json WHERE scope = $1 AND key = $2`, {
       bind: [scope, key, status, JSON.stringify(storableJson(body ?? null))],
     });
   }

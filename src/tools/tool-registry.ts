@@ -20,6 +20,12 @@ export interface ToolContext {
   /** Names this run: the same for every call within it, another for the next run. */
   run_key: string;
   /**
+   * This call's tool-call record (SEMANTICS §8): written before the tool runs, and never run again.
+   * A tool that calls an outside service and retries that call itself can send it as the service's
+   * idempotency key, so its own retries never act twice (SEMANTICS §13).
+   */
+  call_id: number;
+  /**
    * Set when this call is an approved request running (SEMANTICS §12): `routing_key` is then the
    * requester's, and `approved_by` the approver's routing key, or `admin` / `dashboard`.
    */

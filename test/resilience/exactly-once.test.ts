@@ -16,6 +16,19 @@ let enter: () => void = () => undefined;
 function holdNextCall(): void {
   entered = new Promise((resolve) => (enter = resolve));
 }
+/** A tool that says which call it is: an outside service's idempotency key. */
+const seenCallIds: number[] = [];
+const chargeCard = defineTool({
+  id: 'charge_card',
+  display_name: 'Charge card',
+  summary: 'Charges a card through an outside service.',
+  input: z.strictObject({ cents: z.number().int() }),
+  execute({ cents }, context) {
+    seenCallIds.push(context.call_id);
+    return { charged: cents, idempotency_key: `toolgate-${context.call_id}` };
+  },
+});
+
 const slowLookup = defineTool({
   id: 'slow_lookup',
   display_name: 'Slow lookup',
@@ -32,9 +45,9 @@ let t: TestApp;
 let sundae: Sundae;
 
 beforeAll(async () => {
-  t = await createTestApp({ tools: [...SCOOP_TOOLS, slowLookup] });
+  t = await createTestApp({ tools: [...SCOOP_TOOLS, slowLookup, chargeCard] });
   sundae = await createSundae(t, 'gate');
-  const slow = (await t.admin().post('/api/toolkits').send({ name: 'Slow', member_tool_ids: ['slow_lookup'] }).expect(201)).body.id;
+  const slow = (await t.admin().post('/api/toolkits').send({ name: 'Slow', member_tool_ids: ['slow_lookup', 'charge_card'] }).expect(201)).body.id;
   await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: slow }).expect(201);
 });
 afterAll(() => t.close());
@@ -54,8 +67,9 @@ describe("when Mara's approval is delivered three times", () => {
     const third = await post(mara).expect(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect([second.headers['idempotent-replayed'], third.headers['idempotent-replayed']]).toEqual(['true', 'true']);
-    expect(second.body).toEqual(first.body);
-    expect(third.body).toEqual(first.body);
+    // The same answer to the byte, its keys in their order, not only an equal object.
+    expect(second.text).toBe(first.text);
+    expect(third.text).toBe(first.text);
     expect(await refunds()).toEqual(['SCP-1042']);
     expect(await count("SELECT count(*) AS n FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund'", { a: sundae.id })).toBe(1);
     expect(await count("SELECT count(*) AS n FROM agent_runs WHERE agent_id = :a AND routing_key = 'mara@thescoop.com'", { a: sundae.id })).toBe(1);
@@ -103,7 +117,7 @@ describe('an Idempotency-Key', () => {
     const first = await dispatch(key, 'SCP-1042').expect(200);
     const retry = await dispatch(key, retryOrder).expect(status);
     if (replayed) {
-      expect(retry.body).toEqual(first.body);
+      expect(retry.text).toBe(first.text);
       expect(retry.headers['idempotent-replayed']).toBe('true');
     } else {
       expect(retry.body.code).toBe('idempotency_key_reused');
@@ -153,6 +167,18 @@ describe('an Idempotency-Key', () => {
     const again = await run().expect(200);
     expect(again.body).toEqual(first.body);
     expect(await count("SELECT count(*) AS n FROM agent_runs WHERE run = 'scheduled' AND agent_id = :a", { a: sundae.id })).toBe(1);
+  });
+});
+
+describe('when a tool calls an outside service', () => {
+  test("then it is told its call's record id, a key of its own for that service, and a replay does not call it again", async () => {
+    seenCallIds.length = 0;
+    const charge = () => t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'k-charge').send({ tool: 'charge_card', input: { cents: 1899 }, sender: 'jane@acme.com' });
+    const first = await charge().expect(200);
+    await charge().expect(200);
+    const [record] = await t.sequelize.query<{ id: number }>("SELECT id FROM tool_calls WHERE tool_id = 'charge_card' ORDER BY id", { type: QueryTypes.SELECT });
+    expect(seenCallIds).toEqual([Number(record!.id)]);
+    expect(first.body.output.idempotency_key).toBe(`toolgate-${record!.id}`);
   });
 });
 
