@@ -102,7 +102,8 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
         member_tool_ids: row.member_tool_ids ?? [],
         rules: [],
         approvers: row.approvers,
-        caps: row.caps ?? [],
+        // jsonb keeps keys in its own order: written back in the API's.
+        caps: (row.caps ?? []).map((cap) => ({ tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window_s: cap.window_s })),
       };
       byId.set(row.attachment_id, attachment);
     }
