@@ -71,8 +71,10 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
       // and the system tools while a request it may decide is pending.
       answer = await deps.model.agentStep({ context, tools: catalogue(state), turns, decidable: state.decidable.map(decidableOf) });
     } catch (err) {
-      if (!isModelError(err)) throw err;
-      return end({ reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` });
+      if (isModelError(err)) return end({ reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` });
+      // toolgate's own fault, or a host model's that is no ModelError: as for a call, below.
+      if (!acted(steps)) throw err;
+      return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${run.fault(err, 'agent run model step')}` });
     }
     if (answer.kind === 'reply') return end({ reply: answer.text, stopped: 'reply', error: null }, answer.escalate === true);
 
@@ -88,7 +90,7 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
       } catch (err) {
         // toolgate's own fault (the database, most often). Once a tool has run, the answer must
         // say what ran, not be a 5xx that invites a retry to run it again.
-        if (!ranATool(steps)) throw err;
+        if (!acted(steps)) throw err;
         return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${state.run.fault(err, 'agent run step')}` });
       }
       steps.push(done);
@@ -216,12 +218,14 @@ function decidableOf(request: ApprovalRequestView): DecidableRequest {
   return { id: request.id, tool: request.tool, input: request.input, requested_by: request.requested_by.routing_key };
 }
 
-/** Whether a step may have run a tool: it succeeded, failed (a tool that threw ran), or decided a request. */
-export function ranATool(steps: readonly StepView[]): boolean {
-  return steps.some((s) => s.status === 'success' || s.status === 'failure');
+/**
+ * Whether a step acted: a tool may have run (it succeeded, or failed: a tool that threw ran; a
+ * decided request is a success), or a call was filed as an approval request. After that, the answer
+ * must say what happened, and the run is never undone.
+ */
+export function acted(steps: readonly StepView[]): boolean {
+  return steps.some((s) => s.status === 'success' || s.status === 'failure' || s.status === 'pending_approval');
 }
-
-/** A fault's sentence for the answer: toolgate's own errors say what happened; anything else says only that. */
 
 /** The message at hand as the model reads it: a body or an instruction past MESSAGE_CHARS is cut. */
 function cutCurrent(current: CurrentTurn): CurrentTurn {

@@ -9,7 +9,7 @@ import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { ranATool, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { acted, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { historyOf } from './history';
 import { MessageIdTaken, type AgentRunView, type HandledMessage, type NewThread, type ReplyView, type RunStore, type Stopped, type StepView, type ThreadRef } from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
@@ -126,14 +126,22 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
   return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
 }
 
-/** Runs the agent for a started run; a run that throws is let go, for the sweeper to close. */
+/**
+ * Runs the agent for a started run. The agent throws only before any step acted: the run is then
+ * undone, so the 5xx that follows lets the retry run it.
+ */
 async function running(deps: AgentRunsDeps, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
   try {
     return await work();
   } catch (err) {
-    deps.store.release(runId);
-    throw err;
+    throw await abandoned(deps, runId, err);
   }
+}
+
+/** Undoes a run in which nothing acted, and hands back the error it failed with. */
+async function abandoned(deps: AgentRunsDeps, runId: number, err: unknown): Promise<unknown> {
+  await deps.store.abandon(runId).catch(() => undefined);
+  return err;
 }
 
 /** The answer a redelivery gets: the first handling's, if it is the same message from the same sender. */
@@ -179,7 +187,7 @@ async function completed(deps: AgentRunsDeps, toolRun: ToolRun, row: Parameters<
     await deps.store.complete(row, end, reply, answer);
     return end;
   } catch (err) {
-    if (!ranATool(end.steps)) throw err;
+    if (!acted(end.steps)) throw await abandoned(deps, row.id, err);
     return { ...end, stopped: 'error', error: `The run's end could not be recorded after a tool ran: ${toolRun.fault(err, 'agent run end')}` };
   }
 }

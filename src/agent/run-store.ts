@@ -339,9 +339,18 @@ export class RunStore {
     return started;
   }
 
-  /** Forgets a run this instance no longer runs (it ended without completing): the sweeper closes it. */
-  release(id: number): void {
+  /**
+   * Undoes a run that failed before any tool ran (SEMANTICS §13): its row and its Message-ID's claim
+   * go, and so does a thread that held only it, so the caller's retry handles the message anew, as
+   * a 5xx promises. When even that cannot be written, the run stays open, and the sweeper closes it.
+   */
+  async abandon(id: number): Promise<void> {
     this.open.delete(id);
+    await this.sequelize.query(
+      `WITH gone AS (DELETE FROM agent_runs WHERE id = :id AND completed_at IS NULL RETURNING thread_id)
+       DELETE FROM threads t USING gone WHERE t.id = gone.thread_id AND NOT EXISTS (SELECT 1 FROM agent_runs r WHERE r.thread_id = t.id AND r.id <> :id)`,
+      { replacements: { id } },
+    );
   }
 
   /**

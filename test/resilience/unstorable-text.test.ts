@@ -6,6 +6,7 @@
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
+import { LocalModel } from '../../src/llm/local-model';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createTestApp, type TestApp } from '../support/app';
@@ -138,16 +139,60 @@ describe("when toolgate's own work fails after a tool ran", () => {
     }
   });
 
-  test('then a failure before any tool ran is still an error status: the retry is safe', async () => {
+  test('then a failure before any tool ran is still an error status, and the retry of the same Message-ID runs anew', async () => {
     fake.requests.length = 0;
     fake.script(() => completion('Hello. — Sundae'));
+    const message = { message: { from: 'jane@acme.com', message_id: '<jane-hello@acme.com>', body: 'Hello there.' } };
     await t.sequelize.query('ALTER TABLE agent_runs ADD CONSTRAINT no_end CHECK (completed_at IS NULL) NOT VALID');
     try {
-      const res = await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'jane@acme.com', body: 'Hello there.' } });
+      const res = await t.client().post(`/api/agents/${sundae}/messages`).send(message);
       expect(res.status).toBeGreaterThanOrEqual(500);
       expect(res.body.code).toBe('internal_error');
     } finally {
       await t.sequelize.query('ALTER TABLE agent_runs DROP CONSTRAINT no_end');
+    }
+    // The failed handling was undone: the retry is no replay of it, nor a 409 while it stays open.
+    const retry = await t.client().post(`/api/agents/${sundae}/messages`).send(message).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.body).toMatchObject({ stopped: 'reply', reply: { text: 'Hello. — Sundae' } });
+    const runs = await t.sequelize.query("SELECT id FROM agent_runs WHERE message->>'message_id' = '<jane-hello@acme.com>'", { type: QueryTypes.SELECT });
+    expect(runs).toHaveLength(1);
+  });
+
+  test('then a call filed for approval counts as having acted: a fault after it is a 200 that names the request, and the run is kept', async () => {
+    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Approved lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+    const careful = (await t.admin().post('/api/agents').send({ name: 'Careful', toolkit_ids: [] }).expect(201)).body.id;
+    await t.admin().post(`/api/agents/${careful}/toolkits`).send({ toolkit_id: kit, approval: { approvers: ['*@thescoop.com'] } }).expect(201);
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1042"}']]) : completion('Filed. — Careful')));
+    await t.sequelize.query('ALTER TABLE agent_runs ADD CONSTRAINT no_end CHECK (completed_at IS NULL) NOT VALID');
+    try {
+      const res = await t.client().post(`/api/agents/${careful}/messages`).send({ message: { from: 'jane@acme.com', message_id: '<jane-filed@acme.com>', body: 'Where is SCP-1042?' } }).expect(200);
+      expect(res.body).toMatchObject({ stopped: 'error', steps: [{ tool: 'lookup_order', status: 'pending_approval' }] });
+    } finally {
+      await t.sequelize.query('ALTER TABLE agent_runs DROP CONSTRAINT no_end');
+    }
+    expect(await t.sequelize.query("SELECT id FROM agent_runs WHERE message->>'message_id' = '<jane-filed@acme.com>'", { type: QueryTypes.SELECT })).toHaveLength(1);
+  });
+
+  test("then a host model that throws something other than a model error after a tool ran ends the run stopped: error, in a 200", async () => {
+    let step = 0;
+    class Flaky extends LocalModel {
+      override async agentStep(request: Parameters<LocalModel['agentStep']>[0]) {
+        step += 1;
+        if (step === 1) return { kind: 'tool_calls' as const, calls: [{ call_id: 'c1', tool: 'lookup_order', arguments: '{"order_id":"SCP-1042"}' }] };
+        void request;
+        throw new TypeError('the host model broke');
+      }
+    }
+    const local = await createTestApp({ model: new Flaky() });
+    try {
+      const kit = (await local.admin().post('/api/toolkits').send({ name: 'Lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+      const agent = (await local.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [kit] }).expect(201)).body.id;
+      const res = await local.client().post(`/api/agents/${agent}/messages`).send({ message: { from: 'jane@acme.com', body: 'Where is SCP-1042?' } }).expect(200);
+      expect(res.body).toMatchObject({ stopped: 'error', error: expect.stringMatching(/toolgate's log has it/), steps: [{ tool: 'lookup_order', status: 'success' }] });
+    } finally {
+      await local.close();
     }
   });
 });
