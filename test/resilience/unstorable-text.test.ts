@@ -89,6 +89,19 @@ describe('when a model writes text that cannot be stored', () => {
     expect((await t.sequelize.query("SELECT status FROM tool_calls WHERE tool_id = 'send_email'", { type: QueryTypes.SELECT })).at(-1)).toEqual({ status: 'success' });
   });
 
+  test("then a document_search whose query holds a lone surrogate runs once, is recorded success, and the run is completed: a 200, not a 500 that leaves it open", async () => {
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['document_search', JSON.stringify({ query: `melted ${HIGH} pints` })]]) : completion('Searched. — Sundae')));
+    const res = await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'jane@acme.com', body: 'What is your policy on melted pints?' } }).expect(200);
+    expect(res.body).toMatchObject({ stopped: 'reply', steps: [{ tool: 'document_search', status: 'success' }] });
+    const [run] = await t.sequelize.query<{ completed: boolean; query: string }>("SELECT completed_at IS NOT NULL AS completed, steps->0->'input'->>'query' AS query FROM agent_runs WHERE id = :id", {
+      replacements: { id: res.body.run_id },
+      type: QueryTypes.SELECT,
+    });
+    expect(run).toEqual({ completed: true, query: 'melted \ufffd pints' });
+    expect((await t.sequelize.query("SELECT status FROM tool_calls WHERE tool_id = 'document_search'", { type: QueryTypes.SELECT })).at(-1)).toEqual({ status: 'success' });
+  });
+
   test('then a tool that fails with a NUL and a lone surrogate in its error keeps its record, made storable, and the answer is a 200', async () => {
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['garbled_lookup', '{}']]) : completion('Looked. — Sundae')));
