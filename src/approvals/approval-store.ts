@@ -4,9 +4,8 @@
 // up is marked expired when anything reads or decides it: no clock needs to run for it.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { approverName, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
-import type { CapCandidate } from '../core/compiled-policy';
 import { storableJson } from '../core/storable-text';
-import { claimCaps, type CapScope } from '../services/cap-usage';
+import type { CapClaim } from '../services/cap-usage';
 import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 
 interface RequestRow {
@@ -131,24 +130,26 @@ export class ApprovalStore {
     decider: Decider,
     record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>,
     by: StartedBy,
-    caps: { candidates: readonly CapCandidate[]; tool_id: string; scope: CapScope } | null,
+    caps: CapClaim | null,
   ): Promise<number | null | 'capped'> {
     await this.expireDue(agentId);
     const lost = Symbol('not pending');
+    const capped = Symbol('capped');
     const outcome = await this.sequelize.transaction(async (transaction) => {
-      // Counted in the same transaction: a request already decided gives its count back.
-      if (caps !== null && (await claimCaps(this.sequelize, caps.candidates, caps.tool_id, caps.scope, transaction)) === null) return 'capped' as const;
       const [claimed] = await this.sequelize.query<{ id: number }>(
         `UPDATE approval_requests SET status = 'approved', decided_by = :by, decided_via = :via, decided_at = now()
           WHERE agent_id = :agentId AND id = :id AND status = 'pending' AND expires_at > now() RETURNING id`,
         { replacements: { agentId, id, ...deciderColumns(decider) }, type: QueryTypes.SELECT, transaction },
       );
       if (!claimed) throw lost;
-      const recordId = await startToolCall(this.sequelize, { ...record, approval_request_id: id, approved_by: approverName(decider) }, by, transaction);
+      // Counted with its record: over a cap, the approval is undone with the transaction, and it stays pending.
+      const recordId = await startToolCall(this.sequelize, { ...record, approval_request_id: id, approved_by: approverName(decider) }, by, transaction, caps);
+      if (recordId === null) throw capped;
       await this.sequelize.query('UPDATE approval_requests SET tool_call_id = :recordId WHERE id = :id', { replacements: { id, recordId }, transaction });
       return recordId;
     }).catch((err: unknown) => {
       if (err === lost) return null;
+      if (err === capped) return 'capped' as const;
       throw err;
     });
     return outcome;

@@ -3,7 +3,7 @@
 // (it was killed, or shut down), what it held is closed by the sweeper or answered to a retry, and
 // never run again. An instance registers itself before it first writes anything it holds.
 import { randomBytes } from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 
 export interface InstanceTimings {
   /** How often the heartbeat is written. */
@@ -11,8 +11,6 @@ export interface InstanceTimings {
   /** A heartbeat older than this is a dead instance's. */
   staleAfterMs: number;
 }
-
-export const DEFAULT_INSTANCE_TIMINGS: InstanceTimings = { heartbeatMs: 5_000, staleAfterMs: 30_000 };
 
 export class Instances {
   /** This instance's name: random, so a restarted process is a new instance. */
@@ -23,7 +21,7 @@ export class Instances {
 
   constructor(
     private readonly sequelize: Sequelize,
-    readonly timings: InstanceTimings = DEFAULT_INSTANCE_TIMINGS,
+    readonly timings: InstanceTimings,
   ) {}
 
   /** Registers this instance, once, and starts its heartbeat (which never keeps a process alive). */
@@ -43,15 +41,6 @@ export class Instances {
   /** Told each time this instance registers (what runs beside a registered instance starts then). */
   onRegistered(told: () => void): void {
     this.#onRegistered.push(told);
-  }
-
-  /** Whether an instance is alive: registered, not stopped, its heartbeat fresh. */
-  async isAlive(id: string): Promise<boolean> {
-    const [row] = await this.sequelize.query<{ alive: boolean }>(`SELECT ${aliveSql(':id')} AS alive`, {
-      replacements: { id, stale: this.timings.staleAfterMs },
-      type: QueryTypes.SELECT,
-    });
-    return row?.alive === true;
   }
 
   /** Stops the heartbeat and says this instance is gone, so what it left is closed without waiting. */

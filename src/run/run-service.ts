@@ -9,12 +9,12 @@ import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
-import { capsRemaining, claimCaps } from '../services/cap-usage';
+import { capsRemaining, type CapClaim } from '../services/cap-usage';
 import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
 import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
-import { ToolRun, type CapClaim, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
+import { ToolRun, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
 
 /** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
 export interface RunObserver {
@@ -92,9 +92,9 @@ export class RunService {
         told(record.status);
       },
       // A started record is counted by how it ends: one call, one count.
-      start: async (record) => {
-        const id = await orUnavailable(startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id))));
-        this.inFlight.add(id);
+      start: async (record, caps) => {
+        const id = await orUnavailable(startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id)), undefined, caps));
+        if (id !== null) this.inFlight.add(id);
         return id;
       },
       complete: async (id, outcome) => {
@@ -121,7 +121,6 @@ export class RunService {
         if (typeof id === 'number') this.inFlight.add(id);
         return id;
       },
-      claimCaps: async (claim) => (await orUnavailable(claimCaps(this.sequelize, claim.candidates, claim.tool_id, claim.scope))) !== null,
       approvalExpiryMs: approvals.expiryMs,
     };
   }

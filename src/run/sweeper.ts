@@ -6,7 +6,8 @@
 // - An agent run left open by a dead instance (or by this one, no longer running it) ends
 //   `interrupted`.
 // - Idempotency keys past their time are deleted, and so are cap counters every call of which has
-//   left the window (a sender who never calls again leaves nothing behind).
+//   left the window (a sender who never calls again leaves nothing behind), and instances not heard
+//   from for a day (a row each process start; anything naming a missing instance reads as dead).
 // Every instance sweeps: each statement's conditions make a second sweep of the same rows a no-op.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { aliveSql, type Instances } from '../db/instances';
@@ -17,6 +18,7 @@ export interface SweepResult {
   runs: number;
   keys: number;
   caps: number;
+  instances: number;
 }
 
 export interface SweeperOptions {
@@ -44,6 +46,8 @@ const RUNS = `
    WHERE completed_at IS NULL AND created_at < now() - :grace * interval '1 millisecond'
      AND (instance_id IS NULL OR NOT ${aliveSql('agent_runs.instance_id')} OR (instance_id = :me AND NOT (id = ANY (ARRAY[:mine]::integer[]))))
   RETURNING id`;
+
+const INSTANCES = `DELETE FROM toolgate_instances WHERE heartbeat_at < now() - interval '1 day' RETURNING id`;
 
 const KEYS = `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000) RETURNING key`;
 
@@ -84,8 +88,10 @@ export class Sweeper {
     const runs = await this.sequelize.query(RUNS, { replacements: { stale, me, grace: this.options.graceMs, mine: [-1, ...this.options.inFlight.runs()] }, type: QueryTypes.SELECT });
     const keys = await this.sequelize.query(KEYS, { type: QueryTypes.SELECT });
     const caps = await sweepCaps(this.sequelize);
-    const result = { records: records.length, runs: runs.length, keys: keys.length, caps };
-    if (result.records + result.runs + result.keys + result.caps > 0) this.options.onSwept?.(result);
+    // After the records and runs above: those of an instance dead for a day were closed long since.
+    const instances = await this.sequelize.query(INSTANCES, { type: QueryTypes.SELECT });
+    const result = { records: records.length, runs: runs.length, keys: keys.length, caps, instances: instances.length };
+    if (result.records + result.runs + result.keys + result.caps + result.instances > 0) this.options.onSwept?.(result);
     return result;
   }
 }

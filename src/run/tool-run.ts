@@ -14,7 +14,7 @@ import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
 import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
 import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
 import { parse } from '../http/parse';
-import type { CapScope } from '../services/cap-usage';
+import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
@@ -32,8 +32,11 @@ export interface ToolRunDeps {
   toolContext: Pick<ToolContext, 'sequelize'>;
   /** Writes a record complete as it stands (`denied`, `skipped`). */
   record(record: ToolCallRecord): Promise<void>;
-  /** Writes the `started` record of an execution and returns its id; a failure here stops the tool. */
-  start(record: RecordFields): Promise<number>;
+  /**
+   * Writes the `started` record of an execution and returns its id; a failure here stops the tool.
+   * With `caps`, the same statement counts the call: null when no candidate has room (nothing written).
+   */
+  start(record: RecordFields, caps: CapClaim | null): Promise<number | null>;
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
@@ -47,8 +50,6 @@ export interface ToolRunDeps {
    * pending; `capped` when a cap has no room (it stays pending). Nothing is written unless all holds.
    */
   claimApproval(agentId: number, requestId: number, decider: Decider, record: RecordFields, caps: CapClaim | null): Promise<number | null | 'capped'>;
-  /** Counts one call against the first candidate with room (SEMANTICS §13): false when none has any. */
-  claimCaps(claim: CapClaim): Promise<boolean>;
   /** How long a request waits for its decision. */
   approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
@@ -82,13 +83,6 @@ export interface CallOrigin {
 
 /** Why an approved request did not run: it no longer grants (void it), another decision took it first, or a cap has no room (it stays pending). */
 export type ApprovedOutcome = ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' } | { status: 'capped'; error: CapExceededError };
-
-/** A call to count against caps: where it may run, the tool, and whose count it is. */
-export interface CapClaim {
-  candidates: readonly CapCandidate[];
-  tool_id: string;
-  scope: CapScope;
-}
 
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
@@ -177,10 +171,10 @@ export class ToolRun {
    */
   async execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
-    // Counted before it runs (SEMANTICS §13); an uncapped tool costs nothing here.
+    // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
-    if (candidates !== null && !(await this.deps.claimCaps(this.capClaim(toolId, candidates)))) throw await this.refuseCapped(toolId, candidates, options);
-    const id = await this.deps.start(this.fields(toolId, options));
+    const id = await this.deps.start(this.fields(toolId, options), candidates === null ? null : this.capClaim(toolId, candidates));
+    if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
   }

@@ -1,8 +1,9 @@
 // Counting capped calls in PostgreSQL (SEMANTICS §13). A counter is one attachment's cap, for one
 // tool (or all its members), for one agent or one sender: its key names all of that, and not the
 // limit, so an operator who raises a limit keeps the count. A call is counted by one statement
-// (toolgate_claim_caps), atomic across instances; an uncapped call costs nothing here.
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+// (toolgate_claim_caps) inside the statement that writes the call's `started` record
+// (startToolCall), so the count and the record commit together; an uncapped call costs nothing here.
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { CapCandidate } from '../core/compiled-policy';
 import type { CapRule } from '../core/types';
 
@@ -24,24 +25,21 @@ export async function sweepCaps(sequelize: Sequelize): Promise<number> {
   return row?.swept ?? 0;
 }
 
-/** The candidates as toolgate_claim_caps reads them: each attachment with its counters' keys, limits and windows. */
-function claimArgument(candidates: readonly CapCandidate[], toolId: string, scope: CapScope): string {
-  return JSON.stringify(
-    candidates.map((c) => ({
-      attachment_id: c.attachment_id,
-      caps: c.caps.map((cap) => ({ key: capKey(c.attachment_id, cap, toolId, scope), limit: cap.limit, window_s: cap.window_s })),
-    })),
-  );
+/** A call to count against caps: the attachments it may run through, the tool, and whose count it is. */
+export interface CapClaim {
+  candidates: readonly CapCandidate[];
+  tool_id: string;
+  scope: CapScope;
 }
 
-/** Counts one call against the first candidate with room in all its caps: its attachment's id, or null when none has room (nothing counted). */
-export async function claimCaps(sequelize: Sequelize, candidates: readonly CapCandidate[], toolId: string, scope: CapScope, transaction?: Transaction): Promise<number | null> {
-  const [row] = await sequelize.query<{ attachment_id: number | null }>('SELECT toolgate_claim_caps($1::jsonb) AS attachment_id', {
-    bind: [claimArgument(candidates, toolId, scope)],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return row?.attachment_id ?? null;
+/** The claim as toolgate_claim_caps reads it: each candidate attachment with its counters' keys, limits and windows. */
+export function claimArgument(claim: CapClaim): string {
+  return JSON.stringify(
+    claim.candidates.map((c) => ({
+      attachment_id: c.attachment_id,
+      caps: c.caps.map((cap) => ({ key: capKey(c.attachment_id, cap, claim.tool_id, claim.scope), limit: cap.limit, window_s: cap.window_s })),
+    })),
+  );
 }
 
 /** How many calls each cap has left in its window now, for the explanation. */

@@ -3,6 +3,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
+import { claimArgument, type CapClaim } from './cap-usage';
 
 export interface ToolCallRecord {
   agent_id: number;
@@ -52,9 +53,19 @@ export async function recordToolCall(sequelize: Sequelize, record: ToolCallRecor
   return insert(sequelize, record, transaction);
 }
 
-/** Writes the `started` record of an execution about to run, and returns its id. */
-export async function startToolCall(sequelize: Sequelize, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>, by: StartedBy, transaction?: Transaction): Promise<number> {
-  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction, by);
+/**
+ * Writes the `started` record of an execution about to run, and returns its id. With `caps`, the
+ * same statement counts the call (SEMANTICS §13): null when no candidate has room, and then nothing
+ * is written. So a count never goes without its record, nor a record without its count.
+ */
+export async function startToolCall(
+  sequelize: Sequelize,
+  record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>,
+  by: StartedBy,
+  transaction?: Transaction,
+  caps: CapClaim | null = null,
+): Promise<number | null> {
+  return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction, by, caps);
 }
 
 /** Completes a `started` record with the execution's outcome. */
@@ -65,26 +76,31 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
   );
 }
 
-async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number> {
-  const [row] = await sequelize.query<{ id: number | string }>(
-    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at)
-     VALUES (:agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id,
-             now() + :deadline_ms * interval '1 millisecond') RETURNING id`,
-    {
-      replacements: {
-        ...record,
-        ...bounded(record),
-        approval_request_id: record.approval_request_id ?? null,
-        approved_by: record.approved_by ?? null,
-        instance_id: by?.instance_id ?? null,
-        deadline_ms: by?.deadline_ms ?? null,
-      },
-      type: QueryTypes.SELECT,
-      transaction,
+const COLUMNS = 'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
+const VALUES = ":agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id, now() + :deadline_ms * interval '1 millisecond'";
+const INSERT = `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`;
+// The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
+const INSERT_COUNTED = `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps(:caps::jsonb) IS NOT NULL RETURNING id`;
+
+async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number>;
+async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction: Transaction | undefined, by: StartedBy, caps: CapClaim | null): Promise<number | null>;
+async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy, caps: CapClaim | null = null): Promise<number | null> {
+  const [row] = await sequelize.query<{ id: number | string }>(caps === null ? INSERT : INSERT_COUNTED, {
+    replacements: {
+      ...record,
+      ...bounded(record),
+      approval_request_id: record.approval_request_id ?? null,
+      approved_by: record.approved_by ?? null,
+      instance_id: by?.instance_id ?? null,
+      deadline_ms: by?.deadline_ms ?? null,
+      ...(caps === null ? {} : { caps: claimArgument(caps) }),
     },
-  );
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  if (row === undefined) return null;
   // BIGINT comes back as text; ids are far below 2^53.
-  return Number(row?.id);
+  return Number(row.id);
 }
 
 function bounded(values: { duration_ms: number; error: string | null }): { duration_ms: number; error: string | null } {

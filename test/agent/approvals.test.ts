@@ -135,6 +135,10 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
       expect(again.body).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/is approved.*nothing ran/) });
       const byMessage = await post(sundae.id, { thread_id: jane.thread_id, message: MARA });
       expect(byMessage.tools_offered).not.toContain('approve_request');
+      // Mara may refund, and her message approves: with nothing left to decide, a careless model
+      // would refund the order again. The thread shows it refunded, so nothing is called.
+      expect(byMessage.steps.filter((s) => s.tool === 'process_refund')).toEqual([]);
+      expect(byMessage.reply.text).toMatch(/SCP-1042 was already refunded in this thread/);
       expect((await refunds()).length).toBe(1);
     });
   });

@@ -13,7 +13,7 @@ let other: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  store = new RunStore(t.sequelize, new Instances(t.sequelize));
+  store = new RunStore(t.sequelize, new Instances(t.sequelize, { heartbeatMs: 5_000, staleAfterMs: 30_000 }));
   agent = (await t.admin().post('/api/agents').send({ name: 'Keeper', toolkit_ids: [] }).expect(201)).body.id;
   other = (await t.admin().post('/api/agents').send({ name: 'Other', toolkit_ids: [] }).expect(201)).body.id;
 });

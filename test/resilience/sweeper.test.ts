@@ -107,6 +107,14 @@ describe('when the sweeper runs', () => {
     expect((await sweeper.sweep()).keys).toBe(1);
   });
 
+  test('then an instance not heard from for a day is forgotten, and a live one is kept', async () => {
+    await t.sequelize.query(`INSERT INTO toolgate_instances (id, heartbeat_at) VALUES ('inst_long_gone', now() - interval '2 days')`);
+    await me.register();
+    expect((await sweeper.sweep()).instances).toBe(1);
+    const left = await t.sequelize.query<{ id: string }>(`SELECT id FROM toolgate_instances WHERE id IN ('inst_long_gone', :me)`, { replacements: { me: me.id }, type: QueryTypes.SELECT });
+    expect(left.map((r) => r.id)).toEqual([me.id]);
+  });
+
   test('then a cap counter every call of which has left its window is dropped with its calls, and one with a call inside stays', async () => {
     await t.sequelize.query(`
       WITH c AS (INSERT INTO cap_usage (cap_key, window_s, used, last_at) VALUES

@@ -15,7 +15,9 @@
 // - a sender who may decide a pending request (SEMANTICS §12), writing an approval or a refusal →
 //   approve_request or deny_request {request_id}: the request the message names, else the thread's
 //   only one (with several and none named, nothing: the reply lists them)
-// - otherwise, an approval or a "process it" about an order → process_refund {order_id}
+// - otherwise, an approval or a "process it" about an order → process_refund {order_id}; but not when
+//   this run may refund and the thread shows that order refunded already (a careful model does not
+//   repeat an action: it says it was done). A run that may not refund still tries, and is refused.
 // - a refund asked for an order, when this run may only request process_refund → process_refund
 //   {order_id}: the call is filed for the shop's approval
 // - an order id in the message → lookup_order {order_id}
@@ -58,7 +60,8 @@ export function planAgentStep(request: AgentStepRequest): AgentStepResult {
   const view = viewOf(request.turns);
   const offeredOrSeen = new Set([...request.tools.map((t) => t.id), ...succeededBefore(view.history)]);
   const requestable = new Set(request.tools.filter((t) => t.needs_approval).map((t) => t.id));
-  const next = plan(view, offeredOrSeen, requestable, request.decidable ?? []).find((call) => !view.calls.has(call.tool));
+  const granted = new Set(request.tools.filter((t) => !t.needs_approval).map((t) => t.id));
+  const next = plan(view, offeredOrSeen, granted, requestable, request.decidable ?? []).find((call) => !view.calls.has(call.tool));
   if (next) {
     return { kind: 'tool_calls', calls: [{ call_id: `local_${request.turns.length}`, tool: next.tool, arguments: JSON.stringify(next.input) }] };
   }
@@ -90,6 +93,16 @@ function succeededBefore(history: readonly AgentTurn[]): string[] {
   return history.flatMap((turn) => (turn.role === 'tool_result' && turn.status === 'success' ? [turn.tool] : []));
 }
 
+/** Whether a refund of the order succeeded earlier in the thread: directly, or as an approved request. */
+function refundedBefore(history: readonly AgentTurn[], order: string): boolean {
+  return history.some((turn) => {
+    if (turn.role !== 'tool_result' || turn.status !== 'success' || (turn.tool !== 'process_refund' && turn.tool !== 'approve_request')) return false;
+    // History holds results as (possibly cut) JSON text.
+    const text = typeof turn.output === 'string' ? turn.output : JSON.stringify(turn.output ?? null);
+    return text.includes(`"order_id":"${order}"`) && text.includes('"refunded":true');
+  });
+}
+
 /**
  * The order the message is about: named in the sender's own words, else the latest one a
  * participant named in their own words earlier in the thread. The history holds only participants'
@@ -114,7 +127,7 @@ function requestToDecide(view: RunView, decidable: readonly DecidableRequest[]):
   return decidable.length === 1 ? (decidable[0] ?? null) : null;
 }
 
-function plan(view: RunView, known: ReadonlySet<string>, requestable: ReadonlySet<string>, decidable: readonly DecidableRequest[]): PlannedCall[] {
+function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<string>, requestable: ReadonlySet<string>, decidable: readonly DecidableRequest[]): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const order = orderOf(view);
   const namesOrder = ORDER_ID.test(view.text);
@@ -128,7 +141,8 @@ function plan(view: RunView, known: ReadonlySet<string>, requestable: ReadonlySe
     const chosen = requestToDecide(view, decidable);
     if (chosen) calls.push({ tool: refuses ? 'deny_request' : 'approve_request', input: { request_id: chosen.id } });
   }
-  if (!deciding && order && approves && known.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
+  const repeats = order !== null && granted.has('process_refund') && refundedBefore(view.history, order);
+  if (!deciding && order && approves && known.has('process_refund') && !repeats) calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (!deciding && order && REFUND_WORD.test(view.text) && requestable.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (order && namesOrder && known.has('lookup_order')) calls.push({ tool: 'lookup_order', input: { order_id: order } });
   if (STOCK_INTENT.test(view.text) && known.has('check_flavor_stock')) calls.push({ tool: 'check_flavor_stock', input: {} });
@@ -179,6 +193,12 @@ function reply(view: RunView, request: AgentStepRequest): string {
   if (undecided) {
     lines.push('Several requests are waiting for approval in this thread, so I decided none of them. Please say which one:');
     for (const r of decidable) lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
+  }
+  const order = orderOf(view);
+  const decidedNow = view.calls.has('approve_request') || view.calls.has('deny_request');
+  const granted = request.tools.some((t) => t.id === 'process_refund' && !t.needs_approval);
+  if (order && granted && PROCESS_INTENT.test(view.text) && !view.calls.has('process_refund') && !decidedNow && refundedBefore(view.history, order)) {
+    lines.push(`Order ${order} was already refunded in this thread, so I did not refund it again.`);
   }
   const refundAsked = REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && !view.calls.has('approve_request') && !view.calls.has('deny_request') && !undecided;
   if (refundAsked) lines.push("I've passed your refund request to the shop, who will confirm.");
