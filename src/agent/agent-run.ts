@@ -35,6 +35,8 @@ export interface RunScope extends CallOrigin {
   thread_reference: string | null;
   /** Requests pending in the thread that this run's sender may decide. */
   decidable: readonly ApprovalRequestView[];
+  /** Requests approved in the thread: each ran its call, which no later call runs again. */
+  approved: readonly ApprovalRequestView[];
   /** The request ids the message names in its own text ("request 7"). */
   named: readonly number[];
 }
@@ -141,8 +143,15 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
     return { tool: call.tool, input, status: 'denied', error: NOT_OFFERED };
   }
   if (!json) return { tool: call.tool, input, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
+  // Exactly what an approved request ran, asked again (a model rereading the thread, an approver's
+  // second "approved"): it ran once, as approved, and does not run, nor get filed, again.
+  const ran = sameCall([...scope.approved, ...state.decided.filter((r) => r.status === 'approved')], call.tool, input);
+  if (ran) {
+    return { tool: call.tool, input, status: 'failure', approval_request_id: ran.id, error: `Request ${ran.id} already ran exactly this call, once, as approved: it is not run again. An operator can run it again if it must.` };
+  }
   try {
-    const pending = state.decidable.length > 0 ? samePending(state, call.tool, run.validate(call.tool, input)) : undefined;
+    if (state.decidable.length > 0) run.validate(call.tool, input);
+    const pending = sameCall(state.decidable, call.tool, input);
     if (pending) return decideStep(state, call.tool, input, pending.id, 'approve');
     const outcome = await run.callTool(call.tool, input, { message: state.message, origin: scope });
     switch (outcome.status) {
@@ -204,10 +213,11 @@ async function decideStep(state: RunState, tool: string, input: unknown, id: num
   }
 }
 
-/** The pending request this sender may decide that asks for exactly this call, if any. */
-function samePending(state: RunState, tool: string, input: unknown): ApprovalRequestView | undefined {
+/** The request among these that asks for exactly this call (its input as asked), if any. */
+function sameCall(requests: readonly ApprovalRequestView[], tool: string, input: unknown): ApprovalRequestView | undefined {
+  if (requests.length === 0) return undefined;
   const wanted = canonicalJson(input);
-  return state.decidable.find((r) => r.tool === tool && canonicalJson(r.input) === wanted);
+  return requests.find((r) => r.tool === tool && canonicalJson(r.input) === wanted);
 }
 
 function pendingList(state: RunState): string {

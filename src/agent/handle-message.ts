@@ -74,7 +74,8 @@ async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id
   const { message } = request;
   const { thread, newThread } = await threadFor(deps.store, run, request);
   const history = thread ? historyOf(await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }), deps.limits.historyChars) : [];
-  const decidable = thread && run.compiled.hasApprovals && run.routingKey !== null ? await decidableIn(deps, run, thread) : [];
+  const requests = thread && run.compiled.hasApprovals ? await deps.approvals.store.inThread(run.agentId, thread.id) : [];
+  const decidable = requests.filter((r) => r.status === 'pending' && run.routingKey !== null && run.compiled.mayDecide(r.attachment_id, run.routingKey));
   const participants = [run.routingKey, ...routingKeysOf(message.to), ...routingKeysOf(message.cc), ...routingKeysOf(message.reply_to)].filter((k): k is string => k !== null);
   const started = await deps.store.start({
     agent_id: run.agentId,
@@ -94,6 +95,7 @@ async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id
     run_id: started.id,
     message_id: message.message_id ?? null,
     decidable,
+    approved: requests.filter((r) => r.status === 'approved'),
     named: namedRequests([message.subject ?? '', ...ownText(message.body)].join('\n')),
   };
   const ran = await running(deps, started.id, () => runAgent(deps, run, scope, history, { role: 'inbound', message }));
@@ -120,7 +122,7 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     message_id: null,
     new_thread: null,
   });
-  const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], named: [] };
+  const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], approved: [], named: [] };
   const ran = await running(deps, started.id, () => runAgent(deps, run, scope, [], current));
   const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, false, null) });
   return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
@@ -217,11 +219,6 @@ async function threadFor(store: RunStore, run: ToolRun, request: { thread_id?: s
 }
 
 /** The requests pending in the thread whose attachment's approvers this run's sender matches. */
-async function decidableIn(deps: AgentRunsDeps, run: ToolRun, thread: ThreadRef) {
-  const pending = await deps.approvals.store.pendingInThread(run.agentId, thread.id);
-  return pending.filter((r) => run.compiled.mayDecide(r.attachment_id, run.routingKey));
-}
-
 /** What the run was offered, as it is recorded and answered: its tools, and the system tools when it may decide. */
 function offered(run: ToolRun, decides: boolean): string[] {
   return decides ? [...run.tools, ...SYSTEM_TOOLS].sort() : [...run.tools];

@@ -109,10 +109,10 @@ export class ApprovalStore {
     return rows.map(requestView);
   }
 
-  /** The requests still pending in a thread, oldest first. */
-  async pendingInThread(agentId: number, threadId: number): Promise<ApprovalRequestView[]> {
+  /** A thread's requests still pending, and those approved (which ran), oldest first. */
+  async inThread(agentId: number, threadId: number): Promise<ApprovalRequestView[]> {
     await this.expireDue(agentId);
-    const rows = await this.sequelize.query<RequestRow>(`${SELECT} WHERE r.agent_id = :agentId AND r.thread_id = :threadId AND r.status = 'pending' ORDER BY r.id`, {
+    const rows = await this.sequelize.query<RequestRow>(`${SELECT} WHERE r.agent_id = :agentId AND r.thread_id = :threadId AND r.status IN ('pending', 'approved') ORDER BY r.id`, {
       replacements: { agentId, threadId },
       type: QueryTypes.SELECT,
     });

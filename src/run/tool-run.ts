@@ -191,7 +191,9 @@ export class ToolRun {
     if (!this.offers(toolId)) throw await this.refuse(toolId);
     const { tool, input: checked } = this.checked(toolId, input);
     const attachmentId = this.offered.approvalFor(toolId);
-    if (attachmentId !== null) return this.fileApproval(toolId, checked, attachmentId, options.origin);
+    // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
+    // schema that transforms its input transforms it once.
+    if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
     return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)));
   }
 
@@ -218,7 +220,9 @@ export class ToolRun {
     }
     const tool = this.deps.implementation(request.tool);
     if (!tool) return { status: 'not_granted', reason: 'the tool has no implementation to run' };
-    const checked = tool.input.safeParse(request.input);
+    // A call with no input is kept as null.
+    let checked = tool.input.safeParse(request.input);
+    if (!checked.success && request.input === null) checked = tool.input.safeParse(undefined);
     if (!checked.success) return { status: 'not_granted', reason: 'the tool no longer accepts the input it was asked with' };
     // An approved request counts against its own attachment's caps, on the requester's count, when it runs.
     const caps = this.policy.capsOf(request.attachment_id, request.tool);

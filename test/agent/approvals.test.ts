@@ -3,6 +3,8 @@
 // files request R for exactly SCP-1042; Mara's "Approved" on the same thread runs exactly R, once;
 // everything else that could run it again, or run something else in its name, is refused.
 import { QueryTypes } from 'sequelize';
+import { z } from 'zod';
+import { defineTool } from '../../src/tools/tool-registry';
 import { createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
 
@@ -323,5 +325,34 @@ describe('when requests are filed and decided', () => {
     expect(count(after, 'approved') - count(before, 'approved')).toBe(1);
     expect(after).toMatch(/toolgate_tool_calls_total\{status="pending_approval"\} \d+/);
     expect(after).not.toMatch(/jane@acme\.com|SCP-1042/);
+  });
+});
+
+describe("when a tool's schema transforms its input", () => {
+  test('then the request keeps the input as asked, and approval runs it transformed once', async () => {
+    const charged: number[] = [];
+    const charge = defineTool({
+      id: 'charge_dollars',
+      display_name: 'Charge',
+      summary: 'Charges an amount given in dollars, in cents.',
+      input: z.strictObject({ dollars: z.number().int().transform((d) => d * 100) }),
+      execute: ({ dollars }) => {
+        charged.push(dollars);
+        return { cents: dollars };
+      },
+    });
+    const app = await createTestApp({ tools: [charge] });
+    try {
+      const kit = (await app.admin().post('/api/toolkits').send({ name: 'Charges', member_tool_ids: ['charge_dollars'] }).expect(201)).body.id;
+      const agent = (await app.admin().post('/api/agents').send({ name: 'Till', toolkit_ids: [] }).expect(201)).body.id;
+      await app.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit, approval: { approvers: [] } }).expect(201);
+      const filed = (await app.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'charge_dollars', input: { dollars: 5 }, sender: 'jane@acme.com' }).expect(202)).body;
+      expect(filed.request.input).toEqual({ dollars: 5 });
+      const approved = (await app.admin().post(`/api/agents/${agent}/approval-requests/${filed.approval_request_id}/approve`).expect(200)).body;
+      expect(approved.result).toEqual({ status: 'success', output: { cents: 500 } });
+      expect(charged).toEqual([500]);
+    } finally {
+      await app.close();
+    }
   });
 });

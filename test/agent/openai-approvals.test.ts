@@ -132,3 +132,31 @@ describe('when an approver\'s model calls the very tool and input a pending requ
     expect(record).toEqual({ approved_by: 'mara@thescoop.com', routing_key: 'jane@acme.com' });
   });
 });
+
+describe('when a model asks again for exactly what an approved request ran', () => {
+  test('then the call does not run, nor get filed, again: in the approving run, and in a later message of the thread', async () => {
+    await resetOrders();
+    const sundae = await createSundae(t, 'approval');
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
+    const jane = await post(sundae.id, { message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    const [request] = await pendingOf(sundae.id);
+    // Mara's model approves, then calls the tool itself with the same input, in the same run.
+    fake.requests.length = 0;
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['approve_request', JSON.stringify({ request_id: request!.id })]]) : i === 1 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae'),
+    );
+    const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Approved.' } });
+    expect(mara.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([['approve_request', 'success'], ['process_refund', 'failure']]);
+    expect(mara.steps[1]).toMatchObject({ approval_request_id: request!.id, error: expect.stringMatching(/already ran exactly this call/) });
+    // Jane's model, in a later message, asks for the same refund: no new request, nothing runs.
+    fake.requests.length = 0;
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
+    const again = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Please refund SCP-1042.' } });
+    expect(again.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'failure', approval_request_id: request!.id })]);
+    expect(await pendingOf(sundae.id)).toEqual([]);
+    expect(await refunds()).toEqual(['SCP-1042']);
+    const runs = await t.sequelize.query("SELECT id FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund' AND status = 'success'", { replacements: { a: sundae.id }, type: QueryTypes.SELECT });
+    expect(runs).toHaveLength(1);
+  });
+});
