@@ -168,13 +168,23 @@ export class AttachmentService {
     );
   }
 
-  /** Caps name registered tools only: a typo is a 422 with what was meant, never a cap on nothing. */
+  /**
+   * Caps name registered tools only: a typo is a 422 with what was meant, never a cap on nothing.
+   * Two caps counting the same calls over the same window would share one count and each add to it,
+   * so the second is a 422 too: one cap, with the limit meant.
+   */
   private checkedCaps(caps: CapRule[]): CapRule[] {
-    const issues = caps.flatMap((cap, index) =>
-      cap.tool_id === null || this.manifest.get(cap.tool_id)
+    const seen = new Set<string>();
+    const issues = caps.flatMap((cap, index) => {
+      const counts = `${cap.tool_id ?? '*'}|${cap.per}|${cap.window_s}`;
+      if (seen.has(counts)) {
+        return [{ loc: ['body', 'caps', index], msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`, type: 'duplicate_cap' }];
+      }
+      seen.add(counts);
+      return cap.tool_id === null || this.manifest.get(cap.tool_id)
         ? []
-        : [{ loc: ['body', 'caps', index, 'tool_id'], msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`, type: 'unknown_tool' }],
-    );
+        : [{ loc: ['body', 'caps', index, 'tool_id'], msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`, type: 'unknown_tool' }];
+    });
     if (issues.length > 0) throw new ValidationError(issues);
     return caps;
   }

@@ -152,4 +152,14 @@ describe('when a cap is written wrong', () => {
     const res = await t.admin().patch(`/api/agents/${made.id}/toolkits/${made.finance}`).send({ caps: [cap] }).expect(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'caps', 0, field], msg: expect.stringMatching(message) });
   });
+  test('then two caps that count the same calls over the same window are a 422 naming the second, and nothing changes', async () => {
+    const made = await createSundae(t, 'gate', { name: 'Twice' });
+    const caps = [
+      { tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' },
+      { tool_id: 'process_refund', per: 'sender', limit: 10, window: '24h' },
+    ];
+    const res = await t.admin().patch(`/api/agents/${made.id}/toolkits/${made.finance}`).send({ caps }).expect(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'caps', 1], type: 'duplicate_cap' });
+    expect((await t.admin().get(`/api/agents/${made.id}/toolkits/${made.finance}`).expect(200)).body.caps).toEqual([]);
+  });
 });
