@@ -34,7 +34,12 @@ export function historyOf(runs: readonly AgentRunView[], budget: number): AgentT
       if (left < MIN_RUN_CHARS) return;
       const call_id = `run${past.id}_${i}`;
       const args = take(typeof step.input === 'string' ? step.input : JSON.stringify(step.input ?? {}), STEP_CHARS);
-      const result = step.status === 'success' ? { output: take(JSON.stringify(step.output ?? null), STEP_CHARS) } : { error: take(step.error ?? '', STEP_CHARS) };
+      // A result as it was given back, output and error: a call filed for approval keeps its output
+      // (the request it became), a decided request that failed its error beside it.
+      const result = {
+        ...(step.output !== undefined || step.status === 'success' ? { output: take(JSON.stringify(step.output ?? null), STEP_CHARS) } : {}),
+        ...(step.status !== 'success' ? { error: take(step.error ?? '', STEP_CHARS) } : {}),
+      };
       turns.push({ role: 'tool_call', call_id, tool: step.tool, arguments: args });
       turns.push({ role: 'tool_result', call_id, tool: step.tool, status: step.status, ...result });
     });

@@ -5,8 +5,11 @@
 
 const UNSTORABLE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/;
 const UNSTORABLE_ALL = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
-/** Past this depth a value is not walked: no body a route accepts is nested so deep. */
-const MAX_DEPTH = 64;
+/**
+ * Past this depth a request body is not walked (a hostile body of nested brackets must not exhaust
+ * the stack): no body a route accepts is nested so deep, and its schema refuses deeper ones.
+ */
+export const BODY_DEPTH = 64;
 
 /** Whether a string holds a lone surrogate or a NUL. */
 export function isUnstorable(text: string): boolean {
@@ -17,19 +20,19 @@ export function isUnstorable(text: string): boolean {
  * Where a JSON value first holds unstorable text, as a path of keys and indexes (a key that is
  * itself unstorable names the path to its object, then the key); null when it holds none.
  */
-export function unstorableAt(value: unknown, depth = 0): (string | number)[] | null {
+export function unstorableAt(value: unknown, maxDepth = BODY_DEPTH, depth = 0): (string | number)[] | null {
   if (typeof value === 'string') return isUnstorable(value) ? [] : null;
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  if (value === null || typeof value !== 'object' || depth > maxDepth) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const inner = unstorableAt(value[i], depth + 1);
+      const inner = unstorableAt(value[i], maxDepth, depth + 1);
       if (inner) return [i, ...inner];
     }
     return null;
   }
   for (const [key, inner] of Object.entries(value)) {
     if (isUnstorable(key)) return [key];
-    const found = unstorableAt(inner, depth + 1);
+    const found = unstorableAt(inner, maxDepth, depth + 1);
     if (found) return [key, ...found];
   }
   return null;
@@ -40,14 +43,17 @@ export function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, '\uFFFD') : text;
 }
 
-/** A JSON value with every string (keys included) made storable; the same value when none needs it. */
+/**
+ * A JSON value with every string (keys included) made storable, at any depth (it is about to be
+ * written, which walks it whole anyway); the same value when none needs it.
+ */
 export function storableJson<T>(value: T): T {
-  return unstorableAt(value) === null ? value : (copyStorable(value, 0) as T);
+  return unstorableAt(value, Infinity) === null ? value : (copyStorable(value) as T);
 }
 
-function copyStorable(value: unknown, depth: number): unknown {
+function copyStorable(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((v) => copyStorable(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), copyStorable(v, depth + 1)]));
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyStorable);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), copyStorable(v)]));
 }

@@ -97,6 +97,12 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
       maraRequests = [...fake.requests];
     });
 
+    test("then her model reads in the thread's history which request Jane's call became", () => {
+      const results = sent(maraRequests[0]).messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+      // The history's results are JSON text inside the message's JSON: quotes come escaped.
+      expect(results.some((content) => new RegExp(`request_id\\\\?":${request}\\b`).test(content) && content.includes('awaiting_approval'))).toBe(true);
+    });
+
     test('then her catalogue has approve_request and deny_request, each listing the requests she may decide with their input', () => {
       const tools = sent(maraRequests[0]).tools ?? [];
       const approve = tools.find((tool) => tool.function.name === 'approve_request');
