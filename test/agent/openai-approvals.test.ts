@@ -76,6 +76,7 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1050"}']]) : completion('Asked. — Sundae')));
     const other = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Refund the other one too.' } });
     expect(other.steps[0]).toMatchObject({ status: 'pending_approval' });
+    expect(other.steps[0].approval_request_id).toEqual(expect.any(Number));
     expect(other.steps[0].approval_request_id).not.toBe(request);
     expect(await refunds()).toEqual([]);
   });

@@ -159,7 +159,8 @@ describe('when a participant signs with another order', () => {
   });
 });
 
-describe("when a message copies someone, or the agent's reply does", () => {
+describe('when a message copies someone', () => {
+  // (The reply's copies join the thread too: scenario-thread.test.ts, where Mara is copied and answers.)
   test('then they become participants and may write into the thread', async () => {
     const sundae = await createSundae(t, 'gate', { escalation: null });
     const jane = await post(sundae.id, { message: { ...JANE, cc: ['Omar <omar@example.org>'] } });

@@ -42,10 +42,17 @@ describe('when the service starts with the demo', () => {
 
   test("then a demo seeded before escalation addresses gets Sundae's on its next start, and an operator's own is kept", async () => {
     const sundae = await agentId('Sundae');
-    await t.sequelize.query(`DELETE FROM "SequelizeData" WHERE name = '20261201000001-sundae-copies-the-owner.ts'`);
+    const reseed = async () => {
+      await t.sequelize.query(`DELETE FROM "SequelizeData" WHERE name = '20261201000001-sundae-copies-the-owner.ts'`);
+      expect(await seedUp(t.sequelize)).toEqual(['20261201000001-sundae-copies-the-owner.ts']);
+      return (await t.admin().get(`/api/agents/${sundae}`).expect(200)).body.escalation_address;
+    };
+    // Seeded before: no address yet.
+    await t.admin().patch(`/api/agents/${sundae}`).send({ escalation_address: null }).expect(204);
+    expect(await reseed()).toBe('mara@thescoop.com');
+    // An operator's own address stands.
     await t.admin().patch(`/api/agents/${sundae}`).send({ escalation_address: 'owner@thescoop.com' }).expect(204);
-    expect(await seedUp(t.sequelize)).toEqual(['20261201000001-sundae-copies-the-owner.ts']);
-    expect((await t.admin().get(`/api/agents/${sundae}`).expect(200)).body.escalation_address).toBe('owner@thescoop.com');
+    expect(await reseed()).toBe('owner@thescoop.com');
   });
 
   test('then a stranger who writes to Scout is refused by her access rules before any tool, and the shop is not', async () => {

@@ -181,7 +181,7 @@ describe("when toolgate's own work fails after a tool ran", () => {
     await t.sequelize.query('ALTER TABLE agent_runs ADD CONSTRAINT no_end CHECK (completed_at IS NULL) NOT VALID');
     try {
       const res = await t.client().post(`/api/agents/${careful}/messages`).send({ message: { from: 'jane@acme.com', message_id: '<jane-filed@acme.com>', body: 'Where is SCP-1042?' } }).expect(200);
-      expect(res.body).toMatchObject({ stopped: 'error', steps: [{ tool: 'lookup_order', status: 'pending_approval' }] });
+      expect(res.body).toMatchObject({ stopped: 'error', steps: [{ tool: 'lookup_order', status: 'pending_approval', approval_request_id: expect.any(Number) }] });
     } finally {
       await t.sequelize.query('ALTER TABLE agent_runs DROP CONSTRAINT no_end');
     }

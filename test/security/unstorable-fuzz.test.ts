@@ -52,7 +52,7 @@ const EXAMPLES: Record<string, () => { path: string; body: unknown }> = {
 const ROUTES = API_ROUTES.flatMap((g) => g.routes).filter((r) => r.method === 'post' || r.method === 'patch');
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
-/** Every string in a JSON value (keys too), as a path and a way to put another string there. */
+/** Every string value in a JSON value, as a path (keys are checked by test/core/storable-text.test.ts and the message key case). */
 function stringLeaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   if (typeof value === 'string') return [path];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringLeaves(v, [...path, i]));
