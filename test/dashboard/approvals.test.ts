@@ -52,6 +52,10 @@ test('when an operator sets the approvers on Configure Access Settings, then the
   const path = `/admin/agents/${sundae.id}/toolkits/${sundae.finance}`;
   const saved = await v.post(`${path}/approval`, { _csrf: await v.token(path), require_approval: 'on', approval: 'Mara@TheScoop.com\n*@thescoop.com' });
   expect(saved.status).toBe(303);
+  expect((await v.get(saved.headers.location!)).text).toContain('Requests pending under the old terms are void.');
+  // The same terms again change nothing, and the page does not say they voided anything.
+  const same = await v.post(`${path}/approval`, { _csrf: await v.token(path), require_approval: 'on', approval: '*@thescoop.com\nmara@thescoop.com' });
+  expect((await v.get(same.headers.location!)).text).not.toContain('are void');
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.approval).toEqual({ approvers: ['*@thescoop.com', 'mara@thescoop.com'] });
   const refused = await v.post(`${path}/approval`, { _csrf: await v.token(path), require_approval: 'on', approval: '*thescoop.com' });
   expect(refused.status).toBe(422);
@@ -68,4 +72,19 @@ test("when an operator sets the agent's escalation address, then it is kept as a
   const refused = await v.post(`${path}/escalation`, { _csrf: await v.token(path), escalation_address: 'not an address' });
   expect(refused.status).toBe(422);
   expect(refused.text).toContain('An escalation address is one email address');
+});
+
+test('when approving a request would pass a cap, then Approvals says so, and the request stays pending', async () => {
+  await t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
+  const capped = await createSundae(t, 'approval', { name: 'Capped' });
+  await t.admin().patch(`/api/agents/${capped.id}/toolkits/${capped.finance}`).send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 1, window: '1d' }] }).expect(200);
+  const file = async (order: string) =>
+    (await t.client().post(`/api/agents/${capped.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: order }, sender: 'jane@acme.com' }).expect(202)).body.approval_request_id as number;
+  const [first, second] = [await file('SCP-1042'), await file('SCP-1043')];
+  const approve = async (id: number) => v.post(`/admin/approvals/${capped.id}/${id}/approve`, { _csrf: await v.token(`/admin/approvals?agent=${capped.id}`) });
+  expect((await approve(first)).status).toBe(303);
+  const over = await approve(second);
+  expect(over.status).toBe(303);
+  expect((await v.get(over.headers.location!)).text).toMatch(/over its cap/);
+  expect((await t.admin().get(`/api/agents/${capped.id}/approval-requests/${second}`).expect(200)).body.status).toBe('pending');
 });

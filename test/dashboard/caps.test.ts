@@ -20,6 +20,7 @@ const page = () => `/admin/agents/${sundae.id}/toolkits/${sundae.finance}`;
 test('when an operator adds a cap, then Configure Access Settings shows it, and the API reads it back', async () => {
   const added = await v.post(`${page()}/caps`, { _csrf: await v.token(page()), tool_id: 'process_refund', per: 'sender', limit: '3', window: '24h' });
   expect(added.status).toBe(303);
+  expect((await v.get(added.headers.location!)).text).toContain('Cap added: at most 3 process_refund calls per sender per 1d.');
   const shown = await v.get(page());
   expect(shown.text).toContain('3 calls per sender per 1d');
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([{ tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' }]);
@@ -50,6 +51,11 @@ test('when another attachment offers the capped tool uncapped, then Who gets wha
   const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
   expect(who.text).toContain('(no cap: another attachment offers it uncapped)');
   await t.admin().delete(`/api/agents/${sundae.id}/toolkits/${attached}`).expect(204);
+});
+
+test('when a remove names a place that holds no cap, then it is a 404 and nothing is removed', async () => {
+  for (const index of ['5', 'x']) expect((await v.post(`${page()}/caps/${index}/delete`, { _csrf: await v.token(page()) })).status).toBe(404);
+  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toHaveLength(1);
 });
 
 test('when the operator removes the cap, then it is gone', async () => {

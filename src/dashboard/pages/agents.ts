@@ -1,6 +1,8 @@
 // Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
 // Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
 import { Router, type Request, type Response } from 'express';
+import { windowText } from '../../core/cap-window';
+import { NotFoundError } from '../../errors';
 import { parse, pathId } from '../../http/parse';
 import { capInputSchema, type RuleInput } from '../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
@@ -114,11 +116,14 @@ export function agentPages(d: DashboardServices): Router {
     const required = checkedField(req, 'require_approval');
     const text = textField(req, 'approval');
     const approvers = text.split(/[\n,]/).map((line) => line.trim()).filter((line) => line !== '');
+    const before = (await d.attachments.get(agentId, attachmentId)).approval;
     const result = await attempt(() => d.attachments.update(agentId, attachmentId, { approval: required ? { approvers } : null }));
     if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, { required, approvers: text, errors: result.errors });
     const terms = result.value.approval;
     const words = terms === null ? 'its tools run without approval' : terms.approvers.length === 0 ? 'only an operator approves its tools' : `approvers: ${terms.approvers.join(', ')}`;
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}. Requests pending under other terms are void.`);
+    // Only a change of terms voids what is pending (the database's trigger compares them likewise).
+    const voided = JSON.stringify(before) !== JSON.stringify(terms) ? ' Requests pending under the old terms are void.' : '';
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
   });
 
   // Caps: added one at a time, removed by their place in the list; the list is written whole.
@@ -130,16 +135,20 @@ export function agentPages(d: DashboardServices): Router {
     // The new cap is read on its own first, so a refusal names its field (window, limit).
     const result = await attempt(async () => {
       const checked = parse(capInputSchema, added, 'body');
-      return d.attachments.update(agentId, attachmentId, { caps: [...attachment.caps, { ...added, per: checked.per }] });
+      await d.attachments.update(agentId, attachmentId, { caps: [...attachment.caps, { ...added, per: checked.per }] });
+      return checked;
     });
     if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, undefined, { values: cap, errors: capErrors(result.errors) });
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, `Cap added: at most ${added.limit} per ${added.per} per ${added.window}.`);
+    const { tool_id, per, limit, window_s } = result.value;
+    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, `Cap added: at most ${limit} ${tool_id ?? 'calls of its tools'}${tool_id ? ' calls' : ''} per ${per} per ${windowText(window_s)}.`);
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/caps/:index/delete', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const attachment = await d.attachments.get(agentId, attachmentId);
     const index = Number(req.params.index);
+    // A place that holds no cap (a stale page, a made-up link) removes nothing, and says so.
+    if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length) throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });

@@ -3,7 +3,7 @@
 // message or another operator) is said so, and nothing runs.
 import { Router } from 'express';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../core/approval-request';
-import { ConflictError } from '../../errors';
+import { CapExceededError, ConflictError } from '../../errors';
 import { pathId } from '../../http/parse';
 import type { DashboardServices } from '../dashboard-services';
 import { chosenAgent, pageContext, queryText, redirectWith } from '../form-data';
@@ -34,8 +34,8 @@ export function approvalPages(d: DashboardServices): Router {
         const outcome = decided.result ? (decided.result.status === 'success' ? `: ${decided.tool} ran once` : `: ${decided.tool} ran and failed (${decided.result.error})`) : '';
         redirectWith(req, res, back, `Request ${requestId} ${decided.status}${outcome}.`);
       } catch (err) {
-        // Decided, expired or void meanwhile: the operator reads why, and nothing ran.
-        if (err instanceof ConflictError) return redirectWith(req, res, back, err.message);
+        // Decided, expired or void meanwhile, or over a cap (it stays pending): the operator reads why, and nothing ran.
+        if (err instanceof ConflictError || err instanceof CapExceededError) return redirectWith(req, res, back, err.message);
         throw err;
       }
     });

@@ -85,7 +85,7 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
                   </td>
                   <td>
                     {whyInWords(a)}
-                    {a.approval ? <p class="hint">{a.needs_approval ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).` : 'This sender is one of its approvers: its tools run as usual.'}</p> : null}
+                    {a.approval && a.admitted ? <p class="hint">{a.needs_approval ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).` : 'This sender is one of its approvers: its tools run as usual.'}</p> : null}
                     {a.caps.map((cap, i) => (
                       <p class="hint" key={i}>
                         {`Cap: ${cap.remaining === undefined ? '' : `${cap.remaining} left of `}${cap.limit} ${cap.tool_id ? `${cap.tool_id} calls` : 'calls of its tools'} per ${cap.per} per ${windowText(cap.window_s)}.`}
