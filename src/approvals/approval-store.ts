@@ -3,7 +3,7 @@
 // exactly one wins, and a decided request is never decided again. A pending request whose time is
 // up is marked expired when anything reads or decides it: no clock needs to run for it.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { approverName, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
+import { approverName, decidedBy, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import { storableJson } from '../core/storable-text';
 import type { CapClaim } from '../services/cap-usage';
 import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
@@ -189,7 +189,8 @@ export class ApprovalStore {
 
 /** How a decider is written on the request: its routing key for a message, nothing for an operator. */
 function deciderColumns(decider: Decider): { by: string | null; via: DecidedVia } {
-  return { by: decider.via === 'message' ? decider.routing_key : null, via: decider.via };
+  const { via, routing_key } = decidedBy(decider);
+  return { by: routing_key, via };
 }
 
 function requestView(row: RequestRow): ApprovalRequestView {

@@ -7,7 +7,7 @@ import { orUnavailable } from '../db/unavailable';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import type { RunService } from '../run/run-service';
 import type { DispatchRun } from '../run/tool-run';
-import type { ApprovalRequestView, ApprovalResult, ApprovalStatus, Decider } from '../core/approval-request';
+import { decidedBy, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type Decider } from '../core/approval-request';
 import type { ApprovalStore } from './approval-store';
 
 export type Decision = 'approve' | 'deny';
@@ -72,15 +72,11 @@ export class ApprovalService {
           await this.store.storeResult(id, result);
           return await this.store.get(agentId, id);
         } catch {
-          return { ...request, status: 'approved', decided_by: deciderView(decider), decided_at: new Date().toISOString(), result };
+          return { ...request, status: 'approved', decided_by: decidedBy(decider), decided_at: new Date().toISOString(), result };
         }
       }
     }
   }
-}
-
-function deciderView(decider: Decider): ApprovalRequestView['decided_by'] {
-  return { via: decider.via, routing_key: decider.via === 'message' ? decider.routing_key : null };
 }
 
 function requesterRun(request: ApprovalRequestView): DispatchRun {

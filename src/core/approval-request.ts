@@ -54,6 +54,11 @@ export interface NewApprovalRequest {
   expires_in_ms: number;
 }
 
+/** Who decided, as a request says it: the door, and the approver's routing key for a message. */
+export function decidedBy(decider: Decider): NonNullable<ApprovalRequestView['decided_by']> {
+  return { via: decider.via, routing_key: decider.via === 'message' ? decider.routing_key : null };
+}
+
 /** The `approved_by` of an execution's record: the approver's routing key, or the operator's door. */
 export function approverName(decider: Decider): string {
   return decider.via === 'message' ? decider.routing_key : decider.via;

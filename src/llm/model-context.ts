@@ -6,11 +6,9 @@ export interface ModelContext {
   agentName: string;
   systemPrompt: string | null;
   now: Date;
-  /** Who the agent copies when it passes on a request it cannot decide; null: no one. */
-  escalationAddress?: string | null;
 }
 
 /** The context a model call runs in, for an agent (its name signs replies, its prompt steers). */
-export function modelContext(agent: { name: string; system_prompt: string | null; escalation_address?: string | null }, now: Date): ModelContext {
-  return { agentName: agent.name, systemPrompt: agent.system_prompt, now, escalationAddress: agent.escalation_address ?? null };
+export function modelContext(agent: { name: string; system_prompt: string | null }, now: Date): ModelContext {
+  return { agentName: agent.name, systemPrompt: agent.system_prompt, now };
 }

@@ -24,3 +24,40 @@ test('when the message ends with a question, then document_search is asked the l
   const result = planAgentStep(step('We love your shop. Do melted pints get refunded?'));
   expect(result).toMatchObject({ kind: 'tool_calls', calls: [{ tool: 'document_search', arguments: JSON.stringify({ query: 'Do melted pints get refunded?' }) }] });
 });
+
+describe('when an approver writes about a request pending in the thread', () => {
+  const deciding = (body: string): AgentStepRequest => ({
+    ...step(body),
+    tools: ['lookup_order', 'approve_request', 'deny_request'].map(spec),
+    decidable: [{ id: 7, tool: 'process_refund', input: { order_id: 'SCP-1042' }, requested_by: 'jane@acme.com' }],
+  });
+
+  test.each([
+    ['Approved, process it.', 'approve_request'],
+    ['Not approved.', 'deny_request'],
+    ['Denied.', 'deny_request'],
+  ])('then %j decides it: %s', (body, tool) => {
+    expect(planAgentStep(deciding(body))).toMatchObject({ kind: 'tool_calls', calls: [{ tool, arguments: '{"request_id":7}' }] });
+  });
+
+  test('then a message that both approves and refuses decides nothing, and the reply asks which', () => {
+    const result = planAgentStep(deciding('Approved: the courier refused the return, so please process it.'));
+    expect(result.kind).toBe('reply');
+    expect(result.kind === 'reply' ? result.text : '').toMatch(/both approves and refuses, so I decided nothing/);
+  });
+});
+
+test('when the thread shows the order refunded and this sender may refund, then an approval calls nothing and says it was done', () => {
+  const request: AgentStepRequest = {
+    ...step('Approved, process it.'),
+    turns: [
+      { role: 'inbound', message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted.' } },
+      { role: 'tool_call', call_id: 'c1', tool: 'process_refund', arguments: '{"order_id":"SCP-1042"}' },
+      { role: 'tool_result', call_id: 'c1', tool: 'process_refund', status: 'success', output: '{"order_id":"SCP-1042","refunded":true,"amount_cents":1899}' },
+      { role: 'inbound', message: { from: 'mara@thescoop.com', body: 'Approved, process it.' } },
+    ],
+  };
+  const result = planAgentStep(request);
+  expect(result.kind).toBe('reply');
+  expect(result.kind === 'reply' ? result.text : '').toMatch(/SCP-1042 was already refunded in this thread/);
+});

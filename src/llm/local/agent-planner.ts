@@ -34,6 +34,7 @@ import { shorten } from './shorten';
 const ORDER_ID = /\bSCP-\d{1,8}\b/i;
 const PROCESS_INTENT = /\b(approved?|approve|process (it|this|that|them|the refund|another( one)?)|go ahead|refund (it|this|that|them))\b/i;
 const REFUSE_INTENT = /\b(not approved|denied|deny|rejected|reject|declined?|refused?)\b/i;
+const REFUSE_WORDS = new RegExp(REFUSE_INTENT.source, 'gi');
 const REQUEST_NAMED = /\brequests?\s*(?:#|no\.?|number)?\s*(\d{1,9})\b|#(\d{1,9})\b/gi;
 const REFUND_WORD = /\brefund/i;
 const STOCK_INTENT = /\b(in stock|stock|pints?|flavou?rs?)\b/i;
@@ -93,6 +94,11 @@ function succeededBefore(history: readonly AgentTurn[]): string[] {
   return history.flatMap((turn) => (turn.role === 'tool_result' && turn.status === 'success' ? [turn.tool] : []));
 }
 
+/** Whether the text approves and refuses at once: an approval word left once the refusals are taken out. */
+function mixedIntent(text: string): boolean {
+  return REFUSE_INTENT.test(text) && PROCESS_INTENT.test(text.replace(REFUSE_WORDS, ' '));
+}
+
 /** Whether a refund of the order succeeded earlier in the thread: directly, or as an approved request. */
 function refundedBefore(history: readonly AgentTurn[], order: string): boolean {
   return history.some((turn) => {
@@ -131,8 +137,11 @@ function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<st
   const calls: PlannedCall[] = [];
   const order = orderOf(view);
   const namesOrder = ORDER_ID.test(view.text);
-  const refuses = REFUSE_INTENT.test(view.text);
-  const approves = !refuses && PROCESS_INTENT.test(view.text);
+  // A message that both approves and refuses ("Approved: the courier refused the return") decides
+  // nothing: a decision cannot be undone, and the reply asks which.
+  const mixed = mixedIntent(view.text);
+  const refuses = !mixed && REFUSE_INTENT.test(view.text);
+  const approves = !mixed && !refuses && PROCESS_INTENT.test(view.text);
   // An approver's yes or no decides what waits in the thread: it does not call the tool anew, in
   // this step or after the decision.
   const decided = view.calls.has('approve_request') || view.calls.has('deny_request');
@@ -188,14 +197,17 @@ function reply(view: RunView, request: AgentStepRequest): string {
     else if (result.status === 'failure') lines.push(`I couldn't complete ${name(tool)}: ${result.error ?? 'it failed'}.`);
     else lines.push(...successLines(tool, result.output));
   }
+  const decidedNow = view.calls.has('approve_request') || view.calls.has('deny_request');
   const decidable = request.decidable ?? [];
+  if (decidable.length > 0 && !decidedNow && mixedIntent(view.text)) {
+    lines.push('Your message both approves and refuses, so I decided nothing. Please say which: approved, or not approved.');
+  }
   const undecided = decidable.length > 1 && !view.calls.has('approve_request') && !view.calls.has('deny_request') && PROCESS_INTENT.test(view.text);
   if (undecided) {
     lines.push('Several requests are waiting for approval in this thread, so I decided none of them. Please say which one:');
     for (const r of decidable) lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
   }
   const order = orderOf(view);
-  const decidedNow = view.calls.has('approve_request') || view.calls.has('deny_request');
   const granted = request.tools.some((t) => t.id === 'process_refund' && !t.needs_approval);
   if (order && granted && PROCESS_INTENT.test(view.text) && !view.calls.has('process_refund') && !decidedNow && refundedBefore(view.history, order)) {
     lines.push(`Order ${order} was already refunded in this thread, so I did not refund it again.`);
