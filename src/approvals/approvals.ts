@@ -44,11 +44,12 @@ export class ApprovalService {
     }
     if (request.status !== 'pending') throw notPending(request);
     // The requester's run, resolved from the policy as it is now: the grant and the approvers today.
-    const run = await this.runs.startFresh(agentId, requesterRun(request));
-    if (decider.via === 'message' && !run.compiled.mayDecide(request.attachment_id, decider.routing_key)) {
+    // An operator's denial needs neither.
+    const run = decider.via === 'message' || decision === 'approve' ? await this.runs.startFresh(agentId, requesterRun(request)) : null;
+    if (decider.via === 'message' && !run?.compiled.mayDecide(request.attachment_id, decider.routing_key)) {
       throw new ForbiddenError(`${decider.routing_key} is not an approver of the attachment that approval request ${id} is bound to: nothing was decided.`);
     }
-    if (decision === 'deny') {
+    if (decision === 'deny' || run === null) {
       if (!(await orUnavailable(this.store.deny(agentId, id, decider)))) throw notPending(await this.get(agentId, id));
       this.observe('denied');
       return this.get(agentId, id);
