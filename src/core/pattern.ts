@@ -6,6 +6,7 @@
 // does that (§5). Elsewhere `*` stands for one or more characters other than "@", so it can span
 // dots: `mara@*.thescoop.com` matches `mara@eu.mail.thescoop.com`.
 import { domainToASCII } from 'node:url';
+import { codePointName, INVISIBLE_CHARACTER } from './invisible-characters';
 import { MAX_ADDRESS_LENGTH, normalizeLocal, toAsciiDomain } from './routing-key';
 
 export type PatternResult = { ok: true; pattern: string } | { ok: false; reason: string };
@@ -38,6 +39,10 @@ export function parsePattern(input: unknown): PatternResult {
     return refuse(`the pattern is over ${MAX_ADDRESS_LENGTH} characters (${input.length}); no address is that long, so shorten it`);
   }
   if (CONTROL.test(input)) return refuse('the pattern contains a control character (such as a line break or NUL); retype it without one');
+  const invisible = INVISIBLE_CHARACTER.exec(input);
+  if (invisible !== null) {
+    return refuse(`the pattern contains the invisible character ${codePointName(invisible[0])}; no routing key holds one (SEMANTICS §3), so retype the pattern without it`);
+  }
   if (WHITESPACE.test(input)) return refuse(`the pattern "${input}" contains whitespace; addresses have none, so remove the spaces`);
   const special = SPECIALS.exec(input);
   if (special !== null) {

@@ -9,6 +9,11 @@
 //   gets longer as punycode (`é.` is `xn--9ca.`).
 // - A quoted local part that still holds whitespace, "@" or a control character once unquoted
 //   (`"a@evil.com"@acme.com`) gives no key: no pattern can name it and it reads as another address.
+// - The mailbox as written (the local part and the domain, comments within them included; not the
+//   display name, which is dropped) may hold no invisible character (invisible-characters.ts): the
+//   parser reads U+FEFF, U+00A0, U+3000 and U+2028 as whitespace and drops them, so the key folded
+//   onto the ASCII name, and U+202E in a local part makes `\u202emoc.poocseht@aram` read as
+//   mara@thescoop.com wherever the key is shown. Such a sender has no key.
 // - The local part is put in Unicode NFC before lowercasing (RFC 6532 §3.1), so two spellings of
 //   the same UTF-8 address share a key.
 // - The domain must be a host name, in ASCII (A-label) form: labels of letters, digits and inner
@@ -22,6 +27,7 @@
 import { parseOneAddress } from 'email-addresses';
 import { domainToASCII } from 'node:url';
 import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
+import { INVISIBLE_CHARACTER } from './invisible-characters';
 import { plainRoutingKey } from './plain-routing-key';
 
 export { MAX_ADDRESS_LENGTH, tagStripped };
@@ -112,5 +118,7 @@ function parseOne(input: string): { local: string; domain: string } | null {
   // parseOneAddress answers null for several mailboxes and a group for a group: neither is a sender.
   const parsed = parseOneAddress({ input, rfc6532: true });
   if (parsed === null || parsed.type !== 'mailbox') return null;
+  // Checked as written: the parsed local part and domain have already lost what it read as whitespace.
+  if (INVISIBLE_CHARACTER.test(parsed.parts.address.tokens)) return null;
   return { local: parsed.local, domain: parsed.domain };
 }

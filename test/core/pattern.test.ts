@@ -31,6 +31,9 @@ describe('parsePattern rejections', () => {
     ['a label starts with a hyphen', '*@-thescoop.com', /inner hyphens/],
     ['a label is over 63 characters once punycode', `*@${'ü'.repeat(60)}.de`, /at most 63 characters/],
     ['the domain holds an underscore', '*@the_scoop.com', /cannot be converted to ASCII as a host name/],
+    // Issue 19, finding 8: no routing key holds an invisible character, so such a pattern matches none.
+    ['the local part holds a right-to-left override', '\u202emoc.poocseht@aram', /invisible character U\+202E/],
+    ['the domain holds a zero-width space', '*@the\u200Bscoop.com', /invisible character U\+200B/],
   ])('when %s, then it is rejected and the reason says why', (_name, input, phrase) => {
     expect(reasonFor(input)).toMatch(phrase);
   });

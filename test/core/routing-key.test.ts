@@ -163,6 +163,55 @@ describe('routingKeyOf', () => {
     expect(routingKeyOf(sender)).toBeNull();
   });
 
+  // Issue 19, finding 8: the parser reads these as whitespace and drops them, so the key folded onto
+  // the ASCII name (`mara@the\uFEFFscoop.com` was mara@thescoop.com).
+  test.each([
+    ['a byte order mark (U+FEFF)', 'mara@the\uFEFFscoop.com'],
+    ['a no-break space (U+00A0)', 'mara@the\u00A0scoop.com'],
+    ['an ideographic space (U+3000)', 'mara@the\u3000scoop.com'],
+    ['a line separator (U+2028)', 'mara@the\u2028scoop.com'],
+    ['a paragraph separator (U+2029)', 'mara@thescoop.\u2029com'],
+    ['a zero-width space (U+200B)', 'mara@the\u200Bscoop.com'],
+    ['a word joiner (U+2060)', 'mara@thescoop\u2060.com'],
+    ['a byte order mark at its end', 'mara@thescoop.com\uFEFF'],
+    ['a no-break space at its start', 'mara@\u00A0thescoop.com'],
+    ['a variation selector (U+FE0F) in a Unicode label', 'mara@th\u00E9\uFE0Fscoop.com'],
+    ['a byte order mark in a Unicode label', 'mara@th\u00E9\uFEFFscoop.com'],
+  ])('when the domain holds %s, then there is no key, never the folded one', (_name, sender) => {
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  // Issue 19, finding 8: U+202E reverses what follows, so this key read as mara@thescoop.com.
+  test('when the local part starts with a right-to-left override, then there is no key', () => {
+    expect(routingKeyOf('\u202emoc.poocseht@aram')).toBeNull();
+  });
+
+  test.each(['\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069'])(
+    'when the bidirectional control %j is anywhere in the mailbox, then there is no key',
+    (control) => {
+      for (const sender of [`${control}mara@thescoop.com`, `ma${control}ra@thescoop.com`, `mara${control}@thescoop.com`, `"ma${control}ra"@thescoop.com`, `Mara <${control}mara@thescoop.com>`, `mara@the${control}scoop.com`, `mara@thescoop.com${control}`]) {
+        expect({ sender, key: routingKeyOf(sender) }).toEqual({ sender, key: null });
+      }
+    },
+  );
+
+  test.each([
+    ['a zero-width space', 'ma\u200Bra@thescoop.com'],
+    ['a zero-width joiner', 'ma\u200Dra@thescoop.com'],
+    ['a no-break space', 'ma\u00A0ra@thescoop.com'],
+    ['a soft hyphen', 'ma\u00ADra@thescoop.com'],
+    ['a Hangul filler', 'ma\u3164ra@thescoop.com'],
+    ['a tag character', 'mara\u{E0061}@thescoop.com'],
+    ['a comment holding a right-to-left override', 'mara(\u202E)@thescoop.com'],
+  ])('when the local part holds %s, then there is no key', (_name, sender) => {
+    expect(routingKeyOf(sender)).toBeNull();
+  });
+
+  test('when only the display name holds invisible characters, then the mailbox is the key', () => {
+    expect(routingKeyOf('"Mara \u202E\u200D\uFE0F" <mara@thescoop.com>')).toBe('mara@thescoop.com');
+    expect(routingKeyOf('Mara\u00A0Lee <mara@thescoop.com>')).toBe('mara@thescoop.com');
+  });
+
   test('when the domain uses the ideographic full stop, then it counts as the dot', () => {
     expect(routingKeyOf('mara@thescoop\u3002com')).toBe('mara@thescoop.com');
   });
