@@ -5,6 +5,7 @@ import { isValidAuthservId } from './core/sender-authentication';
 import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
 import { ToolgateConfigError } from './errors';
+import { LOG_FORMATS, type LogFormat } from './logger';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';
 import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from './rate-limit-options';
 
@@ -37,6 +38,7 @@ const envSchema = z.object({
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
+  TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   TOOLGATE_AGENT_MAX_STEPS: limit('maxSteps'),
   TOOLGATE_AGENT_MAX_TOOL_CALLS: limit('maxToolCalls'),
@@ -78,6 +80,8 @@ export interface ServiceConfig {
   bodyLimit: string;
   demo: boolean;
   log: boolean;
+  /** pretty or JSON lines; `auto`: pretty on a terminal only. */
+  logFormat: LogFormat;
   rateLimit: ClientRateLimitOptions | false;
   trustProxy: TrustProxy;
   /** The longest one database query may take before the request is answered 503 (0: no limit). */
@@ -121,6 +125,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO === 'on',
     log: e.TOOLGATE_LOG === 'info',
+    logFormat: e.TOOLGATE_LOG_FORMAT,
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },
     trustProxy: e.TOOLGATE_TRUST_PROXY,
     dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,

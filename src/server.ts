@@ -1,6 +1,7 @@
 // The service entry (`npm start`): database, migrations, system-toolkit sync, the demo scenario,
 // then listen. Everything it needs comes from the environment (see src/config.ts).
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { collectDefaultMetrics } from 'prom-client';
 import { createApp } from './app';
 import { openService } from './bootstrap';
@@ -9,9 +10,12 @@ import { createLogger } from './logger';
 import { seedUp } from './db/migrate';
 import { internalsOf } from './toolgate';
 
+/** How long the database's close may take once the requests have ended. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = createLogger(config.log);
+  const logger = createLogger(config.log, config.logFormat);
   const opened = await openService(config, logger);
   const { toolgate } = opened;
 
@@ -31,8 +35,31 @@ async function main(): Promise<void> {
   internalsOf(toolgate).runs.startListening();
   // Beating from the start, so the sweeper closes what a stopped instance left open even before this one holds anything.
   await internalsOf(toolgate).instances.register();
+  // A shutdown takes no new requests and lets those in flight end, within a bound (SEMANTICS §13):
+  // a run cut off mid-tool would leave its caller to guess whether to retry. The handlers are in
+  // place before the service says it listens: a SIGTERM sent on that line would otherwise kill it
+  // at once, with neither `stopping` nor `stopped`.
+  let server: Server | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'stopping: no new requests; waiting for those in flight');
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server?.closeIdleConnections();
+    const drained = await toolgate.drain(config.shutdownTimeoutMs);
+    server?.closeAllConnections();
+    await closed;
+    // Bounded as well: a close that hangs (a database that stopped answering) must not keep
+    // `stopped` from the log until the process manager's kill.
+    const shut = await Promise.race([opened.close().then(() => true), sleep(CLOSE_TIMEOUT_MS, false, { ref: false })]);
+    logger.info({ signal, drained: drained.drained, cut_off: drained.left, ...(shut ? {} : { closed: false }) }, 'stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
   const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
-  const server: Server = await new Promise((resolve, reject) => {
+  server = await new Promise<Server>((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).
     const s = app.listen(config.port, config.host, (err?: NodeJS.ErrnoException) => {
       if (!err) return resolve(s);
@@ -43,25 +70,6 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ url: `http://${config.host}:${port}`, database: opened.embedded ? 'embedded' : 'DATABASE_URL' }, `toolgate listening on http://${config.host}:${port}`);
-
-  // A shutdown takes no new requests and lets those in flight end, within a bound (SEMANTICS §13):
-  // a run cut off mid-tool would leave its caller to guess whether to retry.
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'stopping: no new requests; waiting for those in flight');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const drained = await toolgate.drain(config.shutdownTimeoutMs);
-    server.closeAllConnections();
-    await closed;
-    await opened.close();
-    logger.info({ signal, drained: drained.drained, cut_off: drained.left }, 'stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err: unknown) => {
