@@ -1,6 +1,7 @@
 // The operators' dashboard at /admin: plain HTML forms over the toolgate's own services, with no
-// script at all. In order: a secure context, the session, the form body, the CSRF check, sign-in,
-// and the pages, which need a signed-in session. Errors are pages, never JSON.
+// script at all. In order: a secure context, the session, the form body, sign-in (with its own CSRF
+// check, as no session exists yet), then for the pages: a signed-in session and its CSRF check.
+// Errors are pages, never JSON.
 import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
@@ -8,7 +9,7 @@ import type { RouteServices } from '../../routes/route-services';
 import { unstorableBody } from '../../middleware/json-body';
 import { PostgresRateLimitStore } from '../db/postgres-rate-limit-store';
 import type { Logger } from '../logger';
-import { csrfProtection } from './csrf';
+import { sessionCsrf, signInCsrf } from './csrf';
 import { dashboardErrors, dashboardNotFound } from './dashboard-errors';
 import { JobStore } from './jobs';
 import { agentPages } from './pages/agents';
@@ -51,20 +52,23 @@ export function dashboardRouter(services: RouteServices, options: DashboardOptio
   router.use(function storableForm(req, _res, next) {
     next(unstorableBody(req.body));
   });
-  router.use(csrfProtection());
+  const checkSessionCsrf = sessionCsrf();
   // Wrong tokens are counted where the toolgate counts its callers: in the database unless it was
   // told to count in memory. The prefix keeps this budget apart from the client routes'.
   const failures = services.limitStore === 'postgres' ? new PostgresRateLimitStore(services.sequelize, 'sign_in') : undefined;
   router.use(
-    signInRouter(
-      options.adminToken,
-      () => {
+    signInRouter({
+      adminToken: options.adminToken,
+      formCsrf: signInCsrf(options.adminToken),
+      sessionCsrf: checkSessionCsrf,
+      onSignIn: () => {
         void session.prune().catch(() => undefined);
       },
       failures,
-    ),
+    }),
   );
   router.use(requireSignedIn());
+  router.use(checkSessionCsrf);
   router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/agents`));
   router.use(agentPages(d), toolkitPages(d), approvalPages(d), insightPages(d), migrationPages(d));
   router.use(dashboardNotFound());

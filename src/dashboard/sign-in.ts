@@ -1,11 +1,13 @@
 // Signing in with the admin token, and out. The token is compared in constant time and never
-// stored: the session only says that it was presented. Failed attempts are rate-limited per address,
-// in the database when the toolgate counts callers there: five instances behind a load balancer then
-// give an address one budget of wrong tokens, not five.
+// stored: the session only says that it was presented, and no session is stored before it was.
+// Failed attempts are rate-limited per address, in the database when the toolgate counts callers
+// there: five instances behind a load balancer then give an address one budget of wrong tokens, not
+// five. A form that fails its CSRF check is refused before it is counted.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { HttpError } from '../errors';
+import type { SignInCsrf } from './csrf';
 import { textField } from './form-data';
 import { renderPage } from './render';
 import { SESSION_COOKIE } from './session';
@@ -17,8 +19,18 @@ function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-/** `failures`: where failed attempts are counted (default: this process's memory). */
-export function signInRouter(adminToken: string, onSignIn: () => void, failures?: Store): Router {
+export interface SignInOptions {
+  adminToken: string;
+  /** The sign-in form's CSRF token and check, which need no session. */
+  formCsrf: SignInCsrf;
+  /** The signed-in session's CSRF check, for the sign-out form. */
+  sessionCsrf: RequestHandler;
+  onSignIn(): void;
+  /** Where failed attempts are counted (default: this process's memory). */
+  failures?: Store;
+}
+
+export function signInRouter({ adminToken, formCsrf, sessionCsrf, onSignIn, failures }: SignInOptions): Router {
   const router = Router();
   const expected = digest(adminToken);
   const limitFailures = rateLimit({
@@ -33,16 +45,16 @@ export function signInRouter(adminToken: string, onSignIn: () => void, failures?
     },
   });
 
-  router.get('/sign-in', function showSignIn(req, res) {
+  router.get('/sign-in', formCsrf.readCookies, function showSignIn(req, res) {
     if (req.session.signedIn) return res.redirect(303, `${req.baseUrl}/agents`);
-    renderPage(res, 200, SignInPage({ base: req.baseUrl, csrfToken: req.csrfToken?.() ?? '', next: safeNext(req, String(req.query.next ?? '')) }));
+    renderPage(res, 200, SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), next: safeNext(req, String(req.query.next ?? '')) }));
   });
 
-  router.post('/sign-in', limitFailures, function signIn(req, res, next) {
+  router.post('/sign-in', formCsrf.readCookies, formCsrf.check, limitFailures, function signIn(req, res, next) {
     const presented = textField(req, 'token').trim();
     if (!timingSafeEqual(digest(presented), expected)) {
       res.status(401);
-      return renderPage(res, 401, SignInPage({ base: req.baseUrl, csrfToken: req.csrfToken?.() ?? '', error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.' }));
+      return renderPage(res, 401, SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.' }));
     }
     const to = safeNext(req, textField(req, 'next')) ?? `${req.baseUrl}/agents`;
     // A new session id on sign-in, so an id planted before it is worth nothing after.
@@ -52,12 +64,18 @@ export function signInRouter(adminToken: string, onSignIn: () => void, failures?
       req.session.save((saveErr) => {
         if (saveErr) return next(saveErr);
         onSignIn();
+        formCsrf.forget(res);
         res.redirect(303, to);
       });
     });
   });
 
-  router.post('/sign-out', function signOut(req, res, next) {
+  // Signed out already (the session ended): nothing to end, and no session token to check.
+  router.post('/sign-out', function signOutUnlessSignedIn(req, res, next) {
+    if (req.session.signedIn) return next();
+    res.redirect(303, `${req.baseUrl}/sign-in`);
+  });
+  router.post('/sign-out', sessionCsrf, function signOut(req, res, next) {
     req.session.destroy((err) => {
       if (err) return next(err);
       res.clearCookie(SESSION_COOKIE, { path: '/', secure: true, httpOnly: true, sameSite: 'strict' });

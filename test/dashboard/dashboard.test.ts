@@ -36,14 +36,18 @@ describe('where the dashboard is served', () => {
     const v = visitor(app);
     const headers = { host: 'toolgate.example.com', 'x-forwarded-proto': 'https' };
     const page = await v.get('/admin/sign-in', headers);
-    const token = /name="_csrf" value="([0-9a-f]+)"/.exec(page.text)![1]!;
+    const token = /name="_csrf" value="([0-9a-f.]+)"/.exec(page.text)![1]!;
     expect((await v.post('/admin/sign-in', { _csrf: token, token: ADMIN_TOKEN }, headers)).status).toBe(303);
     expect((await v.get('/admin/agents', headers)).status).toBe(200);
   });
 
-  test('when a page is served, then its cookie is Secure, HttpOnly, SameSite=Strict and host-only, and its CSP allows no script', async () => {
+  test('when a page is served, then its cookies are Secure, HttpOnly, SameSite=Strict and host-only, and its CSP allows no script', async () => {
     const res = await request(t.app).get('/admin/sign-in');
-    expect(res.headers['set-cookie']![0]).toMatch(/^__Host-toolgate-admin=.*; Path=\/; Expires=.*; HttpOnly; Secure; SameSite=Strict$/);
+    expect(res.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-toolgate-sign-in=[0-9a-f]+\.[0-9a-f]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/)]);
+    const v = visitor(t.app);
+    const signIn = await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN });
+    expect(signIn.headers['set-cookie']).toContainEqual(expect.stringMatching(/^__Host-toolgate-admin=.*; Path=\/; Expires=.*; HttpOnly; Secure; SameSite=Strict$/));
+    expect(signIn.headers['set-cookie']).toContainEqual(expect.stringMatching(/^__Host-toolgate-sign-in=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict$/));
     const csp = res.headers['content-security-policy']!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).not.toContain('script-src');
