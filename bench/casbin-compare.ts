@@ -90,6 +90,8 @@ export async function benchCasbin(): Promise<void> {
   console.log('routing key per call:');
   const fast = rate('routingKeyOf, plain addresses (fast path)', (i) => routingKeyOf(senders[i % senders.length])?.length ?? 0);
   const full = rate('the RFC 5322 parser path, same addresses', (i) => parsedRoutingKey(senders[i % senders.length]!)?.length ?? 0, 1000);
+  const quoted = ['"Jane Doe" <jane@acme.com>', '"Doe, Jane" <jane+x@acme.com>'];
+  rate('routingKeyOf, quoted names ("Doe, Jane" <...>)', (i) => routingKeyOf(quoted[i % quoted.length])?.length ?? 0, 1000);
   rate('routingKeyOf, non-plain ("J. Doe" <a@bücher.de>)', (i) => routingKeyOf(i % 2 ? '"J. Doe" <a@bücher.de>' : 'a@b.com.')?.length ?? 0, 1000);
   console.log(`  the fast path is ${(fast / full).toFixed(0)}× the parser's path on plain addresses`);
 }

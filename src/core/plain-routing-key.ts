@@ -1,14 +1,17 @@
-// The routing key of a plain address without the RFC 5322 parser, which costs about 30 µs a call:
-// `jane@acme.com`, `Mara+billing@TheScoop.com`, `Mara <mara@thescoop.com>`. Anything else (quotes,
-// comments, non-ASCII, odd local-part characters, a trailing dot, an `xn--` label, a numeric last
-// label) is not plain, and goes to the full parser. Where it answers, it answers exactly what
+// The routing key of a plain address without the RFC 5322 parser, which costs about 40 µs a call:
+// `jane@acme.com`, `Mara+billing@TheScoop.com`, `Mara <mara@thescoop.com>`, `"Doe, Jane"
+// <jane@acme.com>`. Anything else (escapes, comments, non-ASCII or invisible characters outside a
+// quoted name, odd local-part characters, a trailing dot, an `xn--` label, a numeric last label) is
+// not plain, and goes to the full parser. Where it answers, it answers exactly what
 // routingKeyOf's full path does: a property test over generated and corpus addresses checks it.
 //
 // Why each limit keeps the answers equal:
 // - local parts of letters, digits, `_`, `+`, `-` in dot-separated atoms: a dot-atom the parser
 //   returns as written, so lowercasing and the tag cut are all that is left;
 // - a display name of letters and digits in words split by single spaces: a phrase the parser sets
-//   aside;
+//   aside; so is a quoted name of printable ASCII, letters and digits without `"` or `\` (no
+//   escapes), which mail clients write for names with commas or dots. Such words split by commas
+//   and not quoted are a list whose first entry is no mailbox: the parser finds no key;
 // - domains of LDH-ish labels whose last label starts with a letter: URL parsing neither reads them
 //   as IPv4 nor decodes punycode (no `xn--`), so its conversion is lowercasing, and the host-name
 //   checks below are routingKeyOf's.
@@ -20,16 +23,33 @@ import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
 
 const PLAIN_MAILBOX = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*$/;
 const DISPLAY_NAME = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
+const QUOTED_NAME = /^"[\x20\x21\x23-\x5B\x5D-\x7E\p{L}\p{N}]*"$/u;
+const LISTED_NAME = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*(?:, ?[A-Za-z0-9]+(?: [A-Za-z0-9]+)*)+$/;
 const GT = 0x3e;
+const LT = 0x3c;
+const QUOTE = 0x22;
+const SPACE = 0x20;
 
 /** The key of a plain address (null: it has none), or undefined when the address is not plain. */
 export function plainRoutingKey(sender: string): string | null | undefined {
   let mailbox = sender;
-  // `Name <mailbox>`: the name must be plain too; the mailbox may not hold `<` or `>` (below).
+  // `Name <mailbox>` or `"Name" <mailbox>`: the name must be plain too; the mailbox may not hold `<`
+  // or `>` (below). A quoted name ends at its first `"`, since it holds no escape.
   if (sender.charCodeAt(sender.length - 1) === GT) {
-    const open = sender.indexOf(' <');
-    if (open === -1 || !DISPLAY_NAME.test(sender.slice(0, open))) return undefined;
-    mailbox = sender.slice(open + 2, -1);
+    let open: number;
+    if (sender.charCodeAt(0) === QUOTE) {
+      open = sender.indexOf('"', 1) + 1;
+      if (open === 0 || sender.charCodeAt(open) !== SPACE || sender.charCodeAt(open + 1) !== LT) return undefined;
+      if (!QUOTED_NAME.test(sender.slice(0, open))) return undefined;
+      mailbox = sender.slice(open + 2, -1);
+    } else {
+      open = sender.indexOf(' <');
+      if (open === -1) return undefined;
+      mailbox = sender.slice(open + 2, -1);
+      if (!DISPLAY_NAME.test(sender.slice(0, open))) {
+        return LISTED_NAME.test(sender.slice(0, open)) && PLAIN_MAILBOX.test(mailbox) ? null : undefined;
+      }
+    }
   }
   if (!PLAIN_MAILBOX.test(mailbox)) return undefined;
   const lower = mailbox.toLowerCase();
