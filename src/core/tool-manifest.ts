@@ -84,6 +84,15 @@ export class ToolManifest {
  */
 export const ACCESS_RULES_RECORD_ID = 'agent_access_rules';
 
+/** Throws when a host's code names that id as the tool of a step it runs or skips: a mistake in the code, not a request's. */
+export function refuseReservedToolId(toolId: string): void {
+  if (toolId !== ACCESS_RULES_RECORD_ID) return;
+  throw new ToolgateConfigError(
+    'ERR_TOOLGATE_RESERVED_TOOL_ID',
+    `A step names the tool "${toolId}", the id that records refusals by an agent's access rules, which no tool may use: name the tool the step runs or skips.`,
+  );
+}
+
 /** The manifest a service runs with: the builtins, then the host application's own tools. */
 export function createManifest(hostTools: readonly ToolDefinition[] = []): ToolManifest {
   const builtinIds = new Set(BUILTIN_TOOLS.map((t) => t.id));

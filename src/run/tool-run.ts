@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
-import { ACCESS_RULES_RECORD_ID } from '../core/tool-manifest';
+import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
 import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
 import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
 import { parse } from '../http/parse';
@@ -170,6 +170,7 @@ export class ToolRun {
    * database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
   async execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
+    refuseReservedToolId(toolId);
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
     // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
@@ -316,6 +317,12 @@ export class ToolRun {
    * tool the run may only request is refused where the caller runs it at once (a route's step).
    */
   async refuse(toolId: string, options: DispatchOptions = {}): Promise<HttpError> {
+    // Named by a caller or a model: refused as any tool the run was not offered, but with no record,
+    // which would read as a sender refused by the agent's access rules (SEMANTICS §9).
+    if (toolId === ACCESS_RULES_RECORD_ID) {
+      this.decided('refused', 'not_carried');
+      return new ToolForbiddenError(toolId);
+    }
     const requestable = this.needsApproval(toolId);
     await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: requestable ? NEEDS_APPROVAL : 'not offered to this run' });
     this.decided('refused', this.whyNotOffered(toolId));
@@ -336,6 +343,7 @@ export class ToolRun {
 
   /** Records an enhancement step that was skipped because the run may not call its tool as usual. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
+    refuseReservedToolId(toolId);
     await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null });
     this.decided('skipped', this.whyNotOffered(toolId));
   }
