@@ -6,6 +6,7 @@ import type { AgentView } from '../../services/agents';
 import { AgentFilter } from './agent-filter';
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
+import { VisibleText } from './visible-text';
 
 const STATUS_WORDS: Record<ApprovalStatus, string> = {
   pending: 'pending (waiting for a decision)',
@@ -53,7 +54,7 @@ export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                       <pre class="input">{JSON.stringify(r.input, null, 2)}</pre>
                     </td>
                     <td>
-                      {r.requested_by.routing_key ?? <span class="muted">a scheduled run</span>}
+                      {r.requested_by.routing_key !== null ? <VisibleText text={r.requested_by.routing_key} /> : <span class="muted">a scheduled run</span>}
                       {r.requested_by.thread_id ? <p class="hint">in thread <code>{r.requested_by.thread_id}</code></p> : null}
                     </td>
                     <td>
@@ -95,7 +96,11 @@ function Decided({ request }: { request: ApprovalRequestView }) {
   const result = request.result;
   return (
     <>
-      {by ? <p>{`By ${by}${request.decided_at ? `, ${when(request.decided_at)}` : ''}`}</p> : null}
+      {by ? (
+        <p>
+          <VisibleText text={`By ${by}${request.decided_at ? `, ${when(request.decided_at)}` : ''}`} />
+        </p>
+      ) : null}
       {result ? (
         <p class={result.status === 'failure' ? 'warning-text' : undefined}>
           {result.status === 'success' ? 'Ran: ' : 'Ran, and failed: '}

@@ -4,6 +4,7 @@ import type { AgentView } from '../../services/agents';
 import type { ToolCallView } from '../../services/tool-calls';
 import { AgentFilter } from './agent-filter';
 import { Layout, type PageContext } from './layout';
+import { VisibleText } from './visible-text';
 
 const STATUS_WORDS: Record<ToolCallStatus, string> = {
   started: 'started (running, or never completed)',
@@ -54,10 +55,10 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                       <span class={`badge ${c.status}`}>{c.status}</span>
                     </td>
                     <td>{c.run}</td>
-                    <td>{c.routing_key ?? <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>}</td>
+                    <td>{c.routing_key !== null ? <VisibleText text={c.routing_key} /> : <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>}</td>
                     <td>{`${c.duration_ms} ms`}</td>
-                    <td>{c.error ?? ''}</td>
-                    <td>{c.approval_request_id === null ? '' : `request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`}</td>
+                    <td>{c.error === null ? '' : <VisibleText text={c.error} />}</td>
+                    <td>{c.approval_request_id === null ? '' : <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />}</td>
                   </tr>
                 ))}
               </tbody>
