@@ -1,11 +1,14 @@
 // Opens what the service and the CLIs share: the database (DATABASE_URL, or the embedded
-// PostgreSQL under the data folder), the schema brought up to date, and a configured toolgate.
+// PostgreSQL under the data folder), the schema brought up to date, a configured toolgate, and The
+// Scoop's demo where it belongs (src/demo/demo-mode.ts).
 import path from 'node:path';
 import type { Sequelize } from 'sequelize';
 import { ensureAdminToken } from './admin-token';
 import type { ServiceConfig } from './config';
 import { createSequelize } from './db/connect';
 import { resolveDatabase } from './db/database-url';
+import { seedUp } from './db/migrate';
+import { decideDemo, type DemoDecision } from './demo/demo-mode';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
 import { createLanguageModel } from './llm/select-model';
 import type { Logger } from './logger';
@@ -19,6 +22,8 @@ export interface Opened {
   /** The admin token in force (configured, or generated into adminTokenFile): the dashboard signs in with it. */
   adminToken: string;
   adminTokenFile: string | null;
+  /** Whether the demo is active here and why, and the demo seeders this opening ran. */
+  demo: DemoDecision & { seeded: string[] };
   close(): Promise<void>;
 }
 
@@ -44,9 +49,11 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       adminToken = made.token;
       adminTokenFile = made.file;
     }
+    // Before the migrations, which would make a fresh database look used.
+    const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: true });
     toolgate = createToolgate({
       sequelize,
-      tools: config.demo ? SCOOP_TOOLS : [],
+      tools: demo.active ? SCOOP_TOOLS : [],
       adminToken,
       schedulerToken: config.schedulerToken,
       clientTokens: config.clientTokens,
@@ -62,7 +69,9 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, close };
+    // Each seeder runs once per database: what an operator changed or deleted since stays so.
+    const seeded = demo.active ? await seedUp(sequelize) : [];
+    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, demo: { ...demo, seeded }, close };
   } catch (err) {
     await close();
     throw err;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isValidAuthservId } from './core/sender-authentication';
 import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
+import { DEMO_SETTINGS, type DemoSetting } from './demo/demo-mode';
 import { ToolgateConfigError } from './errors';
 import { LOG_FORMATS, type LogFormat } from './logger';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';
@@ -36,7 +37,7 @@ const envSchema = z.object({
   TOOLGATE_CLIENT_TOKENS: optionalText,
   TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
-  TOOLGATE_DEMO: z.enum(['on', 'off']).default('on'),
+  TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
@@ -78,7 +79,8 @@ export interface ServiceConfig {
   clientTokens: string[];
   authservId: string | undefined;
   bodyLimit: string;
-  demo: boolean;
+  /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/demo/demo-mode.ts). */
+  demo: DemoSetting;
   log: boolean;
   /** pretty or JSON lines; `auto`: pretty on a terminal only. */
   logFormat: LogFormat;
@@ -123,7 +125,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     clientTokens,
     authservId: e.TOOLGATE_AUTHSERV_ID,
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
-    demo: e.TOOLGATE_DEMO === 'on',
+    demo: e.TOOLGATE_DEMO,
     log: e.TOOLGATE_LOG === 'info',
     logFormat: e.TOOLGATE_LOG_FORMAT,
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },

@@ -7,7 +7,6 @@ import { createApp } from './app';
 import { openService } from './bootstrap';
 import { readConfig } from './config';
 import { createLogger } from './logger';
-import { seedUp } from './db/migrate';
 import { internalsOf } from './toolgate';
 
 /** How long the database's close may take once the requests have ended. */
@@ -21,11 +20,14 @@ async function main(): Promise<void> {
 
   const sync = await toolgate.syncSystemToolkits();
   logger.info({ created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped }, 'system toolkits synced');
-  if (config.demo) {
-    // Each seeder runs once per database: what an operator changed or deleted since stays so.
-    const seeded = await seedUp(opened.sequelize);
-    if (seeded.length > 0) logger.info({ seeders: seeded }, 'demo data seeded: The Scoop (agents Sundae and Scout; toolkits Support, Finance, Operations)');
-  }
+  // One line on the demo: which, and why (TOOLGATE_DEMO, src/demo/demo-mode.ts).
+  const { demo } = opened;
+  logger.info(
+    { demo: config.demo, active: demo.active, ...(demo.seeded.length > 0 ? { seeders: demo.seeded } : {}) },
+    demo.active
+      ? `demo on: ${demo.reason}${demo.seeded.length > 0 ? '; seeded The Scoop (agents Sundae and Scout; toolkits Support, Finance, Operations)' : ''}`
+      : `demo off: ${demo.reason}`,
+  );
   if (opened.adminTokenFile) logger.info({ file: opened.adminTokenFile }, 'no TOOLGATE_ADMIN_TOKEN set: the admin token is in this file');
   if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');

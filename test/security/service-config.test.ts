@@ -46,7 +46,7 @@ describe('when the environment holds a bad setting', () => {
   });
 
   test('then an empty environment gives the documented defaults', () => {
-    expect(readConfig({})).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, clientTokens: [], bodyLimit: '1mb', demo: true, rateLimit: { windowMs: 60_000, limit: 120 } });
+    expect(readConfig({})).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, clientTokens: [], bodyLimit: '1mb', demo: 'auto', rateLimit: { windowMs: 60_000, limit: 120 } });
     expect(readConfig({})).toMatchObject({ agentRuns: { maxSteps: 8, maxToolCalls: 16, historyChars: 32_000 }, approvalExpiryMs: 72 * 3_600_000 });
     expect(readConfig({}).agentRuns.messageIdDomain).toBeUndefined();
   });

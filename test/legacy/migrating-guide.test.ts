@@ -1,0 +1,142 @@
+// docs/MIGRATING.md's steps, word for word, as an operator runs them on the database of a live legacy
+// deployment: the documented commands as child processes with DATABASE_URL set and every other
+// setting at its default. No demo may reach that database, no demo tool may be granted, and the
+// documented way back must give the database back as a pg_dump of it was before the first step.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createSequelize } from '../../src/db/connect';
+import { withClient, withDatabase } from '../../src/db/database-url';
+import { buildLegacyDatabase, insertLegacyAgents } from './fixtures/legacy-database';
+import { startDebianCluster, type DebianCluster } from './support/debian-postgres';
+
+jest.setTimeout(60_000);
+
+const ROOT = path.join(__dirname, '..', '..');
+const ADMIN_TOKEN = 'guide-admin-token-0123456789';
+
+let cluster: DebianCluster;
+let url: string;
+let sql: Sequelize;
+let dataDir: string;
+let backup: string;
+let orderDesk: number;
+let service: ChildProcess | undefined;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The operator's shell: DATABASE_URL exported, nothing of toolgate's set (TOOLGATE_DEMO at its default). */
+function operatorEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOOLGATE_') && k !== 'DATABASE_URL'));
+  return { ...env, DATABASE_URL: url, TOOLGATE_DATA_DIR: dataDir, ...extra };
+}
+
+/** One documented command line, e.g. `npm run migrate`, run from the repository. */
+function sh(command: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: ROOT, env: operatorEnv(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const rows = <T extends object>(query: string) => sql.query<T>(query, { type: QueryTypes.SELECT });
+
+beforeAll(async () => {
+  cluster = await startDebianCluster();
+  url = withDatabase(cluster.url, 'legacy');
+  await withClient(cluster.url, (c) => c.query('CREATE DATABASE legacy'));
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-guide-'));
+  sql = createSequelize(url);
+  await buildLegacyDatabase(sql);
+  // A legacy agent holding a token that is also the name of a demo tool.
+  [orderDesk] = await insertLegacyAgents(sql, [{ name: 'Order desk', enabled_tools: 'lookup_order, email_analyzer' }]);
+});
+
+afterAll(async () => {
+  if (service?.pid) process.kill(-service.pid, 'SIGKILL');
+  await sql?.close().catch(() => undefined);
+  await cluster?.stop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('when an operator follows docs/MIGRATING.md on a live legacy database', () => {
+  test('then step 1, the backup, is a pg_dump of the legacy database', async () => {
+    backup = await cluster.dump(url);
+    expect(backup).toContain('CREATE TABLE public.agents');
+    expect(backup).toContain('Order desk');
+  });
+
+  test('then step 2, the preview, registers the four builtins only and changes nothing', async () => {
+    const preview = await sh('npm', ['run', 'migrate:enabled-tools', '--', '--dry-run']);
+    expect(preview.stderr).not.toContain('failed');
+    expect(preview.code).toBe(0);
+    expect(preview.stdout).toContain('Registered tools: document_search, email_analyzer, reply_generator, task_creator\n');
+    expect(preview.stdout).toMatch(/"lookup_order"\s+no registered id is close/);
+    expect(await cluster.dump(url)).toBe(backup);
+  });
+
+  test('then step 4, npm run migrate, adopts the schema and grants with the four builtins only', async () => {
+    const deploy = await sh('npm', ['run', 'migrate']);
+    expect(deploy.stderr).not.toContain('failed');
+    expect(deploy.code).toBe(0);
+    expect(deploy.stdout).toContain('Registered tools: document_search, email_analyzer, reply_generator, task_creator\n');
+    expect(await rows("SELECT name FROM toolkits WHERE 'lookup_order' = ANY(member_tool_ids)")).toEqual([]);
+  });
+
+  test('then step 4, npm start, seeds no demo, registers no demo tool and grants none', async () => {
+
+    // `npm start` runs `tsx src/server.ts`; it is started directly so that SIGTERM reaches the service (README).
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // Its own process group, so that a failed test can stop tsx's child too (afterAll).
+    service = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/server.ts'], { cwd: ROOT, detached: true, env: operatorEnv({ PORT: String(port), TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
+    let log = '';
+    service.stdout!.on('data', (b: Buffer) => (log += b.toString()));
+    service.stderr!.on('data', (b: Buffer) => (log += b.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (log.includes('toolgate listening')) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 50);
+      service!.once('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`the service exited (${code}) before listening:\n${log}`));
+      });
+    });
+
+    expect(await rows("SELECT name FROM agents WHERE name IN ('Sundae', 'Scout')")).toEqual([]);
+    expect(await rows("SELECT tablename FROM pg_tables WHERE tablename LIKE 'scoop\\_%'")).toEqual([]);
+    expect(await rows("SELECT name FROM toolkits WHERE name IN ('Support', 'Finance', 'Operations')")).toEqual([]);
+    expect(await rows("SELECT name FROM toolkits WHERE 'lookup_order' = ANY(member_tool_ids)")).toEqual([]);
+
+    const base = `http://127.0.0.1:${port}/api`;
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const tools = (await (await fetch(`${base}/tools`, { headers: auth })).json()) as { id: string }[];
+    expect(tools.map((t) => t.id).sort()).toEqual(['document_search', 'email_analyzer', 'reply_generator', 'task_creator']);
+    const offered = (await (await fetch(`${base}/agents/${orderDesk}/tools?sender=jane@acme.com`, { headers: auth })).json()) as { tools: string[] };
+    expect(offered.tools).toEqual(['email_analyzer']);
+    expect(log).toMatch(/demo off.*DATABASE_URL/);
+
+    const exited = new Promise<number | null>((resolve) => service!.once('exit', resolve));
+    service.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    service = undefined;
+  });
+
+  test('then step 6, the way back with the service stopped, gives back the database of the backup', async () => {
+    const back = await sh('npm', ['run', 'migrate', '--', '--undo']);
+    expect(back.stderr).not.toContain('failed');
+    expect(back.code).toBe(0);
+    expect(back.stdout).toContain('Schema migrations reverted: 20261201000006-create-caps.ts,');
+    expect(back.stdout).toContain('SequelizeMeta dropped');
+    expect(await cluster.dump(url)).toBe(backup);
+  });
+});
