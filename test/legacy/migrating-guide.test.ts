@@ -38,9 +38,9 @@ function operatorEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** One documented command line, e.g. `npm run migrate`, run from the repository. */
-function sh(command: string, args: string[]): Promise<Run> {
+function sh(command: string, args: string[], extra: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: ROOT, env: operatorEnv(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+    execFile(command, args, { cwd: ROOT, env: operatorEnv(extra), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -135,8 +135,31 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
     const back = await sh('npm', ['run', 'migrate', '--', '--undo']);
     expect(back.stderr).not.toContain('failed');
     expect(back.code).toBe(0);
-    expect(back.stdout).toContain('Schema migrations reverted: 20261201000006-create-caps.ts,');
+    // Newest first, down to the first migration, which adopted the legacy agents table.
+    expect(back.stdout).toMatch(/^Schema migrations reverted: .*, 20261130000001-create-agents\.ts$/m);
     expect(back.stdout).toContain('SequelizeMeta dropped');
     expect(await cluster.dump(url)).toBe(backup);
   });
 });
+
+describe('when the legacy database already keeps a SequelizeMeta of its own', () => {
+  test('then the way back keeps that table and its rows, and the dump still equals the backup', async () => {
+    const own = withDatabase(cluster.url, 'legacy_with_meta');
+    await withClient(cluster.url, (c) => c.query('CREATE DATABASE legacy_with_meta'));
+    const other = createSequelize(own);
+    try {
+      await buildLegacyDatabase(other);
+      await other.query(`CREATE TABLE "SequelizeMeta" (name varchar(255) PRIMARY KEY); INSERT INTO "SequelizeMeta" VALUES ('00000000000001-legacy-billing.js')`);
+      const before = await cluster.dump(own);
+      const env = { DATABASE_URL: own };
+      expect((await sh('npm', ['run', 'migrate'], env)).code).toBe(0);
+      const back = await sh('npm', ['run', 'migrate', '--', '--undo'], env);
+      expect(back.code).toBe(0);
+      expect(back.stdout).toContain('SequelizeMeta kept');
+      expect(await cluster.dump(own)).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
