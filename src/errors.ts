@@ -1,5 +1,6 @@
 // Every error a caller can cause is one of these classes: a status, a stable code, and a sentence
 // that says what to change. Middleware pass them to next(); one handler renders them.
+import type { GateReason } from './core/types';
 
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -47,14 +48,38 @@ export class ForbiddenError extends HttpError {
   }
 }
 
-/** A tool not offered to this run: the legacy sentence, so legacy clients keep matching on it. */
+/** Why a tool is not offered to a run: its gate's reason, the agent's access rules, or no attachment carrying it. */
+export type NotOfferedReason = GateReason | 'access_rules' | 'not_carried';
+
+/**
+ * A tool not offered to this run: why, when the run knows, and what an operator can change. The
+ * routes ported from the legacy API say its sentence instead (`legacySentence`), which their
+ * clients match on; it is untrue of an agent that holds the tool for other senders.
+ */
 export class ToolForbiddenError extends HttpError {
   readonly tool: string;
-  constructor(tool: string) {
-    super(403, 'tool_forbidden', `This agent does not have ${tool} tool enabled`, { tool });
+  readonly reason: NotOfferedReason | null;
+  constructor(tool: string, reason: NotOfferedReason | null = null, options: { legacySentence?: boolean } = {}) {
+    super(403, 'tool_forbidden', options.legacySentence ? `This agent does not have ${tool} tool enabled` : notOfferedSentence(tool, reason), { tool });
     this.tool = tool;
+    this.reason = reason;
   }
 }
+
+function notOfferedSentence(tool: string, reason: NotOfferedReason | null): string {
+  const why = reason === null ? undefined : NOT_OFFERED_BECAUSE[reason];
+  return why ? `${tool} is not offered to this run: ${why}.` : `${tool} is not offered to this run: refused at dispatch, nothing ran.`;
+}
+
+/** Each refusal's cause, then what an operator can change; a reason that admits has no entry. */
+const NOT_OFFERED_BECAUSE: Partial<Record<NotOfferedReason, string>> = {
+  deny_rule: 'a deny rule of its gate matches this sender. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
+  allow_list_default: 'its gate admits listed senders only, and this sender is none of them. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
+  no_routing_key: 'this message has no sender address its gate could check. Refused at dispatch, nothing ran; a message needs a sender address its gate can match',
+  proactive_off: 'its attachment does not allow scheduled runs. Refused at dispatch, nothing ran; an operator can allow them on the attachment',
+  access_rules: "the agent's access rules refuse this sender. Refused at dispatch, nothing ran; an operator can change the agent's access rules",
+  not_carried: 'no toolkit attached to this agent carries it. Refused at dispatch, nothing ran; an operator can attach a toolkit that does',
+};
 
 /**
  * A tool this run may only request (SEMANTICS §12), asked for where it would run at once (a route's

@@ -292,8 +292,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   if (groups.has('dispatch')) router.use(dispatchRouter(parts));
   if (groups.has('agent_runs')) router.use(agentRunsRouter(parts));
   if (groups.has('migrations')) router.use(migrationsRouter(parts));
-  if (groups.has('email')) router.use(emailRouter(parts));
-  if (groups.has('documents')) router.use(documentsRouter(parts));
+  // The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on.
+  const legacyParts: RouteServices = { ...parts, requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }) };
+  if (groups.has('email')) router.use(emailRouter(legacyParts));
+  if (groups.has('documents')) router.use(documentsRouter(legacyParts));
   if (groups.has('tasks')) router.use(tasksRouter(parts));
   if (groups.has('chat')) router.use(chatRouter(parts));
 

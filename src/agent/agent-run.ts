@@ -14,7 +14,7 @@ import { toolIdSchema } from '../core/types';
 import { CapExceededError, HttpError, NotDispatchableError, ValidationError } from '../errors';
 import type { AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from '../llm/agent-step';
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
-import type { CallOrigin, ToolRun } from '../run/tool-run';
+import { NOT_OFFERED, type CallOrigin, type ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { cutText } from './history';
 import { boundedJson, type StepView, type Stopped } from './run-store';
@@ -252,5 +252,3 @@ function argumentsOf(text: string): { input: unknown; json: boolean } {
     return { input: text, json: false };
   }
 }
-
-const NOT_OFFERED = 'Not offered to this run: refused at dispatch, nothing ran.';

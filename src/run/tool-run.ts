@@ -12,7 +12,7 @@ import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
 import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
-import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError } from '../errors';
+import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type NotOfferedReason } from '../errors';
 import { parse } from '../http/parse';
 import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
@@ -66,7 +66,12 @@ export interface DispatchDecision {
 export interface DispatchOptions {
   /** The legacy name to record when it is not the tool's usual one (a pipeline stage). */
   tool_name?: string;
+  /** A route ported from the legacy API: a refusal says the legacy sentence, which its clients match on. */
+  legacy_sentence?: boolean;
 }
+
+/** A refusal of a tool the run was not offered, as its denied record keeps it and a model's step reads it. */
+export const NOT_OFFERED = 'Not offered to this run: refused at dispatch, nothing ran.';
 
 /** What one execution gave: its output, or the error it threw (a result, not a fault of the service). */
 export type ToolOutcome<T> = { status: 'success'; output: T } | { status: 'failure'; error: string; thrown: unknown };
@@ -324,9 +329,11 @@ export class ToolRun {
       return new ToolForbiddenError(toolId);
     }
     const requestable = this.needsApproval(toolId);
-    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: requestable ? NEEDS_APPROVAL : 'not offered to this run' });
-    this.decided('refused', this.whyNotOffered(toolId));
-    return requestable ? new ApprovalRequiredError(toolId) : new ToolForbiddenError(toolId);
+    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: requestable ? NEEDS_APPROVAL : NOT_OFFERED });
+    const why = this.whyNotOffered(toolId);
+    this.decided('refused', why);
+    if (requestable) return new ApprovalRequiredError(toolId);
+    return new ToolForbiddenError(toolId, why === 'needs_approval' || why === 'offered' ? null : why, { legacySentence: options.legacy_sentence === true });
   }
 
   /** Records a call refused because no attachment it may run through has room in its caps, and returns the 403. */
@@ -349,7 +356,7 @@ export class ToolRun {
   }
 
   /** Why a tool is not granted, from the explained resolution: computed for refusals and skips only. */
-  private whyNotOffered(toolId: string): string {
+  private whyNotOffered(toolId: string): NotOfferedReason | 'needs_approval' | 'offered' {
     if (this.needsApproval(toolId)) return 'needs_approval';
     if (this.offered.has(toolId)) return 'offered';
     const resolution = this.resolution;

@@ -1,5 +1,5 @@
-// requireTool() and toolRun() on a host's own routes: a gate tool refuses with the legacy sentence
-// and a denied record; an enhancement tool never refuses and the route reads whether it is
+// requireTool() and toolRun() on a host's own routes: a gate tool refuses with a sentence saying why
+// it is not offered, and a denied record; an enhancement tool never refuses and the route reads whether it is
 // offered; misconfiguration fails at construction, not on the first request.
 import express from 'express';
 import request from 'supertest';
@@ -40,9 +40,9 @@ describe('when the gate tool is offered to the run', () => {
 });
 
 describe('when the gate tool is not offered to the run', () => {
-  test('then the request is refused 403 tool_forbidden with the legacy sentence', async () => {
+  test('then the request is refused 403 tool_forbidden, saying the gate did not admit this sender (the legacy sentence is for the legacy routes)', async () => {
     const res = await request(host).post(`/triage/${gated}`).send({ from: 'jane@acme.com' }).expect(403);
-    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'email_analyzer', detail: 'This agent does not have email_analyzer tool enabled' });
+    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'email_analyzer', detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/) });
   });
 
   test('then the refusal is recorded as denied, with the routing key', async () => {

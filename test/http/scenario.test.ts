@@ -45,7 +45,7 @@ describe('when Jane writes to Sundae', () => {
 
   test('then process_refund cannot be dispatched even by name, and the refusal is recorded', async () => {
     const res = await refund(sundae, 'jane@acme.com').expect(403);
-    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'process_refund', detail: 'This agent does not have process_refund tool enabled' });
+    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'process_refund', detail: expect.stringMatching(/^process_refund is not offered to this run: its gate admits listed senders only/) });
     const [order] = await t.sequelize.query("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", { type: QueryTypes.SELECT });
     expect(order).toEqual({ status: 'delivered' });
     const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls`).expect(200);

@@ -122,11 +122,11 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     });
   });
 
-  test('then a sender the gate refuses gets the JSON error shape with the legacy sentence', async () => {
+  test('then a sender the gate refuses gets the JSON error shape, saying why the tool is not offered', async () => {
     const res = await triage('jane@acme.com');
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await res.json()).toEqual({ detail: 'This agent does not have email_analyzer tool enabled', code: 'tool_forbidden', tool: 'email_analyzer' });
+    expect(await res.json()).toEqual({ detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/), code: 'tool_forbidden', tool: 'email_analyzer' });
   });
 
   test('then the enhancement was skipped, not refused, and every step is on record under /api', async () => {
