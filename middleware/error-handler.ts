@@ -27,7 +27,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
     if (error === null) return next(err);
     const requestId = res.locals.toolgate?.requestId;
     if (error.status >= 500) {
-      logger?.error({ err: errorFields(err), request_id: requestId ?? null, method: req.method, path: req.path, status: error.status }, 'request failed');
+      logger?.error({ err: errorFields(err), request_id: requestId ?? null, method: req.method, path: req.baseUrl + req.path, status: error.status }, 'request failed');
     }
     res
       .status(error.status)

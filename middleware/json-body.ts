@@ -4,9 +4,15 @@
 // with a 422, before any route reads it: nothing runs for it, on every route at once.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { unstorableAt } from '../src/core/storable-text';
-import { HttpError, InvalidJsonError, PayloadTooLargeError, ValidationError } from '../src/errors';
+import { HttpError, InvalidJsonError, PayloadTooLargeError, ToolgateConfigError, ValidationError } from '../src/errors';
+
+/** A size as body-parser reads it, kept to the forms it reads exactly (it takes "1 megabyte" as 1 byte). */
+const BODY_LIMIT = /^\d+(?:\.\d+)? ?(?:b|kb|mb|gb)$/i;
 
 export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler, RequestHandler] {
+  if (typeof options.limit !== 'string' || !BODY_LIMIT.test(options.limit) || Number.parseFloat(options.limit) <= 0) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_BODY_LIMIT', `createToolgate({ bodyLimit: ${JSON.stringify(options.limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`);
+  }
   const parser = express.json({ limit: options.limit, strict: false });
   return [
     parser,

@@ -10,6 +10,10 @@ export interface ValidationIssue {
 
 export class HttpError extends Error {
   readonly status: number;
+  /** The same as status, under the name http-errors and the handlers that follow it read. */
+  readonly statusCode: number;
+  /** Whether the message may be shown to the caller (http-errors' convention): true for a 4xx. */
+  readonly expose: boolean;
   readonly code: string;
   /** Extra fields rendered beside `detail` and `code` (e.g. `tool` on tool_forbidden). */
   readonly extra: Record<string, unknown>;
@@ -19,6 +23,8 @@ export class HttpError extends Error {
     super(message);
     this.name = new.target.name;
     this.status = status;
+    this.statusCode = status;
+    this.expose = status < 500;
     this.code = code;
     this.extra = extra;
     this.headers = headers;

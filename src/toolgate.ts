@@ -7,6 +7,7 @@ import { authenticate, requireRole, type AuthOptions, type Role } from '../middl
 import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
 import { errorFields } from '../middleware/error-handler';
+import { requestId } from '../middleware/request-id';
 import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
@@ -84,9 +85,11 @@ export interface ToolgateOptions extends AuthOptions {
    */
   rateLimit?: ClientRateLimitOptions | false;
   /**
-   * How runs get their agent's compiled policy: `off` (the default: one query per run), `listen`
-   * (cached per instance, dropped on PostgreSQL notifications; call close() on shutdown) or `strict`
-   * (cached, checked against the agent's policy version with one indexed read per run).
+   * How runs get their agent's compiled policy: `listen` (the default: cached per instance, dropped
+   * on PostgreSQL notifications, read through while the LISTEN does not hold; its connection never
+   * keeps the process alive, and close() ends it), `strict` (cached, checked against the agent's
+   * policy version with one indexed read per run, for PgBouncer in transaction mode) or `off` (one
+   * query and a compile per run).
    */
   policyCache?: PolicyCacheMode | PolicyCacheSettings;
   /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
@@ -278,6 +281,12 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const drain = new Drain();
   router.use(drain.middleware);
   // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
+  // The router answers its own errors (below) with a request id, whether or not the host assigns one.
+  const assignRequestId = requestId();
+  router.use(function routerRequestId(req, res, next) {
+    if (res.locals.toolgate?.requestId) return next();
+    return assignRequestId(req, res, next);
+  });
   // flood is refused before its bodies are parsed.
   router.use(authenticateBearer);
   router.use(function limitClientRoutes(req, res, next) {
@@ -300,6 +309,10 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   if (groups.has('chat')) router.use(chatRouter(parts));
 
   const tg: Toolgate = {
+  // Its own errors in its own shape, whatever handlers the host has: a database outage on an admin
+  // read is a JSON 503, never Express's HTML page. Only errors raised inside the router reach this;
+  // the host's routes keep their own handlers.
+  router.use(errorHandler({ logger, renderAll: true }));
     router,
     tools: manifest.list(),
     toolkits: parts.toolkits,

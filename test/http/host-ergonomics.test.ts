@@ -1,7 +1,13 @@
 // What a host app meets when it embeds toolgate: refusals in the JSON error shape from its own
 // routes, a loud error for a missing body parser or a missing toolRun(), nothing added to req, route
-// groups it can switch off, no environment read by the library, and two toolgates on two databases
-// in one process.
+// groups it can switch off, no environment read by the library, two toolgates on two databases in
+// one process, the router's own errors in its own shape whatever the host's handlers, and a process
+// that ends without tg.close().
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
 import express from 'express';
 import request from 'supertest';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
@@ -183,4 +189,129 @@ describe('when the thread and approval options are wrong', () => {
   ])('then createToolgate(%j) throws %s at construction, saying what to give', (options, code, message) => {
     expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, ...options })).toThrow(expect.objectContaining({ code, message: expect.stringMatching(message) }));
   });
+});
+
+describe('when a host\'s own error handler reads the http-errors fields', () => {
+  test('then a toolgate error carries status, statusCode and expose (true for a 4xx)', async () => {
+    const app = express();
+    app.post('/triage/:id', express.json(), t.tg.toolRun(), t.tg.requireTool('email_analyzer'), (_req, res) => {
+      res.json({ granted: true });
+    });
+    app.use((err: { status?: number; statusCode?: number; expose?: boolean; code?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(err.statusCode ?? 500).json({ status: err.status, statusCode: err.statusCode, expose: err.expose, code: err.code });
+    });
+    const res = await request(app).post(`/triage/${agent}`).send({ from: 'jane@acme.com' }).expect(403);
+    expect(res.body).toEqual({ status: 403, statusCode: 403, expose: true, code: 'tool_forbidden' });
+  });
+});
+
+describe('when the database is down under a host that mounts tg.router', () => {
+  const down = createSequelize('postgres://127.0.0.1:1/none', { connectTimeoutMs: 500 });
+  afterAll(() => down.close());
+  const admin = (test: request.Test) => test.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+  const routes = ['/api/agents', '/api/toolkits', '/api/agents/1/tool-calls'];
+
+  /** A host with no tg.errorHandler(): Express's own final handler, or a handler of its own that renders HTML. */
+  function hostWith(tg: Toolgate, handler: 'express default' | 'html of its own'): express.Express {
+    const app = express();
+    app.use('/api', tg.router);
+    app.get('/api/host-boom', () => {
+      throw new Error("the host's own failure");
+    });
+    if (handler === 'html of its own') {
+      app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        res.status(500).type('html').send(`<pre>${err.stack}</pre>`);
+      });
+    }
+    return app;
+  }
+
+  test.each(['express default', 'html of its own'] as const)('then with the %s handler, toolgate\'s own routes answer 503 unavailable as JSON, with a request id', async (handler) => {
+    const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
+    const app = hostWith(tg, handler);
+    for (const route of routes) {
+      const res = await admin(request(app).get(route));
+      expect({ route, status: res.status, type: res.headers['content-type'] }).toEqual({ route, status: 503, type: expect.stringMatching(/application\/json/) });
+      expect(res.body).toEqual({ detail: expect.stringContaining('nothing was granted'), code: 'unavailable', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(res.headers['x-request-id']).toBe(res.body.request_id);
+      expect(res.headers['retry-after']).toBe('5');
+    }
+    await tg.close();
+  });
+
+  test('then a request id the caller sent is the one answered', async () => {
+    const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
+    const res = await admin(request(hostWith(tg, 'express default')).get('/api/agents')).set('X-Request-Id', 'host-req-42').expect(503);
+    expect(res.body.request_id).toBe('host-req-42');
+    await tg.close();
+  });
+
+  test('then an error of the host\'s own route, mounted after the router, still goes to the host\'s handler', async () => {
+    const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
+    const res = await request(hostWith(tg, 'html of its own')).get('/api/host-boom').expect(500);
+    expect(res.headers['content-type']).toMatch(/html/);
+    expect(res.text).toContain("the host's own failure");
+    await tg.close();
+  });
+});
+
+describe('when a host process with the library defaults stops on SIGTERM without calling tg.close()', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-exit-'));
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  test('then it ends within a few seconds, once its server and its Sequelize are closed', async () => {
+    const root = path.resolve(__dirname, '..', '..');
+    const host = path.join(dir, 'host.ts');
+    // The Express way to stop (server.close() on SIGTERM), with the host's own pool closed after it:
+    // toolgate's listener, heartbeat and sweeper must not keep the process running.
+    await fs.writeFile(
+      host,
+      `import express from ${JSON.stringify(require.resolve('express'))};
+import { createSequelize } from ${JSON.stringify(path.join(root, 'src', 'db', 'connect'))};
+import { createToolgate, internalsOf } from ${JSON.stringify(path.join(root, 'src', 'toolgate'))};
+const sequelize = createSequelize(process.env.DATABASE_URL!);
+const tg = createToolgate({ sequelize, adminToken: ${JSON.stringify(ADMIN_TOKEN)} });
+const app = express();
+app.post('/triage/:id', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), (_req, res) => { res.json({ ok: true }); });
+const server = app.listen(0, '127.0.0.1', async () => {
+  const { port } = server.address() as { port: number };
+  const answer = await fetch('http://127.0.0.1:' + port + '/triage/${agent}', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"from":"mara@thescoop.com"}' });
+  const policies = internalsOf(tg).runs.policies as unknown as { listenerState?: string; once?(e: string, f: () => void): void };
+  if (policies?.listenerState === 'connecting') await new Promise<void>((resolve) => policies.once!('listening', resolve));
+  console.log(JSON.stringify({ status: answer.status, listener: policies?.listenerState ?? 'none' }));
+});
+process.on('SIGTERM', () => server.close(() => void sequelize.close()));
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', host], { cwd: root, env: { ...process.env, DATABASE_URL: t.databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+    try {
+      const ready = await new Promise<string>((resolve, reject) => {
+        const late = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`the host did not answer in 20 s: ${stderr}`));
+        }, 20_000);
+        readline.createInterface({ input: child.stdout! }).once('line', (line) => {
+          clearTimeout(late);
+          resolve(line);
+        });
+        void exited.then((e) => reject(new Error(`the host exited early: ${JSON.stringify(e)} ${stderr}`)));
+      });
+      expect(JSON.parse(ready)).toEqual({ status: 200, listener: 'listening' });
+      const sent = Date.now();
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const end = await exited;
+      clearTimeout(timer);
+      expect({ code: end.code, signal: end.signal, withinFiveSeconds: end.at - sent < 5_000 }).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+    } finally {
+      // A failed assertion must not leave the host running behind the test.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
 });

@@ -19,3 +19,12 @@ test('no link in the README or the docs leaves the repository', () => {
     expect({ file, shared: text.includes('../shared') }).toEqual({ file, shared: false });
   }
 });
+
+test('each curl line of the README ends its answer with a newline, so each answer is printed on its own line', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  // A command is a curl line with its continuation lines (a trailing backslash).
+  const commands = blocks.flatMap((block) => block.replace(/\\\n/g, ' ').split('\n')).filter((line) => /^\s*curl\s/.test(line));
+  expect(commands.length).toBeGreaterThan(20);
+  expect(commands.filter((command) => !/\s-w '\\n'(\s|$)/.test(command))).toEqual([]);
+});
