@@ -9,8 +9,9 @@ export type PolicyCacheMode = (typeof POLICY_CACHE_MODES)[number];
 export interface PolicyCacheSettings {
   /**
    * - `off`: every run reads its agent's policy (one query) and compiles it;
-   * - `listen`: compiled policies are cached per instance and dropped on PostgreSQL notifications,
-   *   read through while the LISTEN does not hold (one extra connection per instance);
+   * - `listen` (the default): compiled policies are cached per instance and dropped on PostgreSQL
+   *   notifications, read through while the LISTEN does not hold (one extra connection per
+   *   instance, opened by the first run, which never keeps the process alive);
    * - `strict`: cached, and checked against the agent's policy version with one indexed read per
    *   run, for connections where LISTEN cannot work (PgBouncer in transaction mode).
    */
@@ -34,7 +35,8 @@ const DEFAULTS = { maxAgents: 10_000, maxAgeMs: 300_000, heartbeatMs: DEFAULT_LI
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function checkPolicyCacheOptions(given: PolicyCacheSettings | PolicyCacheMode | undefined): PolicyCacheConfig {
-  const options = typeof given === 'string' ? { mode: given } : (given ?? { mode: 'off' as const });
+  // listen by default: as fast as off is slow, and never stale (it reads through whenever the LISTEN does not hold).
+  const options = typeof given === 'string' ? { mode: given } : (given ?? { mode: 'listen' as const });
   if (typeof options !== 'object' || options === null || !(POLICY_CACHE_MODES as readonly string[]).includes(String(options.mode))) {
     throw new ToolgateConfigError(
       'ERR_TOOLGATE_POLICY_CACHE',

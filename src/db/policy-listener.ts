@@ -94,6 +94,9 @@ export class PolicyListener {
     });
     try {
       await client.connect();
+      // Nothing awaits this connection, so it must not hold the process: a host that stops its
+      // server (or whose main ends) exits without close(), as it would without toolgate.
+      unrefSocket(client);
       await client.query(`LISTEN ${POLICY_CHANNEL}`);
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       this.#backendPid = rows[0]?.pid ?? null;
@@ -140,6 +143,10 @@ export class PolicyListener {
     this.#retry = setTimeout(() => void this.#open(), backoff / 2 + Math.random() * (backoff / 2));
     this.#retry.unref();
   }
+}
+
+function unrefSocket(client: PgClient): void {
+  (client as PgClient & { connection?: { stream?: { unref?(): unknown } } }).connection?.stream?.unref?.();
 }
 
 /** "12,57" → those agents; "*" or anything unreadable → all (an unreadable payload must not be ignored). */

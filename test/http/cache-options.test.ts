@@ -1,6 +1,8 @@
-// A host turns the policy cache and the shared rate limit on with createToolgate's options; a bad
-// value fails at construction with a stable code, never on a request.
-import { createToolgate, type ToolgateOptions } from '../../src/toolgate';
+// A host gets the policy cache in listen mode by default and tunes it, the shared rate limit and the
+// body limit with createToolgate's options; a bad value fails at construction with a stable code,
+// never on a request.
+import { ListenedPolicies } from '../../src/run/listened-policies';
+import { createToolgate, internalsOf, type ToolgateOptions } from '../../src/toolgate';
 import { ToolgateConfigError } from '../../src/errors';
 import { readConfig } from '../../src/config';
 import { createSequelize } from '../../src/db/connect';
@@ -35,6 +37,41 @@ describe('when createToolgate is given cache and rate-limit options', () => {
 
   test.each([['off'], ['listen'], ['strict'], [{ mode: 'listen', maxAgents: 50_000, maxAgeMs: 0, heartbeatMs: 1000 }]])('then %j builds a toolgate that closes', async (policyCache) => {
     const tg = createToolgate({ sequelize, policyCache: policyCache as ToolgateOptions['policyCache'] });
+    await expect(tg.close()).resolves.toBeUndefined();
+  });
+});
+
+describe('when createToolgate is given no policyCache option', () => {
+  test('then it caches compiled policies in listen mode, the fast mode that is safe across instances', async () => {
+    const tg = createToolgate({ sequelize });
+    expect(internalsOf(tg).runs.policies).toBeInstanceOf(ListenedPolicies);
+    await tg.close();
+  });
+
+  test("then 'off' still reads every run's policy through", async () => {
+    const tg = createToolgate({ sequelize, policyCache: 'off' });
+    expect(internalsOf(tg).runs.policies).not.toBeInstanceOf(ListenedPolicies);
+    expect(internalsOf(tg).runs.policies.size).toBe(0);
+    await tg.close();
+  });
+});
+
+describe('when createToolgate is given a body limit', () => {
+  test.each([['lots'], ['1 megabyte'], [''], [12 as unknown as string]])('then %j is refused with ERR_TOOLGATE_BODY_LIMIT, not a TypeError', (bodyLimit) => {
+    const error = (() => {
+      try {
+        createToolgate({ sequelize, bodyLimit });
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ToolgateConfigError);
+    expect(error).toMatchObject({ code: 'ERR_TOOLGATE_BODY_LIMIT', message: expect.stringContaining('such as "1mb"') });
+  });
+
+  test.each([['512kb'], ['1mb'], ['2MB']])('then %j builds a toolgate', async (bodyLimit) => {
+    const tg = createToolgate({ sequelize, bodyLimit });
     await expect(tg.close()).resolves.toBeUndefined();
   });
 });
