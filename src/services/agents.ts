@@ -1,9 +1,10 @@
 // Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
 // read, update and delete. Each change is one transaction.
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { z } from 'zod';
 import type { Agent, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
-import { NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
@@ -59,33 +60,55 @@ export class AgentService {
    */
   async create(given: AgentInput): Promise<AgentCreated> {
     const input = parse(agentInputSchema, given, 'body');
-    return this.sequelize.transaction(async (transaction) => {
-      const agent = await this.models.Agent.create(
-        {
-          name: input.name,
-          description: input.description ?? null,
-          system_prompt: input.system_prompt ?? null,
-          escalation_address: input.escalation_address ?? null,
-          enabled_tools: input.enabled_tools ?? null,
-        },
+    return this.sequelize.transaction((transaction) => this.createIn(input, transaction));
+  }
+
+  private async createIn(input: z.output<typeof agentInputSchema>, transaction: Transaction): Promise<AgentCreated> {
+    const agent = await this.models.Agent.create(
+      {
+        name: input.name,
+        description: input.description ?? null,
+        system_prompt: input.system_prompt ?? null,
+        escalation_address: input.escalation_address ?? null,
+        enabled_tools: input.enabled_tools ?? null,
+      },
+      { transaction },
+    );
+    let report: LegacyAttachResult | undefined;
+    if (input.toolkit_ids !== undefined) {
+      await this.checkToolkitsExist(input.toolkit_ids, transaction);
+      await this.models.AgentToolkit.bulkCreate(
+        [...new Set(input.toolkit_ids)].map((toolkit_id) => ({ agent_id: agent.id, toolkit_id, origin: 'operator' as const })),
         { transaction },
       );
-      let report: LegacyAttachResult | undefined;
-      if (input.toolkit_ids !== undefined) {
-        await this.checkToolkitsExist(input.toolkit_ids, transaction);
-        await this.models.AgentToolkit.bulkCreate(
-          [...new Set(input.toolkit_ids)].map((toolkit_id) => ({ agent_id: agent.id, toolkit_id, origin: 'operator' as const })),
-          { transaction },
-        );
+    }
+    if (input.enabled_tools !== undefined) {
+      report = await attachLegacyToolkit(this.sequelize, this.manifest, agent.id, input.enabled_tools, transaction);
+    }
+    if (input.toolkit_ids === undefined && input.enabled_tools === undefined) {
+      const defaults = await defaultToolsId(this.models, transaction);
+      if (defaults !== null) await this.models.AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
+    }
+    return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
+  }
+
+  /**
+   * Gets the agent of this name (regardless of case), or creates it with create()'s grants: for a
+   * host's setup code that runs on every start. An existing agent is returned as it stands, with
+   * `created: false`, and its grants are not touched: what an operator changed is never overwritten.
+   * Agent names are not unique, so two agents of this name are a 409 (ensure() cannot tell which).
+   */
+  async ensure(given: AgentInput): Promise<AgentCreated & { created: boolean }> {
+    const input = parse(agentInputSchema, given, 'body');
+    return this.sequelize.transaction(async (transaction) => {
+      // Starts racing each other take turns on the name, so they make one agent, not one each.
+      await this.sequelize.query("SELECT pg_advisory_xact_lock(hashtext('toolgate.agents.ensure'), hashtext(lower(:name)))", { replacements: { name: input.name }, type: QueryTypes.SELECT, transaction });
+      const found = await this.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE lower(name) = lower(:name) ORDER BY id', { replacements: { name: input.name }, type: QueryTypes.SELECT, transaction });
+      if (found.length > 1) {
+        throw new ConflictError(`${found.length} agents are named ${JSON.stringify(input.name)} (ids ${found.map((a) => a.id).join(', ')}), so ensure() cannot tell which is meant: rename one, or use get(id).`);
       }
-      if (input.enabled_tools !== undefined) {
-        report = await attachLegacyToolkit(this.sequelize, this.manifest, agent.id, input.enabled_tools, transaction);
-      }
-      if (input.toolkit_ids === undefined && input.enabled_tools === undefined) {
-        const defaults = await defaultToolsId(this.models, transaction);
-        if (defaults !== null) await this.models.AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
-      }
-      return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
+      if (found.length === 1) return { ...agentView(await this.find(found[0]!.id, transaction)), created: false };
+      return { ...(await this.createIn(input, transaction)), created: true };
     });
   }
 

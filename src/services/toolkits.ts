@@ -1,6 +1,6 @@
 // Toolkits as operators manage them: create, read, update, delete, with members checked against
 // the manifest on the way in and stale members reported on the way out.
-import { UniqueConstraintError, type Sequelize } from 'sequelize';
+import { Op, UniqueConstraintError, where, fn, col, type Sequelize } from 'sequelize';
 import type { Models, Toolkit } from '../../models';
 import type { SystemKey } from '../../models/toolkit';
 import { closestToolId } from '../core/closest-tool';
@@ -56,6 +56,27 @@ export class ToolkitService {
     }
   }
 
+  /**
+   * Gets the toolkit of this name (regardless of case, as names are unique), or creates it: for a
+   * host's setup code that runs on every start. An existing toolkit is returned as it stands, with
+   * `created: false`, whatever it holds now: what an operator changed is never overwritten. The
+   * input is checked either way, so a typo in the code is found on every start.
+   */
+  async ensure(given: ToolkitInput): Promise<ToolkitView & { created: boolean }> {
+    const input = parse(toolkitInputSchema, given, 'body');
+    this.checkMembers(input.member_tool_ids, []);
+    const found = await this.byName(input.name);
+    if (found) return { ...toolkitView(found, this.manifest), created: false };
+    try {
+      return { ...(await this.create(input)), created: true };
+    } catch (err) {
+      // Another start created it between the read and the insert: that one is the toolkit.
+      const raced = err instanceof ConflictError ? await this.byName(input.name) : null;
+      if (raced) return { ...toolkitView(raced, this.manifest), created: false };
+      throw err;
+    }
+  }
+
   async update(id: number, given: ToolkitPatch): Promise<ToolkitView> {
     const patch = parse(toolkitPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
@@ -83,6 +104,10 @@ export class ToolkitService {
       throw new ConflictError(`${toolkit.name} is a system toolkit (${toolkit.system_key}) and cannot be deleted: detach it from agents instead.`);
     }
     await toolkit.destroy();
+  }
+
+  private byName(name: string): Promise<Toolkit | null> {
+    return this.models.Toolkit.findOne({ where: where(fn('lower', col('name')), Op.eq, name.toLowerCase()) });
   }
 
   private async find(id: number, lock = false, transaction?: import('sequelize').Transaction): Promise<Toolkit> {

@@ -315,3 +315,42 @@ process.on('SIGTERM', () => server.close(() => void sequelize.close()));
     }
   }, 60_000);
 });
+
+describe('when a host\'s setup code gets or creates its toolkit and agent by name, on every start', () => {
+  test('then a second start finds what the first made, and says it did not create it', async () => {
+    const first = await t.tg.toolkits.ensure({ name: 'Ensured kit', member_tool_ids: ['email_analyzer'] });
+    const again = await t.tg.toolkits.ensure({ name: 'ensured KIT', member_tool_ids: ['email_analyzer'] });
+    expect([first.created, again.created, again.id]).toEqual([true, false, first.id]);
+    const agentFirst = await t.tg.agents.ensure({ name: 'Ensured agent', toolkit_ids: [] });
+    const agentAgain = await t.tg.agents.ensure({ name: 'Ensured agent', toolkit_ids: [] });
+    expect([agentFirst.created, agentAgain.created, agentAgain.id]).toEqual([true, false, agentFirst.id]);
+    expect((await t.tg.agents.list()).filter((a) => a.name === 'Ensured agent')).toHaveLength(1);
+  });
+
+  test('then what an operator changed since is returned as it stands, never overwritten', async () => {
+    const kit = await t.tg.toolkits.ensure({ name: 'Operator kit', member_tool_ids: ['email_analyzer'] });
+    await t.admin().patch(`/api/toolkits/${kit.id}`).send({ member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' }).expect(200);
+    const again = await t.tg.toolkits.ensure({ name: 'Operator kit', member_tool_ids: ['email_analyzer'] });
+    expect(again).toMatchObject({ id: kit.id, created: false, member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' });
+    const bot = await t.tg.agents.ensure({ name: 'Operator agent', description: 'from code' });
+    await t.admin().patch(`/api/agents/${bot.id}`).send({ description: 'an operator wrote this' }).expect(204);
+    expect(await t.tg.agents.ensure({ name: 'Operator agent', description: 'from code' })).toMatchObject({ id: bot.id, created: false, description: 'an operator wrote this' });
+  });
+
+  test('then starts racing each other make one of each', async () => {
+    const kits = await Promise.all([1, 2, 3].map(() => t.tg.toolkits.ensure({ name: 'Raced kit', member_tool_ids: ['email_analyzer'] })));
+    const agents = await Promise.all([1, 2, 3].map(() => t.tg.agents.ensure({ name: 'Raced agent', toolkit_ids: [] })));
+    expect(new Set(kits.map((k) => k.id)).size).toBe(1);
+    expect(kits.filter((k) => k.created)).toHaveLength(1);
+    expect(new Set(agents.map((a) => a.id)).size).toBe(1);
+    expect(agents.filter((a) => a.created)).toHaveLength(1);
+  });
+
+  test('then a typo in the members is refused even when the toolkit exists, and two agents of one name are a conflict', async () => {
+    await t.tg.toolkits.ensure({ name: 'Typo kit', member_tool_ids: ['email_analyzer'] });
+    await expect(t.tg.toolkits.ensure({ name: 'Typo kit', member_tool_ids: ['email_analyzr'] })).rejects.toMatchObject({ status: 422, code: 'validation_error' });
+    await t.tg.agents.create({ name: 'Twin', toolkit_ids: [] });
+    await t.tg.agents.create({ name: 'Twin', toolkit_ids: [] });
+    await expect(t.tg.agents.ensure({ name: 'Twin', toolkit_ids: [] })).rejects.toMatchObject({ status: 409, code: 'conflict', message: expect.stringContaining('2 agents are named "Twin"') });
+  });
+});
