@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import express from 'express';
 import request from 'supertest';
+import { createSequelize } from '../../src/db/connect';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { currentRun } from '../../middleware/tool-run';
 import { ToolgateConfigError } from '../../src/errors';
