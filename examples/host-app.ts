@@ -1,5 +1,5 @@
 // A host app that embeds toolgate: its own route gated by toolgate, toolgate's HTTP routes under
-// /api, and toolgate's refusals answered as JSON. Start it on an empty database:
+// /api, and toolgate's refusals answered as JSON. Start it on a database, as often as you like:
 //   DATABASE_URL=postgres://user@127.0.0.1:5432/shop ADMIN_TOKEN=$(openssl rand -hex 32) node host-app.js
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -15,8 +15,9 @@ const lookupOrder = defineTool({
 });
 
 async function main(): Promise<void> {
+  const sequelize = createSequelize(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/shop');
   const tg = createToolgate({
-    sequelize: createSequelize(process.env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/shop'),
+    sequelize,
     adminToken: process.env.ADMIN_TOKEN,
     tools: [lookupOrder],
   });
@@ -24,9 +25,13 @@ async function main(): Promise<void> {
   await tg.syncSystemToolkits();
 
   // An operator's grant, made from code: Sundae triages mail and looks orders up for the shop only.
-  const triage = await tg.toolkits.create({ name: 'Triage', member_tool_ids: ['email_analyzer', 'lookup_order'] });
-  const sundae = await tg.agents.create({ name: 'Sundae', toolkit_ids: [] });
-  await tg.attachments.attach(sundae.id, { toolkit_id: triage.id, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] });
+  // ensure() gets by name or creates, so a restart makes nothing twice and overwrites nothing an
+  // operator changed since; the grant is made with the agent only, so a revoked one stays revoked.
+  const triage = await tg.toolkits.ensure({ name: 'Triage', member_tool_ids: ['email_analyzer', 'lookup_order'] });
+  const sundae = await tg.agents.ensure({ name: 'Sundae', toolkit_ids: [] });
+  if (sundae.created) {
+    await tg.attachments.attach(sundae.id, { toolkit_id: triage.id, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] });
+  }
 
   const app = express();
   app.use('/api', tg.router); // toolgate's own routes: toolkits, agents, grants, tool calls...
@@ -43,6 +48,9 @@ async function main(): Promise<void> {
     const { port } = server.address() as AddressInfo;
     console.log(`listening on http://127.0.0.1:${port}, agent ${sundae.id}`);
   });
+  // Stop taking requests, then close the pool: the process ends, as toolgate's own background work
+  // (its policy listener, heartbeat and sweeper) never keeps it alive.
+  process.on('SIGTERM', () => server.close(() => void sequelize.close()));
 }
 
 main().catch((err: unknown) => {

@@ -1,7 +1,9 @@
 // toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
 // host beside express, the README's example (examples/host-app.ts) type-checked against the packed
 // declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
-// a granted call, a refused one in the JSON error shape, and an enhancement that degrades.
+// a granted call, a refused one in the JSON error shape, and an enhancement that degrades. Then, the
+// example unchanged: stopped by SIGTERM without tg.close(), started again on the same database, and
+// its toolgate routes asked during a database outage.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -70,6 +72,12 @@ describe('the packed tarball', () => {
     }
   });
 
+  test('has no prepare script for a host\'s npm to flag on install (the repository builds on prepack)', async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(host, 'node_modules', 'toolgate', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(Object.keys(manifest.scripts ?? {})).not.toContain('prepare');
+    expect(manifest.scripts?.prepack).toBe('npm run build');
+  });
+
   test('is required by CommonJS and imported by ESM, with exactly the public values', async () => {
     const cjs = await run(process.execPath, ['-e', "console.log(JSON.stringify(Object.keys(require('toolgate')).sort()))"], { cwd: host });
     expect(JSON.parse(cjs.stdout)).toEqual(PUBLIC_VALUES);
@@ -77,6 +85,42 @@ describe('the packed tarball', () => {
     expect(JSON.parse(esm.stdout)).toEqual(PUBLIC_VALUES);
   });
 });
+
+/** The example running: where it listens, its agent, and its exit. */
+interface Started {
+  child: ChildProcess;
+  base: string;
+  agent: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+function startExample(dir: string, url: string): Promise<Started> {
+  const child = spawn(process.execPath, [path.join(host, dir, 'out', 'host-app.js')], {
+    cwd: host,
+    env: { ...process.env, DATABASE_URL: url, ADMIN_TOKEN, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Started['exited'] extends Promise<infer E> ? E : never>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  return new Promise<Started>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => {
+      const match = /^listening on (\S+), agent (\d+)/.exec(l);
+      if (match) resolve({ child, base: match[1]!, agent: Number(match[2]), exited });
+    });
+    void exited.then(({ code }) => reject(new Error(`the example exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** SIGTERM, then how the process ended and whether within five seconds (SIGKILL after 15). */
+async function stopBySigterm(started: Started): Promise<{ code: number | null; signal: string | null; withinFiveSeconds: boolean }> {
+  const sent = Date.now();
+  started.child.kill('SIGTERM');
+  const timer = setTimeout(() => started.child.kill('SIGKILL'), 15_000);
+  const end = await started.exited;
+  clearTimeout(timer);
+  return { code: end.code, signal: end.signal, withinFiveSeconds: end.at - sent < 5_000 };
+}
 
 describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (dir) => {
   let db: TestDatabase;
@@ -88,20 +132,8 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     // Type-checked against the packed declarations, then compiled.
     await run(process.execPath, [TSC, '-p', path.join(host, dir)], { cwd: host });
     db = await createEmptyDatabase();
-    child = spawn(process.execPath, [path.join(host, dir, 'out', 'host-app.js')], {
-      cwd: host,
-      env: { ...process.env, DATABASE_URL: db.url, ADMIN_TOKEN, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = await new Promise<string>((resolve, reject) => {
-      readline.createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('listening on') && resolve(l));
-      child.once('exit', (code) => reject(new Error(`the example exited with ${code}: ${stderr}`)));
-    });
-    const match = /listening on (\S+), agent (\d+)/.exec(line)!;
-    base = match[1]!;
-    agent = Number(match[2]);
+    first = await startExample(dir, db.url);
+    ({ base, agent } = first);
   }, 3 * MINUTES);
 
   afterAll(async () => {
@@ -140,3 +172,26 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     ]);
   });
 });
+
+  test('then SIGTERM ends it within a few seconds, though it never calls tg.close()', async () => {
+    expect(await stopBySigterm(first)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+  }, MINUTES);
+
+  test('then started again on the same database, it serves the same agent with the same grant', async () => {
+    second = await startExample(dir, db.url);
+    expect(second.agent).toBe(agent);
+    const res = await fetch(`${second.base}/agents/${agent}/triage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'mara@thescoop.com', order_id: 'SCP-1043' }) });
+    expect(res.status).toBe(200);
+    const kits = (await (await fetch(`${second.base}/api/toolkits`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { name: string }[];
+    expect(kits.filter((k) => k.name === 'Triage')).toHaveLength(1);
+  }, 3 * MINUTES);
+
+  test('then with its database gone, toolgate\'s own routes answer JSON 503 unavailable with a request id, and SIGTERM still ends it', async () => {
+    await db.drop();
+    for (const route of ['/api/agents', '/api/toolkits', `/api/agents/${agent}/tool-calls`]) {
+      const res = await fetch(`${second!.base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect({ route, status: res.status, type: res.headers.get('content-type') }).toEqual({ route, status: 503, type: expect.stringMatching(/application\/json/) });
+      expect(await res.json()).toEqual({ detail: expect.stringContaining('nothing was granted'), code: 'unavailable', request_id: expect.any(String) });
+    }
+    expect(await stopBySigterm(second!)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+  }, MINUTES);
