@@ -124,7 +124,8 @@ async function stopBySigterm(started: Started): Promise<{ code: number | null; s
 
 describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (dir) => {
   let db: TestDatabase;
-  let child: ChildProcess;
+  let first: Started;
+  let second: Started | undefined;
   let base: string;
   let agent: number;
 
@@ -137,7 +138,7 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
   }, 3 * MINUTES);
 
   afterAll(async () => {
-    child?.kill();
+    for (const started of [first, second]) if (started && started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
     await db?.drop();
   });
 
@@ -171,7 +172,6 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
       ['email_analyzer', 'denied', 'jane@acme.com'],
     ]);
   });
-});
 
   test('then SIGTERM ends it within a few seconds, though it never calls tg.close()', async () => {
     expect(await stopBySigterm(first)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
@@ -195,3 +195,4 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     }
     expect(await stopBySigterm(second!)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
   }, MINUTES);
+});
