@@ -279,14 +279,14 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
 
   const router = Router();
   const drain = new Drain();
-  router.use(drain.middleware);
-  // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
   // The router answers its own errors (below) with a request id, whether or not the host assigns one.
   const assignRequestId = requestId();
   router.use(function routerRequestId(req, res, next) {
     if (res.locals.toolgate?.requestId) return next();
     return assignRequestId(req, res, next);
   });
+  router.use(drain.middleware);
+  // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
   // flood is refused before its bodies are parsed.
   router.use(authenticateBearer);
   router.use(function limitClientRoutes(req, res, next) {
@@ -307,12 +307,12 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   if (groups.has('documents')) router.use(documentsRouter(legacyParts));
   if (groups.has('tasks')) router.use(tasksRouter(parts));
   if (groups.has('chat')) router.use(chatRouter(parts));
-
-  const tg: Toolgate = {
   // Its own errors in its own shape, whatever handlers the host has: a database outage on an admin
   // read is a JSON 503, never Express's HTML page. Only errors raised inside the router reach this;
   // the host's routes keep their own handlers.
   router.use(errorHandler({ logger, renderAll: true }));
+
+  const tg: Toolgate = {
     router,
     tools: manifest.list(),
     toolkits: parts.toolkits,
