@@ -1,19 +1,33 @@
 // The host app the throughput benchmark drives, in a process of its own: one trivial handler mounted
 // bare, behind two middleware that do nothing (the control), behind toolRun() + requireTool() with the
-// policy cache (listen mode), and behind the same without a cache (every run reads and compiles its policy). Prints {"port", "agent", "pid"} when ready.
+// policy cache (listen mode), behind the same without a cache (every run reads and compiles its
+// policy), and behind the README example's toolgate as a host writes it: createSequelize(url) and
+// createToolgate() with the README's options only, so the library's defaults decide. Prints
+// {"port", "agent", "pid"} when ready.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { z } from 'zod';
 import { createSequelize } from '../src/db/connect';
 import { SCOOP_TOOLS } from '../src/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf } from '../src/toolgate';
+import { defineTool } from '../src/tools/tool-registry';
 import { createBenchAgent } from './bench-agent';
 
 async function main(): Promise<void> {
   const url = process.env.BENCH_DATABASE_URL!;
   const cached = createToolgate({ sequelize: createSequelize(url, { pool: { max: 10 } }), tools: SCOOP_TOOLS, policyCache: 'listen' });
   const uncached = createToolgate({ sequelize: createSequelize(url, { pool: { max: 10 } }), tools: SCOOP_TOOLS, policyCache: 'off' });
+  // As examples/host-app.ts builds it: no option beyond the README's.
+  const lookupOrder = defineTool({
+    id: 'lookup_order',
+    display_name: 'Look up order',
+    summary: 'Finds an order by its id and tells its status.',
+    input: z.object({ order_id: z.string() }),
+    execute: async ({ order_id }) => ({ order_id, status: 'delivered' }),
+  });
+  const readme = createToolgate({ sequelize: createSequelize(url), adminToken: 'bench-admin-token-0123456789abcdef', tools: [lookupOrder] });
   await cached.migrate();
   await cached.syncSystemToolkits();
   const agent = await createBenchAgent(cached);
@@ -31,13 +45,14 @@ async function main(): Promise<void> {
   app.post('/two-layers/:id', express.json(), pass, pass, handler);
   app.post('/gated/:id', express.json(), cached.toolRun(), cached.requireTool('email_analyzer'), handler);
   app.post('/gated-uncached/:id', express.json(), uncached.toolRun(), uncached.requireTool('email_analyzer'), handler);
+  app.post('/readme/:id', express.json(), readme.toolRun(), readme.requireTool('email_analyzer'), handler);
   app.use(cached.errorHandler());
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, agent, pid: process.pid })}\n`);
   process.on('SIGTERM', () => {
     server.close();
-    void Promise.all([cached.close(), uncached.close()]).then(() => process.exit(0));
+    void Promise.all([cached.close(), uncached.close(), readme.close()]).then(() => process.exit(0));
   });
 }
 

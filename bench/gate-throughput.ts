@@ -6,7 +6,9 @@
 // the gate costs, so the routes are driven in many short rounds, bare and gated back to back in
 // each, and each round's gated figure is compared with the bare figure of the same round. A control
 // route puts two middleware that do nothing where toolRun() and requireTool() stand: what any two
-// middleware cost the host, apart from the gate's work. Beside the throughput, the server's own CPU
+// middleware cost the host, apart from the gate's work. The README's route is the same handler behind
+// the README example's toolgate as a host writes it (the library's defaults), paired with the bare
+// route in each round like the gated one; its ratio is the one a host following the README gets. Beside the throughput, the server's own CPU
 // time per request (read from /proc on Linux). Prints figures; never passes or fails.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -99,12 +101,12 @@ export async function benchGateThroughput(): Promise<void> {
         child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)));
       });
       const { port, agent, pid } = JSON.parse(first) as { port: number; agent: number; pid: number };
-      const routes = { bare: `http://127.0.0.1:${port}/bare/${agent}`, layers: `http://127.0.0.1:${port}/two-layers/${agent}`, gated: `http://127.0.0.1:${port}/gated/${agent}`, uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}` };
+      const routes = { bare: `http://127.0.0.1:${port}/bare/${agent}`, layers: `http://127.0.0.1:${port}/two-layers/${agent}`, gated: `http://127.0.0.1:${port}/gated/${agent}`, uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}`, readme: `http://127.0.0.1:${port}/readme/${agent}` };
       for (const url of Object.values(routes)) await autocannon({ url, connections: CONNECTIONS, duration: 2, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: ADMITTED[0] }) });
-      const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [] };
+      const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [], readme: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Each round drives bare and gated back to back, in turn first, so each pair sees the same machine.
-        const order: (keyof typeof routes)[] = round % 2 ? ['gated', 'bare', 'layers', 'uncached'] : ['bare', 'gated', 'layers', 'uncached'];
+        const order: (keyof typeof routes)[] = round % 2 ? ['readme', 'gated', 'bare', 'layers', 'uncached'] : ['bare', 'gated', 'readme', 'layers', 'uncached'];
         for (const name of order) runs[name].push(await drive(routes[name], pid));
       }
       const med = (xs: Figures[], k: keyof Figures) => median(xs.map((x) => x[k]));
@@ -117,6 +119,7 @@ export async function benchGateThroughput(): Promise<void> {
       console.log(row('two middleware that do nothing', runs.layers));
       console.log(row('toolRun + requireTool, policy cache', runs.gated));
       console.log(row('toolRun + requireTool, no cache', runs.uncached));
+      console.log(row("the README example's route, its defaults", runs.readme));
       // Each round's figure against the other route's figure in the same round, then the median: the
       // machine's drift between rounds cancels out of a pair.
       const range = (xs: number[], digits: number) => `${Math.min(...xs).toFixed(digits)} to ${Math.max(...xs).toFixed(digits)}`;
@@ -131,6 +134,9 @@ export async function benchGateThroughput(): Promise<void> {
       compare('against the bare route, two middleware that do nothing', runs.layers);
       compare('against two middleware that do nothing, toolRun + requireTool with cache', runs.gated, runs.layers);
       compare('against the bare route, toolRun + requireTool without cache', runs.uncached);
+      compare("against the bare route, the README example's route (library defaults)", runs.readme);
+      const readmeRatio = median(runs.readme.map((x, i) => x.rps / runs.bare[i]!.rps));
+      console.log(`  the README example's route as a host writes it: ${readmeRatio.toFixed(2)} of the bare route's throughput (target at least 0.90: ${readmeRatio >= 0.9 ? 'met' : 'NOT met'})`);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
