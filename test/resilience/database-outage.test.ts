@@ -15,7 +15,7 @@ import { migrateUp } from '../../src/db/migrate';
 import { ensureScoopData } from '../../src/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { createLogger } from '../../src/logger';
-import { createToolgate } from '../../src/toolgate';
+import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { startRestartablePostgres, type RestartablePostgres } from './restartable-postgres';
 
 const ADMIN_TOKEN = 'admin-token-outage-0123456789';
@@ -29,6 +29,7 @@ const OUTAGE_SUBJECT = 'sent during the outage';
 let tmp: string;
 let dataDir: string;
 let server: RestartablePostgres;
+let tg: Toolgate;
 let sequelize: Sequelize;
 let app: Express;
 let sundae: number;
@@ -75,7 +76,7 @@ beforeAll(async () => {
   await ensureDatabase(server.url, 'toolgate');
   sequelize = createSequelize(withDatabase(server.url, 'toolgate'), { connectTimeoutMs: CONNECT_TIMEOUT_MS });
   await migrateUp(sequelize);
-  const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientTokens: [CLIENT_TOKEN] });
+  tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientTokens: [CLIENT_TOKEN] });
   await ensureScoopData(sequelize);
   await tg.syncSystemToolkits();
   app = createApp(tg, { logger: createLogger(false) });
@@ -91,6 +92,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // Its policy listener (the default) must not try to reconnect after the file's database is gone.
+  await tg?.close().catch(() => undefined);
   await sequelize?.close().catch(() => undefined);
   await server?.close().catch(() => undefined);
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { createSequelize } from '../../src/db/connect';
 import { ensureScoopData } from '../../src/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { createLogger } from '../../src/logger';
-import { createToolgate } from '../../src/toolgate';
+import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startFreezableProxy, type FreezableProxy } from './freezable-proxy';
 
@@ -23,6 +23,7 @@ const ANSWER_WITHIN_MS = QUERY_TIMEOUT_MS + 1_000 + 2_000;
 
 let db: TestDatabase;
 let proxy: FreezableProxy;
+let tg: Toolgate;
 let sequelize: Sequelize;
 let app: Express;
 let agent: number;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const target = new URL(db.url);
   proxy = await startFreezableProxy({ host: target.hostname, port: Number(target.port) });
   sequelize = createSequelize(proxy.url(db.url), { queryTimeoutMs: QUERY_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS });
-  const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientTokens: [CLIENT_TOKEN] });
+  tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientTokens: [CLIENT_TOKEN] });
   await ensureScoopData(sequelize);
   await tg.syncSystemToolkits();
   app = createApp(tg, { logger: createLogger(false) });
@@ -56,6 +57,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Its policy listener (the default) must not try to reconnect after the file's database is gone.
+  await tg?.close().catch(() => undefined);
   proxy?.thaw();
   await sequelize?.close().catch(() => undefined);
   await proxy?.close();
