@@ -1,9 +1,14 @@
-// Bearer tokens and the roles of HTTP.md: admin (everything), scheduler (scheduled runs), client
-// (email, documents, tasks, chat), and metrics (GET /metrics, for a scraper that holds nothing else). Tokens are compared in constant time.
+// Who is calling, as the roles of HTTP.md: admin (everything), scheduler (scheduled runs), client
+// (email, documents, tasks, chat), and metrics (GET /metrics, for a scraper that holds nothing else).
+// The role comes from a bearer token (compared in constant time) or from the host's own
+// authentication (roleOf); the client routes serve a caller with neither only when opened on purpose.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { ForbiddenError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
-import { requestState, type Role } from './request-state';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { editDistance } from '../src/core/closest-tool';
+import { isHostName } from '../src/core/host-name';
+import { isReachableHost } from '../src/core/reachable-host';
+import { ForbiddenError, HttpError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
+import { requestState, type AuthState, type Role } from './request-state';
 
 export type { AuthState, Role } from './request-state';
 
@@ -13,15 +18,61 @@ export interface AuthOptions {
   clientTokens?: readonly string[];
   /** A token that reads GET /metrics and nothing else (the admin token reads it too). */
   metricsToken?: string;
+  /**
+   * `'open'` serves the client routes to callers with no token (the legacy behaviour); the default,
+   * `'authenticated'`, serves them only to a client token or a caller `roleOf` gives a role.
+   */
+  clientRoutes?: ClientRoutes;
+  /** The host's own authentication: the role of a request that carries no toolgate token. */
+  roleOf?: RoleOf;
+  /** With `clientRoutes: 'open'`: host names the router answers beside loopback names and IP addresses. */
+  allowedHosts?: readonly string[];
 }
 
+export const CLIENT_ROUTES = ['open', 'authenticated'] as const;
+export type ClientRoutes = (typeof CLIENT_ROUTES)[number];
+
+/** What `roleOf` says of a request: a role, a role and who the caller is (a user id), or no one. */
+export type RoleOfAnswer = Role | { role: Role; caller?: string } | null | undefined;
+export type RoleOf = (req: Request) => RoleOfAnswer | Promise<RoleOfAnswer>;
+
+/** Where a refusal or a fault of the host's roleOf is told (createToolgate's logger). */
+export interface AuthHooks {
+  onRoleOfError?(err: unknown): void;
+}
+
+const ROLES: readonly Role[] = ['admin', 'scheduler', 'client', 'metrics'];
 const MIN_TOKEN_LENGTH = 16;
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** The host's roleOf failed: nobody is let in on a guess, and the caller may retry. */
+export class AuthenticationUnavailableError extends HttpError {
+  constructor() {
+    super(503, 'authentication_unavailable', 'Who is calling could not be established right now (the host\'s own authentication failed); nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+  }
+}
+
+/** A Host header that is none of the names the open service may be reached by (DNS rebinding). */
+export class HostNotAllowedError extends HttpError {
+  constructor(host: string) {
+    super(
+      421,
+      'host_not_allowed',
+      `The Host ${JSON.stringify(host.slice(0, 100))} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`,
+    );
+  }
+}
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-export function authenticate(options: AuthOptions): RequestHandler {
+/** What is kept of a caller, for its Idempotency-Keys and its rate-limit budget: a digest, never the id itself. */
+function callerOf(namespace: string, id: string): string {
+  return createHash('sha256').update(`${namespace}\0${id}`, 'utf8').digest().subarray(0, 12).toString('hex');
+}
+
+export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): RequestHandler {
   const entries: { role: Role; digest: Buffer }[] = [];
   const add = (role: Role, token: string | undefined) => {
     if (token === undefined) return;
@@ -37,27 +88,105 @@ export function authenticate(options: AuthOptions): RequestHandler {
   add('scheduler', options.schedulerToken);
   for (const token of options.clientTokens ?? []) add('client', token);
   add('metrics', options.metricsToken);
-  const clientRoutesOpen = (options.clientTokens ?? []).length === 0;
+  const { open, roleOf, allowedHosts } = checkClientAuth(options);
+  const clientAuthMissing = !open && roleOf === undefined && (options.clientTokens ?? []).length === 0;
 
-  return function authenticateBearer(req, res, next) {
+  return function authenticateCaller(req, res, next) {
+    if (open && !isReachableHost(req.hostname, allowedHosts)) return next(new HostNotAllowedError(req.hostname ?? ''));
+    const state = requestState(res);
     const header = req.get('authorization');
-    if (header === undefined) {
-      requestState(res).auth = { role: null, anonymousClient: clientRoutesOpen };
-      return next();
+    const match = header === undefined ? null : BEARER.exec(header.trim());
+    if (match) {
+      const presented = digest(match[1]);
+      // Compare against every token, always, so timing says nothing about which one matched.
+      let role: Role | null = null;
+      for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
+      if (role !== null) {
+        state.auth = { role, anonymousClient: false, caller: presented.subarray(0, 12).toString('hex'), source: 'token' };
+        return next();
+      }
     }
-    const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
-    if (!match) return next(new UnauthenticatedError('The Authorization header must be "Bearer <token>".'));
-    const presented = digest(match[1]);
-    // Compare against every token, always, so timing says nothing about which one matched.
-    let role: Role | null = null;
-    for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
-    if (role === null) return next(new UnauthenticatedError('The bearer token is not one this service knows: check the token.'));
-    requestState(res).auth = { role, anonymousClient: false, caller: presented.subarray(0, 12).toString('hex') };
+    // Not a toolgate token: the host's own authentication decides, which may well be a bearer
+    // token of its own (a JWT), a session cookie, or anything else.
+    if (roleOf) return askRoleOf(roleOf, req, res, next, hooks);
+    if (header !== undefined) {
+      return next(new UnauthenticatedError(match ? 'The bearer token is not one this service knows: check the token.' : 'The Authorization header must be "Bearer <token>".'));
+    }
+    state.auth = { role: null, anonymousClient: open, ...(clientAuthMissing ? { clientAuthMissing } : {}) };
     next();
   };
 }
 
-/** Admits the listed roles; a client route also admits anyone while no client token is set. */
+function askRoleOf(roleOf: RoleOf, req: Request, res: Response, next: NextFunction, hooks: AuthHooks): void {
+  const refuse = (err: unknown) => {
+    hooks.onRoleOfError?.(err);
+    next(new AuthenticationUnavailableError());
+  };
+  const decide = (answer: RoleOfAnswer) => {
+    const auth = authOfAnswer(answer);
+    if (auth instanceof ToolgateConfigError) return next(auth);
+    requestState(res).auth = auth;
+    next();
+  };
+  let answer: RoleOfAnswer | Promise<RoleOfAnswer>;
+  try {
+    answer = roleOf(req);
+  } catch (err) {
+    return refuse(err);
+  }
+  // Most answers are at hand (a session or a verified JWT already on the request): no promise for them.
+  if (answer !== null && typeof answer === 'object' && typeof (answer as Promise<RoleOfAnswer>).then === 'function') {
+    (answer as Promise<RoleOfAnswer>).then(decide, refuse);
+    return;
+  }
+  decide(answer as RoleOfAnswer);
+}
+
+/** An answer of roleOf as the request's auth state; anything that is not one is the host's mistake, refused. */
+function authOfAnswer(answer: RoleOfAnswer): AuthState | ToolgateConfigError {
+  if (answer === null || answer === undefined) return { role: null, anonymousClient: false, source: 'roleOf' };
+  if (typeof answer === 'string' && ROLES.includes(answer)) return { role: answer, anonymousClient: false, caller: null, source: 'roleOf' };
+  if (typeof answer === 'object' && ROLES.includes(answer.role)) {
+    if (answer.caller === undefined) return { role: answer.role, anonymousClient: false, caller: null, source: 'roleOf' };
+    if (typeof answer.caller === 'string' && answer.caller !== '') return { role: answer.role, anonymousClient: false, caller: callerOf('roleOf', answer.caller), source: 'roleOf' };
+  }
+  const shown = typeof answer === 'object' ? JSON.stringify(answer).slice(0, 100) : JSON.stringify(answer);
+  return new ToolgateConfigError('ERR_TOOLGATE_ROLE_OF', `roleOf answered ${shown}: answer one of ${ROLES.map((r) => `'${r}'`).join(', ')}, { role, caller } with a non-empty caller id, or null for no one.`);
+}
+
+function checkClientAuth(options: AuthOptions): { open: boolean; roleOf: RoleOf | undefined; allowedHosts: ReadonlySet<string> } {
+  const fail = (message: string) => new ToolgateConfigError('ERR_TOOLGATE_CLIENT_AUTH', message);
+  const { clientRoutes = 'authenticated', roleOf, allowedHosts } = options;
+  if (!(CLIENT_ROUTES as readonly unknown[]).includes(clientRoutes)) {
+    const guess = typeof clientRoutes === 'string' ? CLIENT_ROUTES.find((mode) => editDistance(clientRoutes.toLowerCase(), mode, 2) <= 2) : undefined;
+    throw fail(`createToolgate({ clientRoutes: ${JSON.stringify(clientRoutes)} }) is not a mode${guess ? `: did you mean "${guess}"?` : '.'} Give 'open' (anyone may call the client routes) or 'authenticated' (the default).`);
+  }
+  if (roleOf !== undefined && typeof roleOf !== 'function') {
+    throw fail(`createToolgate({ roleOf }) takes a function from a request to a role ('client', 'admin', ...) or null, not ${JSON.stringify(roleOf)}.`);
+  }
+  const open = clientRoutes === 'open';
+  if (open && (options.clientTokens ?? []).length > 0) {
+    throw fail("createToolgate({ clientRoutes: 'open' }) with clientTokens: a caller with no token would pass anyway. Drop clientTokens, or clientRoutes to require them.");
+  }
+  if (open && roleOf !== undefined) {
+    throw fail("createToolgate({ clientRoutes: 'open' }) with roleOf: a caller it refuses would pass anyway. Drop one of them.");
+  }
+  if (allowedHosts === undefined) return { open, roleOf, allowedHosts: new Set() };
+  if (!open) {
+    throw fail("createToolgate({ allowedHosts }) applies only with clientRoutes: 'open' (it keeps web pages from reaching open routes by DNS rebinding): drop it, or open the client routes.");
+  }
+  if (!Array.isArray(allowedHosts)) throw fail(`createToolgate({ allowedHosts }) takes a list of host names, not ${JSON.stringify(allowedHosts)}.`);
+  const names = new Set<string>();
+  for (const host of allowedHosts as readonly unknown[]) {
+    if (typeof host !== 'string' || !isHostName(host.toLowerCase())) {
+      throw fail(`createToolgate({ allowedHosts }): ${JSON.stringify(host)} is not a host name: give names alone, such as toolgate.internal (no scheme, port or path).`);
+    }
+    names.add(host.toLowerCase());
+  }
+  return { open, roleOf, allowedHosts: names };
+}
+
+/** Admits the listed roles; a client route also admits anyone when the client routes are open. */
 export function requireRole(...roles: Role[]): RequestHandler {
   const allowed = new Set<Role>(roles);
   return function checkRole(_req, res, next) {
@@ -65,9 +194,19 @@ export function requireRole(...roles: Role[]): RequestHandler {
     if (!auth) return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
     if (auth.role === null) {
       if (allowed.has('client') && auth.anonymousClient) return next();
-      return next(new UnauthenticatedError());
+      return next(new UnauthenticatedError(refusalFor(auth, allowed)));
     }
     if (auth.role === 'admin' || allowed.has(auth.role)) return next();
-    next(new ForbiddenError(`The ${auth.role} token may not call this route: it needs the ${[...allowed].join(' or ')} token.`));
+    const needed = [...allowed].join(' or ');
+    if (auth.source === 'roleOf') return next(new ForbiddenError(`roleOf gives this caller the ${auth.role} role, which may not call this route: it needs ${needed}.`));
+    next(new ForbiddenError(`The ${auth.role} token may not call this route: it needs the ${needed} token.`));
   };
+}
+
+function refusalFor(auth: { clientAuthMissing?: boolean; source?: string }, allowed: ReadonlySet<Role>): string | undefined {
+  if (allowed.has('client') && auth.clientAuthMissing) {
+    return "No client authentication is configured, so the client routes serve no one: give createToolgate clientTokens or roleOf (your app's own sign-in), or clientRoutes: 'open' to serve anyone; the service reads TOOLGATE_CLIENT_TOKENS.";
+  }
+  if (auth.source === 'roleOf') return 'This route needs a signed-in caller: sign in to the app, or send Authorization: Bearer <token>.';
+  return undefined;
 }

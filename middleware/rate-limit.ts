@@ -1,5 +1,6 @@
 // clientRateLimit(): a per-caller request budget for the client routes, over express-rate-limit. A
-// caller is its bearer token (kept only as a hash) or, without one, its IP (an IPv6 caller by subnet).
+// caller is who the host's roleOf says it is, else its bearer token (both kept only as a hash), else
+// its IP (an IPv6 caller by subnet).
 // Counts live in the store given (createToolgate gives one on PostgreSQL, shared by every instance),
 // else in this process's memory.
 import { createHash } from 'node:crypto';
@@ -7,6 +8,7 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
 import { HttpError } from '../src/errors';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from '../src/rate-limit-options';
+import { stateOf } from './request-state';
 
 export type { ClientRateLimitOptions };
 
@@ -51,8 +53,11 @@ export function clientRateLimit(options: ClientRateLimitOptions | false, store?:
   });
 }
 
-/** The bucket a request counts against: a hash of its bearer token, else its IP or IPv6 subnet. */
+/** The bucket a request counts against: the caller roleOf named, else a hash of its bearer token, else its IP or IPv6 subnet. */
 export function callerKey(req: Request): string {
+  // A user signed in to the host keeps one budget whatever token or address it comes with.
+  const auth = stateOf(req)?.auth;
+  if (auth?.source === 'roleOf' && auth.caller) return `caller:${auth.caller}`;
   const token = BEARER.exec(req.get('authorization') ?? '')?.[1];
   if (token) return `token:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
   return `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;

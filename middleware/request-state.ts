@@ -11,12 +11,19 @@ import type { ToolRun } from '../src/run/tool-run';
 export type Role = 'admin' | 'scheduler' | 'client' | 'metrics';
 
 export interface AuthState {
-  /** The caller's role, or null for no token (or an open client route). */
+  /** The caller's role, or null for no one (no token, and no role from roleOf). */
   role: Role | null;
-  /** True when the client routes are open because no client token is configured. */
+  /** True when the client routes are open (`clientRoutes: 'open'`), so a caller with no role may call them. */
   anonymousClient: boolean;
-  /** Who called, for what is kept per caller (Idempotency-Key): a digest of the token, or null for no token. */
+  /**
+   * Who called, for what is kept per caller (Idempotency-Key, the rate limit): a digest of the
+   * token, or of the caller id roleOf gave; null when there is neither.
+   */
   caller?: string | null;
+  /** Who decided the role: a toolgate token, or the host's roleOf (also when it said no one). */
+  source?: 'token' | 'roleOf';
+  /** Set when no client authentication is configured at all, so a client route's 401 says what to configure. */
+  clientAuthMissing?: boolean;
 }
 
 export interface ToolgateRequestState {

@@ -57,6 +57,9 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
       adminToken,
       schedulerToken: config.schedulerToken,
       clientTokens: config.clientTokens,
+      // The legacy open mode is the service's own choice while no client token is set (server.ts logs it).
+      clientRoutes: config.clientRoutes,
+      ...(config.clientRoutes === 'open' ? { allowedHosts: config.allowedHosts } : {}),
       metricsToken: config.metricsToken,
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,

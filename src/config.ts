@@ -1,6 +1,8 @@
 // The service's configuration, read from the environment once at start and checked with zod, so a
 // bad value stops the service with a sentence naming the variable instead of failing later.
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { ClientRoutes } from '../middleware/auth';
 import { isValidAuthservId } from './core/sender-authentication';
 import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
@@ -35,6 +37,10 @@ const envSchema = z.object({
   TOOLGATE_POLICY_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   TOOLGATE_RATE_LIMIT_STORE: z.enum(RATE_LIMIT_STORES).default('postgres'),
   TOOLGATE_CLIENT_TOKENS: optionalText,
+  // While the client routes are open: the names, beside loopback ones and IP addresses, the API answers to.
+  TOOLGATE_ALLOWED_HOSTS: optionalText
+    .transform((text) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .refine((hosts) => hosts.every(isHostName), 'comma-separated host names alone, such as toolgate.internal (no scheme, port or path)'),
   TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
   TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
@@ -77,6 +83,10 @@ export interface ServiceConfig {
   adminToken: string | undefined;
   schedulerToken: string | undefined;
   clientTokens: string[];
+  /** `open` while no client token is set (the legacy behaviour, logged at start); else `authenticated`. */
+  clientRoutes: ClientRoutes;
+  /** While the client routes are open: host names the API answers to beside loopback names and IP addresses. */
+  allowedHosts: string[];
   authservId: string | undefined;
   bodyLimit: string;
   /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/demo/demo-mode.ts). */
@@ -110,6 +120,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   }
   const e = parsed.data;
   const clientTokens = (e.TOOLGATE_CLIENT_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  if (clientTokens.length > 0 && e.TOOLGATE_ALLOWED_HOSTS.length > 0) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_ENV', 'The environment is not a valid toolgate configuration: TOOLGATE_ALLOWED_HOSTS: it applies only while TOOLGATE_CLIENT_TOKENS is unset (the open client routes); drop one of them.');
+  }
+  // The name the service listens on is one it is reached by; an address needs no listing.
+  const listeningName = isHostName(e.HOST.toLowerCase()) && isIP(e.HOST) === 0 ? [e.HOST.toLowerCase()] : [];
   if (e.TOOLGATE_METRICS_TOKEN !== undefined && [e.TOOLGATE_ADMIN_TOKEN, e.TOOLGATE_SCHEDULER_TOKEN, ...clientTokens].includes(e.TOOLGATE_METRICS_TOKEN)) {
     throw new ToolgateConfigError('ERR_TOOLGATE_ENV', 'The environment is not a valid toolgate configuration: TOOLGATE_METRICS_TOKEN: it is also another role\'s token; give the metrics reader its own.');
   }
@@ -123,6 +138,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     adminToken: e.TOOLGATE_ADMIN_TOKEN,
     schedulerToken: e.TOOLGATE_SCHEDULER_TOKEN,
     clientTokens,
+    clientRoutes: clientTokens.length > 0 ? 'authenticated' : 'open',
+    allowedHosts: clientTokens.length > 0 ? [] : [...new Set([...listeningName, ...e.TOOLGATE_ALLOWED_HOSTS])],
     authservId: e.TOOLGATE_AUTHSERV_ID,
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO,

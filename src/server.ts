@@ -29,7 +29,9 @@ async function main(): Promise<void> {
       : `demo off: ${demo.reason}`,
   );
   if (opened.adminTokenFile) logger.info({ file: opened.adminTokenFile }, 'no TOOLGATE_ADMIN_TOKEN set: the admin token is in this file');
-  if (config.clientTokens.length === 0) logger.warn('no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour)');
+  if (config.clientRoutes === 'open') {
+    logger.warn({ allowed_hosts: config.allowedHosts }, 'no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour), to requests for loopback names, IP addresses and TOOLGATE_ALLOWED_HOSTS');
+  }
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
 
   // The process's own figures (memory, event loop, GC) beside toolgate's, on the one /metrics.

@@ -245,7 +245,9 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
-  const authenticateBearer = authenticate(options);
+  const authenticateBearer = authenticate(options, {
+    onRoleOfError: (err) => logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
+  });
   // Where callers are counted: the client limit's store, and the dashboard's count of wrong tokens.
   const limitStore: RateLimitStoreKind = rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres';
   const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;

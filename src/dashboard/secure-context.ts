@@ -1,8 +1,8 @@
 // The dashboard's cookie is Secure, so a browser keeps it only over HTTPS, or from a loopback
 // address, which browsers treat as a secure context. Anywhere else, signing in could never work
 // (and would send the admin token in clear), so the dashboard says what to change instead.
-import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
+import { isLoopbackAddress, isLoopbackHost } from '../core/reachable-host';
 import { InsecureDashboardError } from './dashboard-errors';
 
 export function requireSecureContext(): RequestHandler {
@@ -20,17 +20,4 @@ export function requireSecureContext(): RequestHandler {
 export function isSecureContext(req: Request): boolean {
   if (req.secure) return true;
   return isLoopbackAddress(req.socket.remoteAddress) && isLoopbackHost(req.hostname);
-}
-
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) return v4.startsWith('127.');
-  return address === '::1';
-}
-
-function isLoopbackHost(hostname: string | undefined): boolean {
-  if (!hostname) return false;
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }

@@ -20,7 +20,8 @@ export interface RunningService {
 
 export async function startService(): Promise<RunningService> {
   const db = await createTestDatabase();
-  const tg = createToolgate({ sequelize: db.sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN });
+  // As the service without TOOLGATE_CLIENT_TOKENS: the client routes open, on purpose.
+  const tg = createToolgate({ sequelize: db.sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientRoutes: 'open' });
   await ensureScoopData(db.sequelize);
   await tg.syncSystemToolkits();
   await seedUp(db.sequelize);

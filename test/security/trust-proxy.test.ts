@@ -1,4 +1,4 @@
-// Behind a reverse proxy: with trust proxy set, the client routes' rate limit counts anonymous
+// Behind a reverse proxy: with trust proxy set, the open client routes' rate limit counts anonymous
 // callers by their own address (X-Forwarded-For); without it, by the connection's, so a forged
 // header cannot buy a fresh budget. A bad setting fails when the app is built.
 import request from 'supertest';
@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 function appTrusting(trustProxy: false | string) {
-  const tg = createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef', rateLimit: { windowMs: 60_000, limit: 2 } });
+  const tg = createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef', clientRoutes: 'open', rateLimit: { windowMs: 60_000, limit: 2 } });
   return createApp(tg, { logger: createLogger(false), trustProxy });
 }
 

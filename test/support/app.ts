@@ -23,7 +23,7 @@ export interface TestApp {
   databaseUrl: string;
   /** Admin-authenticated request builder. */
   admin: () => AuthedAgent;
-  /** Client-authenticated (or anonymous when the app has no client tokens). */
+  /** Client-authenticated (anonymous when the app was given clientTokens: [], e.g. with clientRoutes: 'open'). */
   client: () => AuthedAgent;
   scheduler: () => AuthedAgent;
   close(): Promise<void>;
