@@ -7,7 +7,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { editDistance } from '../src/core/closest-tool';
 import { isHostName } from '../src/core/host-name';
 import { isReachableHost } from '../src/core/reachable-host';
-import { ForbiddenError, HttpError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
+import { AuthenticationUnavailableError, ForbiddenError, HostNotAllowedError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
 import { requestState, type AuthState, type Role } from './request-state';
 
 export type { AuthState, Role } from './request-state';
@@ -44,24 +44,6 @@ export interface AuthHooks {
 const ROLES: readonly Role[] = ['admin', 'scheduler', 'client', 'metrics'];
 const MIN_TOKEN_LENGTH = 16;
 const BEARER = /^Bearer ([^\s]+)$/i;
-
-/** The host's roleOf failed: nobody is let in on a guess, and the caller may retry. */
-export class AuthenticationUnavailableError extends HttpError {
-  constructor() {
-    super(503, 'authentication_unavailable', 'Who is calling could not be established right now (the host\'s own authentication failed); nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
-  }
-}
-
-/** A Host header that is none of the names the open service may be reached by (DNS rebinding). */
-export class HostNotAllowedError extends HttpError {
-  constructor(host: string) {
-    super(
-      421,
-      'host_not_allowed',
-      `The Host ${JSON.stringify(host.slice(0, 100))} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`,
-    );
-  }
-}
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();

@@ -187,6 +187,24 @@ export class UpstreamError extends HttpError {
   }
 }
 
+/** The host's roleOf failed: nobody is let in on a guess, and the caller may retry. */
+export class AuthenticationUnavailableError extends HttpError {
+  constructor() {
+    super(503, 'authentication_unavailable', 'Who is calling could not be established right now (the host\'s own authentication failed); nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+  }
+}
+
+/** A Host header that is none of the names the open service may be reached by (DNS rebinding). */
+export class HostNotAllowedError extends HttpError {
+  constructor(host: string) {
+    super(
+      421,
+      'host_not_allowed',
+      `The Host ${JSON.stringify(host.slice(0, 100))} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`,
+    );
+  }
+}
+
 /** The database cannot be reached: the request is refused, never answered by granting anything. */
 export class UnavailableError extends HttpError {
   constructor(options?: { cause?: unknown }) {

@@ -26,7 +26,7 @@ export type { CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } 
 export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
-export type { AuthState, Role } from '../middleware/auth';
+export type { AuthState, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
 export { authenticatedSender } from '../middleware/sender-check';
 export type { ClientRateLimitOptions, RateLimitStoreKind } from './rate-limit-options';
 export type { PolicyCacheMode, PolicyCacheSettings } from './policy-cache-options';
@@ -44,8 +44,10 @@ export type { MigrationReport } from './legacy/report';
 // Errors.
 export {
   ApprovalRequiredError,
+  AuthenticationUnavailableError,
   ConflictError,
   ForbiddenError,
+  HostNotAllowedError,
   HttpError,
   InvalidJsonError,
   NotDispatchableError,
@@ -59,7 +61,7 @@ export {
   UpstreamError,
   ValidationError,
 } from './errors';
-export type { ValidationIssue } from './errors';
+export type { NotOfferedReason, ValidationIssue } from './errors';
 
 // Language models.
 export { LocalModel } from './llm/local-model';

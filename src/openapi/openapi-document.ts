@@ -30,6 +30,8 @@ type ErrorCode =
   | 'idempotency_key_in_flight'
   | 'interrupted'
   | 'shutting_down'
+  | 'host_not_allowed'
+  | 'authentication_unavailable'
   | RouteError;
 
 const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
@@ -55,9 +57,11 @@ const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
   validation_error: { status: 422, when: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
   not_dispatchable: { status: 422, when: 'the tool is offered but nothing implements it' },
   rate_limited: { status: 429, when: 'the caller is over its budget; see Retry-After' },
+  host_not_allowed: { status: 421, when: 'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)' },
   internal_error: { status: 500, when: "a fault of toolgate's own; nothing was granted" },
   upstream_error: { status: 502, when: 'the language model failed, timed out or broke the schema' },
   unavailable: { status: 503, when: 'the database cannot be reached; nothing was granted; see Retry-After' },
+  authentication_unavailable: { status: 503, when: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After" },
   shutting_down: { status: 503, when: 'this instance is shutting down and takes no new requests; retry (another instance answers); see Retry-After' },
 };
 
@@ -146,8 +150,9 @@ function whoMayCall(route: RouteDescription): string {
 export function impliedErrors(route: RouteDescription, hasPathIds: boolean, underApi: boolean): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors ?? []);
   if (route.idempotent) ['idempotency_key_reused', 'idempotency_key_in_flight', 'interrupted'].forEach((c) => codes.add(c as ErrorCode));
-  // The router takes no new requests once it drains for a shutdown.
-  if (underApi) codes.add('shutting_down');
+  // The router takes no new requests once it drains for a shutdown, and while its client routes are
+  // open it answers only the host names it may be reached by.
+  if (underApi) ['shutting_down', 'host_not_allowed'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
   if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));

@@ -2,9 +2,11 @@
 /** Every value `require('toolgate')` exports (types are not values, and are pinned by the example). */
 export const PUBLIC_VALUES = [
   'ApprovalRequiredError',
+  'AuthenticationUnavailableError',
   'BUILTIN_TOOLS',
   'ConflictError',
   'ForbiddenError',
+  'HostNotAllowedError',
   'HttpError',
   'InvalidJsonError',
   'LocalModel',
