@@ -37,6 +37,7 @@ export async function startService(): Promise<RunningService> {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await tg.close();
       await db.drop();
     },
   };

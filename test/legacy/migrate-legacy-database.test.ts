@@ -37,7 +37,10 @@ beforeAll(async () => {
   await tg.syncSystemToolkits();
   app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(internalsOf(tg))] });
 });
-afterAll(() => db.drop());
+afterAll(async () => {
+  await tg.close();
+  await db.drop();
+});
 
 const admin = {
   get: (url: string) => request(app).get(url).set('Authorization', `Bearer ${ADMIN}`),

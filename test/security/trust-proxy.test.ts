@@ -6,7 +6,7 @@ import { createApp } from '../../src/app';
 import { readConfig } from '../../src/config';
 import { ToolgateConfigError } from '../../src/errors';
 import { createLogger } from '../../src/logger';
-import { createToolgate } from '../../src/toolgate';
+import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 let db: TestDatabase;
@@ -14,11 +14,21 @@ let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
-afterAll(() => db.drop());
+// Each toolgate built here is closed, so its policy listener is gone before the database is.
+const built: Toolgate[] = [];
+afterAll(async () => {
+  for (const tg of built) await tg.close();
+  await db.drop();
+});
 
 function appTrusting(trustProxy: false | string) {
-  const tg = createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef', clientRoutes: 'open', rateLimit: { windowMs: 60_000, limit: 2 } });
+  const tg = track(createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef', clientRoutes: 'open', rateLimit: { windowMs: 60_000, limit: 2 } }));
   return createApp(tg, { logger: createLogger(false), trustProxy });
+}
+
+function track(tg: Toolgate): Toolgate {
+  built.push(tg);
+  return tg;
 }
 
 const spend = (app: ReturnType<typeof appTrusting>, ip: string) => request(app).get('/api/agents').set('X-Forwarded-For', ip);
@@ -51,7 +61,7 @@ describe('when the setting is read', () => {
   });
 
   test('then an address that is not one fails when the app is built', () => {
-    const tg = createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef' });
+    const tg = track(createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef' }));
     expect(() => createApp(tg, { logger: createLogger(false), trustProxy: 'not-an-address' })).toThrow(ToolgateConfigError);
   });
 });
