@@ -5,6 +5,7 @@ import { Transaction, type Sequelize } from 'sequelize';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
 import type { ToolManifest } from '../core/tool-manifest';
 import type { AgentPolicyData } from '../core/types';
+import { BATCH_WORK_SETTINGS, setLocal } from '../db/transaction-settings';
 import { countAgents, hasToolgateTables, readAgentBatch, readLegacyToolkits, type StoredAgentRow } from './agent-rows';
 import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
 import { chooseLegacyToolkitName, ensureLegacyToolkit, writePlans } from './legacy-toolkits';
@@ -57,6 +58,7 @@ async function dryRun(sequelize: Sequelize, manifest: ToolManifest, report: Repo
   // One snapshot, and PostgreSQL itself refuses any write: a dry run cannot change anything.
   await sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
     await sequelize.query('SET TRANSACTION READ ONLY', { transaction });
+    await setLocal(sequelize, transaction, BATCH_WORK_SETTINGS);
     const migrated = await hasToolgateTables(sequelize, transaction);
     const toolkits = migrated ? await readLegacyToolkits(sequelize, transaction) : new Map<string, LegacyToolkitRow>();
     const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: options.mapTypos, toolkits, scope: 'bulk' };
@@ -82,6 +84,7 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
   const lockTimeout = options.lockTimeoutSeconds ?? 30;
   try {
     await sequelize.transaction(async (transaction) => {
+      await setLocal(sequelize, transaction, BATCH_WORK_SETTINGS);
       if (!(await hasToolgateTables(sequelize, transaction))) throw new SchemaNotMigratedError();
       await lockForMigration(sequelize, transaction, lockTimeout);
       const toolkits = await readLegacyToolkits(sequelize, transaction);

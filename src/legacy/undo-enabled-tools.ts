@@ -3,6 +3,7 @@
 // the planner's own where an operator has since edited or built on them (listed in the report).
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ToolManifest } from '../core/tool-manifest';
+import { BATCH_WORK_SETTINGS, setLocal } from '../db/transaction-settings';
 import { countAgents, hasToolgateTables } from './agent-rows';
 import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
 import { DEFAULT_REPORT_LIMITS, ReportBuilder, type MigrationReport, type ParityMismatch, type ReportLimits, type UndoSection } from './report';
@@ -33,6 +34,7 @@ export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManif
   let agentsChanged = 0;
   try {
     await sequelize.transaction(async (transaction) => {
+      await setLocal(sequelize, transaction, BATCH_WORK_SETTINGS);
       if (!(await hasToolgateTables(sequelize, transaction))) throw new SchemaNotMigratedError();
       await sequelize.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(lockTimeout))}s'`, { transaction });
       await sequelize.query('LOCK TABLE agents, toolkits, agent_toolkits, agent_toolkit_rules IN SHARE ROW EXCLUSIVE MODE', { transaction });
