@@ -1,5 +1,6 @@
-// Reads for the enabled_tools planner, as plain rows: agents a batch at a time (keyset on id, so
-// memory stays flat however large the table), each with its attachments, their toolkits and rules.
+// Reads for the enabled_tools planner, as plain rows: every agent in id order through one cursor
+// (one plan, fetched a chunk at a time, so memory stays flat however large the table), and one
+// agent with its attachments, their toolkits and rules.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { GateRule } from '../core/types';
 import type { AgentAttachmentRow, LegacyAgentRow, LegacyToolkitRow } from './plan';
@@ -49,21 +50,135 @@ export async function countAgents(sequelize: Sequelize, transaction: Transaction
   return Number(row?.n ?? 0);
 }
 
-/** The next `limit` agents with an id above `after` (null: from the first), in id order. */
-export async function readAgentBatch(
+/** The one legacy grant of an agent that holds nothing else: no rules on it, scheduled runs off. */
+export interface PlainGrant {
+  attachment_id: number;
+  toolkit_id: number;
+}
+
+/**
+ * An agent as the migration streams it. A plain agent (no attachment at all, or only one clean
+ * legacy grant: the common case) comes without the attachment details, which then follow from
+ * `grant` and its toolkit; any other agent comes with all of them in `attachments`.
+ */
+export interface StreamedAgentRow {
+  id: number;
+  name: string | null;
+  enabled_tools: string | null;
+  grant: PlainGrant | null;
+  /** null for a plain agent. */
+  attachments: StoredAttachmentRow[] | null;
+}
+
+/** Agents grouped by what decides their plan: the string, and the toolkit of their one clean legacy grant (null: none). */
+export interface PlainClass {
+  enabled_tools: string | null;
+  toolkit_id: number | null;
+  agents: number;
+}
+
+// Per agent with any attachment: how many, and whether its only one is a clean legacy grant.
+// Aggregated in one pass over agent_toolkits, joined to agents by hash or merge, not per agent.
+const HELD = `
+  held AS (
+    SELECT at.agent_id, count(*) AS n, min(at.id) AS attachment_id, min(at.toolkit_id) AS toolkit_id,
+           bool_and(at.origin = 'legacy' AND NOT at.allow_proactive AND r.agent_toolkit_id IS NULL) AS clean
+      FROM agent_toolkits at
+      LEFT JOIN (SELECT DISTINCT agent_toolkit_id FROM agent_toolkit_rules) r ON r.agent_toolkit_id = at.id
+     GROUP BY at.agent_id)`;
+const PLAIN = '(h.agent_id IS NULL OR (h.n = 1 AND h.clean))';
+
+export interface AgentStreamOptions {
+  /** false on a legacy database not yet adopted: nobody holds anything. */
+  withAttachments: boolean;
+  /** Every agent with all its attachments, plain or not. */
+  everyAgentInFull?: boolean;
+  /** Only agents that are not plain, and plain ones of these classes. */
+  onlyNotPlainAnd?: readonly { enabled_tools: string | null; toolkit_id: number | null }[];
+  chunk: number;
+  transaction: Transaction;
+}
+
+const CURSOR = 'toolgate_migration_agents';
+
+/**
+ * Every agent (or those `onlyNotPlainAnd` asks for), in id order, handed to `fn` a chunk at a time.
+ * One query behind a cursor: the transaction's snapshot, one plan, and nothing held but a chunk.
+ */
+export async function streamAgents(
   sequelize: Sequelize,
-  opts: { after: number | null; limit: number; withAttachments: boolean; transaction: Transaction },
-): Promise<StoredAgentRow[]> {
-  const rows = await sequelize.query<RawAgentRow>(
-    `SELECT a.id, a.name::text AS name, a.enabled_tools::text AS enabled_tools,
-            ${opts.withAttachments ? ATTACHMENTS_JSON : `'[]'::json`} AS attachments
-       FROM agents a
-      WHERE $1::bigint IS NULL OR a.id > $1::bigint
-      ORDER BY a.id
-      LIMIT $2`,
-    { bind: [opts.after, opts.limit], type: QueryTypes.SELECT, transaction: opts.transaction },
+  opts: AgentStreamOptions,
+  fn: (rows: StreamedAgentRow[]) => void | Promise<void>,
+): Promise<void> {
+  const { transaction } = opts;
+  let sql: string;
+  let bind: unknown[] = [];
+  if (!opts.withAttachments) {
+    sql = `SELECT a.id, a.name::text AS name, a.enabled_tools::text AS enabled_tools,
+                  NULL::int AS attachment_id, NULL::int AS toolkit_id, NULL::json AS attachments
+             FROM agents a ORDER BY a.id`;
+  } else if (opts.everyAgentInFull) {
+    sql = `SELECT a.id, a.name::text AS name, a.enabled_tools::text AS enabled_tools,
+                  NULL::int AS attachment_id, NULL::int AS toolkit_id, ${ATTACHMENTS_JSON} AS attachments
+             FROM agents a ORDER BY a.id`;
+  } else {
+    const classes = opts.onlyNotPlainAnd;
+    const where = classes
+      ? `WHERE NOT ${PLAIN} OR EXISTS (SELECT 1 FROM unnest($1::text[], $2::int[], $3::bool[]) c(s, k, s_null)
+                                        WHERE (a.enabled_tools = c.s OR (c.s_null AND a.enabled_tools IS NULL))
+                                          AND h.toolkit_id IS NOT DISTINCT FROM c.k)`
+      : '';
+    if (classes) bind = [classes.map((c) => c.enabled_tools ?? ''), classes.map((c) => c.toolkit_id), classes.map((c) => c.enabled_tools === null)];
+    sql = `WITH ${HELD}
+           SELECT a.id, a.name::text AS name, a.enabled_tools::text AS enabled_tools,
+                  CASE WHEN h.n = 1 AND h.clean THEN h.attachment_id END AS attachment_id,
+                  CASE WHEN h.n = 1 AND h.clean THEN h.toolkit_id END AS toolkit_id,
+                  CASE WHEN ${PLAIN} THEN NULL ELSE ${ATTACHMENTS_JSON} END AS attachments
+             FROM agents a LEFT JOIN held h ON h.agent_id = a.id
+             ${where}
+            ORDER BY a.id`;
+  }
+  await sequelize.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}`, { bind, transaction });
+  try {
+    for (;;) {
+      const rows = await sequelize.query<RawStreamedRow>(`FETCH FORWARD ${Math.max(1, Math.floor(opts.chunk))} FROM ${CURSOR}`, { type: QueryTypes.SELECT, transaction });
+      if (rows.length === 0) break;
+      await fn(rows.map(streamedRow));
+    }
+  } finally {
+    await sequelize.query(`CLOSE ${CURSOR}`, { transaction }).catch(() => undefined);
+  }
+}
+
+/**
+ * The plain agents' classes with how many agents each holds, or null when there are more than
+ * `bound` of them (then the caller goes agent by agent). One aggregate over the whole table.
+ */
+export async function readPlainClasses(sequelize: Sequelize, bound: number, transaction: Transaction): Promise<PlainClass[] | null> {
+  const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; agents: string }>(
+    `WITH ${HELD}
+     SELECT a.enabled_tools::text AS enabled_tools, CASE WHEN h.agent_id IS NULL THEN NULL ELSE h.toolkit_id END AS toolkit_id, count(*) AS agents
+       FROM agents a LEFT JOIN held h ON h.agent_id = a.id
+      WHERE ${PLAIN}
+      GROUP BY 1, 2
+      LIMIT $1`,
+    { bind: [bound + 1], type: QueryTypes.SELECT, transaction },
   );
-  return rows.map(agentRow);
+  if (rows.length > bound) return null;
+  return rows.map((r) => ({ enabled_tools: r.enabled_tools, toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id), agents: Number(r.agents) }));
+}
+
+/** Toolkits by id, as the planner sees them in an attachment. */
+export async function readToolkitsById(
+  sequelize: Sequelize,
+  ids: readonly number[],
+  transaction: Transaction,
+): Promise<Map<number, { name: string; legacy_tool_set: string | null; member_tool_ids: string[] }>> {
+  const rows = await sequelize.query<{ id: number; name: string; legacy_tool_set: string | null; member_tool_ids: string[] | null }>(
+    'SELECT id, name, legacy_tool_set, member_tool_ids FROM toolkits WHERE id = ANY($1::int[])',
+    { bind: [ids], type: QueryTypes.SELECT, transaction },
+  );
+  return new Map(rows.map((t) => [Number(t.id), { name: t.name, legacy_tool_set: t.legacy_tool_set, member_tool_ids: t.member_tool_ids ?? [] }]));
 }
 
 /** One agent, or null when there is none. */
@@ -84,6 +199,25 @@ export async function readLegacyToolkits(sequelize: Sequelize, transaction: Tran
     { bind: [toolSets ?? null], type: QueryTypes.SELECT, transaction },
   );
   return new Map(rows.map((t) => [t.legacy_tool_set, t]));
+}
+
+interface RawStreamedRow {
+  id: number | string;
+  name: string | null;
+  enabled_tools: string | null;
+  attachment_id: number | null;
+  toolkit_id: number | null;
+  attachments: Omit<StoredAttachmentRow, 'rule_count'>[] | null;
+}
+
+function streamedRow(raw: RawStreamedRow): StreamedAgentRow {
+  return {
+    id: Number(raw.id),
+    name: raw.name,
+    enabled_tools: raw.enabled_tools,
+    grant: raw.toolkit_id === null || raw.attachment_id === null ? null : { attachment_id: Number(raw.attachment_id), toolkit_id: Number(raw.toolkit_id) },
+    attachments: raw.attachments === null ? null : raw.attachments.map((a) => ({ ...a, member_tool_ids: a.member_tool_ids ?? [], rule_count: a.rules.length })),
+  };
 }
 
 function agentRow(raw: RawAgentRow): StoredAgentRow {

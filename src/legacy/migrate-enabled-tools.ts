@@ -1,16 +1,27 @@
 // The enabled_tools migration over the database: a dry run (read-only, changing nothing) or an apply
-// (one transaction: plan and write batch by batch, then read everything back and check parity
-// before commit, rolling back on any mismatch). Both are the planner in plan.ts, run per batch.
+// (one transaction: plan and write, then check everything against the strings before commit,
+// rolling back on any mismatch). Both are the planner in plan.ts. Agents that share a string and
+// hold nothing but (at most) one clean legacy grant share one plan and one parity check.
 import { Transaction, type Sequelize } from 'sequelize';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
 import type { ToolManifest } from '../core/tool-manifest';
 import type { AgentPolicyData } from '../core/types';
 import { BATCH_WORK_SETTINGS, setLocal } from '../db/transaction-settings';
-import { countAgents, hasToolgateTables, readAgentBatch, readLegacyToolkits, type StoredAgentRow } from './agent-rows';
+import {
+  countAgents,
+  hasToolgateTables,
+  readLegacyToolkits,
+  readPlainClasses,
+  readToolkitsById,
+  streamAgents,
+  type StoredAgentRow,
+  type StoredAttachmentRow,
+  type StreamedAgentRow,
+} from './agent-rows';
 import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
 import { chooseLegacyToolkitName, ensureLegacyToolkit, writePlans } from './legacy-toolkits';
 import { checkParity, PARITY_RUNS } from './parity';
-import { planAgents, type FollowPlan, type LegacyToolkitRow, type PlanOptions } from './plan';
+import { planAgent, planChanges, type AgentPlan, type FollowPlan, type LegacyToolkitRow, type PlanOptions } from './plan';
 import { ReportBuilder, type MigrationReport, type ParityMismatch, type ReportLimits, type Verification } from './report';
 
 export interface MigrationProgress {
@@ -34,6 +45,12 @@ export interface EnabledToolsMigrationOptions {
 
 const DEFAULT_BATCH = 2000;
 const MISMATCHES_KEPT = 50;
+// Plans written per statement: few statements (each fires the policy-version triggers once), and a
+// bounded list in memory.
+const WRITE_CHUNK = 20_000;
+// Distinct (string, legacy grant) classes planned once each. Real tables hold a few dozen; past this
+// many the run plans and checks agent by agent instead, as it always could.
+export const MAX_PLAIN_CLASSES = 10_000;
 
 /**
  * Migrates every agent's `enabled_tools` string to legacy toolkit grants, or previews it.
@@ -64,11 +81,22 @@ async function dryRun(sequelize: Sequelize, manifest: ToolManifest, report: Repo
     const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: options.mapTypos, toolkits, scope: 'bulk' };
     const total = await countAgents(sequelize, transaction);
     const verification = startVerification('plan', [...manifest.ids].sort());
-    await eachBatch(sequelize, { ...options, withAttachments: migrated, transaction, total, phase: 'plan' }, (rows) => {
-      planAgents(rows, planOptions).forEach((plan, i) => {
+    const planner = new ClassPlanner(sequelize, planOptions, transaction);
+    // Whether the grant planned for a class passes parity: checked once per class, not per agent.
+    const classParity = new Map<string, boolean>();
+    await eachChunk(sequelize, { ...options, withAttachments: migrated, transaction, total, phase: 'plan' }, async (rows) => {
+      for (const row of rows) {
+        const { plan, key } = await planner.plan(row);
         report.addPlan(plan);
-        if (plan.kind === 'follow') verifyPlanned(plan, rows[i]!, manifest, verification);
-      });
+        if (plan.kind !== 'follow') continue;
+        if (key !== null && classParity.get(key) === true) {
+          verification.agents_checked += 1;
+          continue;
+        }
+        const before = verification.mismatch_count;
+        verifyPlanned(plan, row, manifest, verification);
+        if (key !== null && classParity.size < MAX_PLAIN_CLASSES) classParity.set(key, verification.mismatch_count === before);
+      }
     });
     for (const toolkit of toolkits.values()) report.knowToolkit(toolkit.legacy_tool_set, toolkit.id, toolkit.name, 'reuse');
     for (const toolSet of report.setsWithoutToolkit()) {
@@ -95,11 +123,19 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: options.mapTypos, toolkits, scope: 'bulk' };
       const total = await countAgents(sequelize, transaction);
 
-      await eachBatch(sequelize, { ...options, withAttachments: true, transaction, total, phase: 'plan' }, async (rows) => {
-        const plans = planAgents(rows, planOptions);
-        for (const plan of plans) {
+      const planner = new ClassPlanner(sequelize, planOptions, transaction);
+      const pending: AgentPlan[] = [];
+      const flush = async () => {
+        if (pending.length === 0) return;
+        report.count(await writePlans(sequelize, pending, idsBySet(toolkits), transaction));
+        pending.length = 0;
+      };
+      await eachChunk(sequelize, { ...options, withAttachments: true, transaction, total, phase: 'plan' }, async (rows) => {
+        for (const row of rows) {
+          const { plan } = await planner.plan(row);
           report.addPlan(plan);
           if (plan.kind === 'skip') skipped.add(plan.agent_id);
+          if (planChanges(plan)) pending.push(plan);
           if (plan.kind !== 'follow' || !plan.attach || plan.toolkit_id !== null) continue;
           const toolSet = legacyToolSetKey(plan.tool_ids);
           if (toolkits.has(toolSet)) continue;
@@ -111,8 +147,9 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
             report.knowToolkit(toolSet, made.id, made.name, 'created', made.note);
           }
         }
-        report.count(await writePlans(sequelize, plans, idsBySet(toolkits), transaction));
+        if (pending.length >= WRITE_CHUNK) await flush();
       });
+      await flush();
       for (const [toolSet, toolkit] of toolkits) {
         if (!created.has(toolSet)) report.knowToolkit(toolSet, toolkit.id, toolkit.name, 'reuse');
       }
@@ -139,43 +176,99 @@ async function lockForMigration(sequelize: Sequelize, transaction: Transaction, 
 }
 
 /**
- * Reads every agent back, inside the apply's transaction, and checks three things: the planner has
- * nothing left to do (a second apply would change nothing); for every agent it owns, the legacy
- * answer equals the new one for every registered tool; and only the agents the run meant to map
- * typos for hold mapped grants.
+ * Checks, inside the apply's transaction, what it leaves: the planner has nothing left to do (a
+ * second apply would change nothing); for every agent it owns, the legacy answer equals the new
+ * one for every registered tool; only the agents the run left alone read as skipped; and only the
+ * agents the run meant to map typos for hold mapped grants.
+ *
+ * Plain agents are checked by class, by the database: it groups them by string and grant, and each
+ * class is planned and checked once, for all its agents. Every other agent is read and checked one
+ * by one. Should any of that find a problem, the whole check runs again agent by agent, so that the
+ * report names the agents exactly as a check of every agent in id order would.
  */
 async function verifyDatabase(
   sequelize: Sequelize,
   manifest: ToolManifest,
   opts: Resolved & { transaction: Transaction; total: number; planned: MigrationReport; skipped: ReadonlySet<number> },
 ): Promise<Verification> {
-  const verification = startVerification('database', [...manifest.ids].sort());
   const toolkits = await readLegacyToolkits(sequelize, opts.transaction);
   const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: opts.mapTypos, toolkits, scope: 'bulk' };
+  const byClass = await verifyByClass(sequelize, manifest, planOptions, opts);
+  return byClass ?? verifyEveryAgent(sequelize, manifest, planOptions, opts);
+}
+
+type VerifyOptions = Resolved & { transaction: Transaction; total: number; planned: MigrationReport; skipped: ReadonlySet<number> };
+
+/** The check by class; null when anything is amiss (or there are too many classes), for the agent-by-agent check to say what. */
+async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planOptions: PlanOptions, opts: VerifyOptions): Promise<Verification | null> {
+  const verification = startVerification('database', [...manifest.ids].sort());
+  opts.onProgress?.({ phase: 'verify', done: 0, total: opts.total });
+  const classes = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction);
+  if (classes === null) return null;
+  const kits = await readToolkitsById(sequelize, [...new Set(classes.flatMap((c) => (c.toolkit_id === null ? [] : [c.toolkit_id])))], opts.transaction);
   let read = 0;
   let mapped = 0;
-  await eachBatch(sequelize, { ...opts, withAttachments: true, phase: 'verify' }, (rows) => {
-    read += rows.length;
-    const plans = planAgents(rows, planOptions);
-    plans.forEach((plan, i) => {
-      const row = rows[i]!;
-      const leftAlone = opts.skipped.has(plan.agent_id);
-      if (plan.kind === 'skip' && leftAlone) return;
-      const problem = (text: string) => mismatch(verification, { agent_id: plan.agent_id, tool_id: null, legacy: null, new: null, problem: text });
-      if (plan.kind === 'skip') {
-        problem(`the grant written for this agent no longer follows its string: ${plan.detail}`);
-      } else {
-        if (leftAlone) problem('this agent was skipped, yet its grants changed during the apply');
-        if (plan.attach || plan.detach.length > 0) problem('the planner would still change this agent after the apply');
-        if (plan.mapped_ids.length > 0) mapped += 1;
+  const oneByOne: typeof classes = [];
+  for (const c of classes) {
+    const kit = c.toolkit_id === null ? null : kits.get(c.toolkit_id);
+    if (kit === undefined) return null;
+    const attachments: StoredAttachmentRow[] = kit === null ? [] : [plainAttachment(0, c.toolkit_id!, kit)];
+    const row: StoredAgentRow = { id: 0, name: null, enabled_tools: c.enabled_tools, attachments };
+    const plan = planAgent(row, planOptions);
+    if (plan.kind === 'skip') {
+      // Whether each of these agents was left alone by the apply is a question per agent.
+      oneByOne.push(c);
+      continue;
+    }
+    if (planChanges(plan)) return null;
+    if (checkParity({ agent_id: 0, enabled_tools: c.enabled_tools, policy: policyOf(row), mapped_ids: plan.mapped_ids }, manifest.ids, verification.tools).length > 0) return null;
+    read += c.agents;
+    verification.agents_checked += c.agents;
+    if (plan.mapped_ids.length > 0) mapped += c.agents;
+  }
+  opts.onProgress?.({ phase: 'verify', done: read, total: Math.max(read, opts.total) });
+
+  // Agents that are not plain, and plain ones whose class the planner skips: one by one.
+  let readSkipped = 0;
+  let amiss = false;
+  await streamAgents(
+    sequelize,
+    { withAttachments: true, onlyNotPlainAnd: oneByOne, chunk: opts.batchSize, transaction: opts.transaction },
+    (rows) => {
+      for (const streamed of rows) {
+        const row = storedRow(streamed, kits);
+        if (row === null) {
+          amiss = true;
+          return;
+        }
+        read += 1;
+        const before = verification.mismatch_count;
+        const plan = checkOneAgent(row, planOptions, manifest, opts.skipped, verification);
+        if (plan.kind === 'skip' && opts.skipped.has(plan.agent_id)) readSkipped += 1;
+        if (plan.kind === 'follow' && plan.mapped_ids.length > 0) mapped += 1;
+        if (verification.mismatch_count > before) amiss = true;
       }
-      // Parity is checked on the agent's grants as stored, whatever the planner makes of them.
-      verification.agents_checked += 1;
-      const mappedIds = plan.kind === 'follow' ? plan.mapped_ids : [];
-      for (const m of checkParity({ agent_id: row.id, enabled_tools: row.enabled_tools, policy: policyOf(row), mapped_ids: mappedIds }, manifest.ids, verification.tools)) {
-        mismatch(verification, m);
-      }
-    });
+      opts.onProgress?.({ phase: 'verify', done: read, total: Math.max(read, opts.total) });
+    },
+  );
+  // Every agent that reads as skipped was left alone (checked above), and as many read so as were
+  // left alone: so no agent left alone reads as followed.
+  if (amiss || readSkipped !== opts.skipped.size) return null;
+  if (read !== opts.planned.agents.read || mapped !== opts.planned.agents.with_mapped_typos) return null;
+  return finish(verification);
+}
+
+/** The check agent by agent, every agent read in full, in id order. */
+async function verifyEveryAgent(sequelize: Sequelize, manifest: ToolManifest, planOptions: PlanOptions, opts: VerifyOptions): Promise<Verification> {
+  const verification = startVerification('database', [...manifest.ids].sort());
+  let read = 0;
+  let mapped = 0;
+  await eachChunk(sequelize, { ...opts, withAttachments: true, everyAgentInFull: true, phase: 'verify' }, (rows) => {
+    for (const streamed of rows) {
+      read += 1;
+      const plan = checkOneAgent({ ...streamed, attachments: streamed.attachments ?? [] }, planOptions, manifest, opts.skipped, verification);
+      if (plan.kind === 'follow' && plan.mapped_ids.length > 0) mapped += 1;
+    }
   });
   if (read !== opts.planned.agents.read) {
     mismatch(verification, { agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${opts.planned.agents.read} agents were planned but ${read} read back` });
@@ -192,8 +285,29 @@ async function verifyDatabase(
   return finish(verification);
 }
 
+/** One agent's check, as stored: its plan, and parity on the grants it holds. Returns the plan. */
+function checkOneAgent(row: StoredAgentRow, planOptions: PlanOptions, manifest: ToolManifest, skipped: ReadonlySet<number>, verification: Verification): AgentPlan {
+  const plan = planAgent(row, planOptions);
+  const leftAlone = skipped.has(plan.agent_id);
+  if (plan.kind === 'skip' && leftAlone) return plan;
+  const problem = (text: string) => mismatch(verification, { agent_id: plan.agent_id, tool_id: null, legacy: null, new: null, problem: text });
+  if (plan.kind === 'skip') {
+    problem(`the grant written for this agent no longer follows its string: ${plan.detail}`);
+  } else {
+    if (leftAlone) problem('this agent was skipped, yet its grants changed during the apply');
+    if (plan.attach || plan.detach.length > 0) problem('the planner would still change this agent after the apply');
+  }
+  // Parity is checked on the agent's grants as stored, whatever the planner makes of them.
+  verification.agents_checked += 1;
+  const mappedIds = plan.kind === 'follow' ? plan.mapped_ids : [];
+  for (const m of checkParity({ agent_id: row.id, enabled_tools: row.enabled_tools, policy: policyOf(row), mapped_ids: mappedIds }, manifest.ids, verification.tools)) {
+    mismatch(verification, m);
+  }
+  return plan;
+}
+
 /** The dry run's check: the grant the plan would make, against the legacy answer. */
-function verifyPlanned(plan: FollowPlan, row: StoredAgentRow, manifest: ToolManifest, verification: Verification): void {
+function verifyPlanned(plan: FollowPlan, row: Pick<StoredAgentRow, 'enabled_tools'>, manifest: ToolManifest, verification: Verification): void {
   const policy: AgentPolicyData = {
     agent_id: plan.agent_id,
     attachments:
@@ -221,21 +335,83 @@ function policyOf(row: StoredAgentRow): AgentPolicyData {
   };
 }
 
-async function eachBatch(
+async function eachChunk(
   sequelize: Sequelize,
-  opts: Resolved & { withAttachments: boolean; transaction: Transaction; total: number; phase: MigrationProgress['phase'] },
-  fn: (rows: StoredAgentRow[]) => void | Promise<void>,
+  opts: Resolved & { withAttachments: boolean; everyAgentInFull?: boolean; transaction: Transaction; total: number; phase: MigrationProgress['phase'] },
+  fn: (rows: StreamedAgentRow[]) => void | Promise<void>,
 ): Promise<void> {
-  let after: number | null = null;
   let done = 0;
   opts.onProgress?.({ phase: opts.phase, done, total: opts.total });
-  for (;;) {
-    const rows = await readAgentBatch(sequelize, { after, limit: opts.batchSize, withAttachments: opts.withAttachments, transaction: opts.transaction });
-    if (rows.length === 0) break;
+  await streamAgents(sequelize, { withAttachments: opts.withAttachments, everyAgentInFull: opts.everyAgentInFull, chunk: opts.batchSize, transaction: opts.transaction }, async (rows) => {
     await fn(rows);
-    after = rows[rows.length - 1]!.id;
     done += rows.length;
     opts.onProgress?.({ phase: opts.phase, done, total: Math.max(done, opts.total) });
+  });
+}
+
+type KitRow = { name: string; legacy_tool_set: string | null; member_tool_ids: readonly string[] };
+
+function plainAttachment(attachmentId: number, toolkitId: number, kit: KitRow): StoredAttachmentRow {
+  return {
+    attachment_id: attachmentId,
+    toolkit_id: toolkitId,
+    toolkit_name: kit.name,
+    origin: 'legacy',
+    allow_proactive: false,
+    rule_count: 0,
+    legacy_tool_set: kit.legacy_tool_set,
+    member_tool_ids: kit.member_tool_ids,
+    rules: [],
+  };
+}
+
+/** A streamed agent with its attachments spelled out; null when a plain agent's toolkit is unknown. */
+function storedRow(row: StreamedAgentRow, kits: ReadonlyMap<number, KitRow>): StoredAgentRow | null {
+  if (row.attachments !== null) return { ...row, attachments: row.attachments };
+  if (row.grant === null) return { ...row, attachments: [] };
+  const kit = kits.get(row.grant.toolkit_id);
+  return kit ? { ...row, attachments: [plainAttachment(row.grant.attachment_id, row.grant.toolkit_id, kit)] } : null;
+}
+
+/**
+ * The planner over streamed agents, once per class: a plain agent's plan depends only on its string
+ * and the toolkit of its grant, so the first agent of a class is planned and the others take its
+ * plan with their own id, name and attachment. Agents that are not plain are planned one by one.
+ */
+class ClassPlanner {
+  readonly #plans = new Map<string, AgentPlan>();
+  readonly #kits = new Map<number, KitRow>();
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly options: PlanOptions,
+    private readonly transaction: Transaction,
+  ) {}
+
+  /** The agent's plan, and its class key (null when it is not plain). */
+  async plan(streamed: StreamedAgentRow): Promise<{ plan: AgentPlan; key: string | null; row: StoredAgentRow }> {
+    if (streamed.attachments !== null) {
+      const row = { ...streamed, attachments: streamed.attachments };
+      return { plan: planAgent(row, this.options), key: null, row };
+    }
+    const grant = streamed.grant;
+    if (grant !== null && !this.#kits.has(grant.toolkit_id)) {
+      for (const [id, kit] of await readToolkitsById(this.sequelize, [grant.toolkit_id], this.transaction)) this.#kits.set(id, kit);
+    }
+    const row = storedRow(streamed, this.#kits);
+    if (row === null) throw new Error(`Toolkit ${grant?.toolkit_id} of agent ${streamed.id} vanished during the migration.`);
+    const key = `${grant?.toolkit_id ?? ''}|${streamed.enabled_tools === null ? 'null' : `'${streamed.enabled_tools}`}`;
+    const template = this.#plans.get(key);
+    if (template === undefined) {
+      const plan = planAgent(row, this.options);
+      if (this.#plans.size < MAX_PLAIN_CLASSES) this.#plans.set(key, plan);
+      return { plan, key, row };
+    }
+    const own = { agent_id: streamed.id, agent_name: streamed.name };
+    if (template.kind === 'skip') return { plan: { ...template, ...own }, key, row };
+    // A plain agent's only legacy attachment is the one the plan would detach, if any.
+    const detach = template.detach.length > 0 && grant !== null ? [grant.attachment_id] : [];
+    return { plan: { ...template, ...own, detach }, key, row };
   }
 }
 
