@@ -37,6 +37,7 @@ import { isHostName } from './core/host-name';
 import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
 import { dedicatedClient } from './db/dedicated-client';
+import { NotificationsUndeliveredError } from './db/policy-listener';
 import { Instances } from './db/instances';
 import { migrateUp } from './db/migrate';
 import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
@@ -373,7 +374,10 @@ function policySources(sequelize: Sequelize, config: PolicyCacheConfig, metrics:
           const code = (err as { code?: unknown } | undefined)?.code;
           logger?.warn?.(
             { err: err instanceof Error ? { name: err.name, code: typeof code === 'string' ? code : undefined } : typeof err },
-            'the policy listener lost its connection: runs read through the database until it is back',
+            // This one is toolgate's own, and names the likely cause (a pooler that drops notifications).
+            err instanceof NotificationsUndeliveredError
+              ? `the policy listener is not told of changes: ${err.message}`
+              : 'the policy listener lost its connection: runs read through the database until it is back',
           );
         });
         return policies;

@@ -9,6 +9,8 @@ export interface PgClient {
   connect(): Promise<void>;
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
   end(): Promise<void>;
+  /** Lets the process exit while this connection is open (pg 8's Client#unref). */
+  unref(): void;
   on(event: 'error', listener: (err: Error) => void): unknown;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'end', listener: () => void): unknown;

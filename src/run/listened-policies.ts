@@ -2,7 +2,8 @@
 // on toolgate_policy holds.
 //
 // - Until the first LISTEN holds, and whenever it is lost, every run reads through, and the cache is
-//   emptied: nothing read while changes could go untold is kept.
+//   emptied: nothing read while changes could go untold is kept. It holds only once a probe sent
+//   through the pool has come back on it (a pooler that drops notifications never gets there).
 // - Once the LISTEN holds again, the cache starts empty.
 // - A notification drops the agents it names ('*': everything).
 // - A write to the policy tables through this instance's own Sequelize empties the cache once it
@@ -41,6 +42,8 @@ export class ListenedPolicies extends EventEmitter implements PolicySource {
     this.#cache = new PolicyCache(options);
     this.#listener = new PolicyListener(
       connect,
+      // The listener's probe goes through the pool: the path every other instance's changes take.
+      (channel, payload) => sequelize.query('SELECT pg_notify(:channel, :payload)', { replacements: { channel, payload } }),
       {
         onListening: () => {
           this.#cache.enable();
