@@ -2,8 +2,9 @@
 // with legacy strings (the spellings real data holds), then times a dry run, the apply (plan and
 // write, then the parity check inside the transaction), a second apply and an undo, sampling
 // process.memoryUsage() throughout. Two table sizes side by side show that memory does not grow
-// with the table. Prints figures; never passes or fails. Uses DATABASE_URL when set, else a
-// throwaway embedded PostgreSQL.
+// with the table. Prints figures; never passes or fails. Runs on a throwaway embedded PostgreSQL
+// and, when DATABASE_URL is set, on that server too, side by side, each with its JIT settings named.
+// `-- --agents 1000000` (or `--agents 20000,100000`) picks the sizes; `--only url|embedded` one server.
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -15,7 +16,7 @@ import { migrateUp } from '../src/db/migrate';
 import { migrateEnabledTools, type MigrationProgress } from '../src/legacy/migrate-enabled-tools';
 import type { MigrationReport } from '../src/legacy/report';
 import { undoEnabledTools } from '../src/legacy/undo-enabled-tools';
-import { withPostgresServer } from './postgres-server';
+import { withEmbeddedServer } from './postgres-server';
 
 const SIZES = [20_000, 100_000];
 const SAMPLE_EVERY_MS = 20;
@@ -140,22 +141,75 @@ async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResul
   }
 }
 
-export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZES): Promise<void> {
-  await withPostgresServer(async (adminUrl) => {
-    console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, batches of 2000 agents)`);
-    for (const count of sizes) {
-      const results = await benchOneSize(adminUrl, count);
-      console.log(`\n${count.toLocaleString('en-US')} agents`);
-      console.log(`  ${'phase'.padEnd(22)}${'time'.padStart(10)}${'peak RSS'.padStart(11)}${'peak heap'.padStart(11)}  notes`);
-      for (const r of results) {
-        console.log(`  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`);
+/** The server as a reader of the figures needs it named: version and JIT settings, as shipped or set. */
+async function describeServer(adminUrl: string): Promise<string> {
+  const row = await withClient(adminUrl, async (c) =>
+    (await c.query<{ v: string; jit: string; cost: string }>(`SELECT current_setting('server_version') AS v, current_setting('jit') AS jit, current_setting('jit_above_cost') AS cost`)).rows[0]!,
+  );
+  return `PostgreSQL ${row.v.split(' ')[0]}, jit = ${row.jit}, jit_above_cost = ${row.cost}`;
+}
+
+type Server = { label: string; run<T>(fn: (adminUrl: string) => Promise<T>): Promise<T> };
+
+export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZES, only?: 'url' | 'embedded'): Promise<void> {
+  const servers: Server[] = [];
+  const given = process.env.DATABASE_URL?.trim();
+  if (given && only !== 'embedded') servers.push({ label: 'DATABASE_URL', run: (fn) => fn(given) });
+  if (only !== 'url') servers.push({ label: 'embedded', run: (fn) => withEmbeddedServer(fn) });
+  console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, chunks of 2000 agents)`);
+  const tables: { title: string; lines: string[] }[] = [];
+  for (const server of servers) {
+    await server.run(async (adminUrl) => {
+      const named = `${server.label}: ${await describeServer(adminUrl)}`;
+      for (const count of sizes) {
+        const results = await benchOneSize(adminUrl, count);
+        const lines = [`  ${'phase'.padEnd(22)}${'time'.padStart(10)}${'peak RSS'.padStart(11)}${'peak heap'.padStart(11)}  notes`];
+        for (const r of results) lines.push(`  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`);
+        const title = `${count.toLocaleString('en-US')} agents, ${named}`;
+        console.log(`\n${title}\n${lines.join('\n')}`);
+        tables.push({ title, lines });
       }
-    }
-  });
+    });
+  }
+  if (servers.length > 1) printSideBySide(sizes, tables);
+}
+
+/** The times of each size on every server, one column per server. */
+function printSideBySide(sizes: readonly number[], tables: { title: string; lines: string[] }[]): void {
+  console.log('\nside by side (time)');
+  for (const count of sizes) {
+    const prefix = `${count.toLocaleString('en-US')} agents, `;
+    const mine = tables.filter((t) => t.title.startsWith(prefix));
+    console.log(`\n${count.toLocaleString('en-US')} agents`);
+    for (const t of mine) console.log(`  [${mine.indexOf(t) + 1}] ${t.title.slice(prefix.length)}`);
+    const rows = mine[0]!.lines.slice(1).map((l) => l.slice(2, 24));
+    console.log(`  ${'phase'.padEnd(22)}${mine.map((_, i) => `[${i + 1}]`.padStart(10)).join('')}`);
+    rows.forEach((phase, i) => console.log(`  ${phase}${mine.map((t) => t.lines[i + 1]!.slice(24, 34)).join('')}`));
+  }
+}
+
+/** `--agents 1000000` or `--agents 20000,100000`; `--only url|embedded`. */
+function parseArgs(argv: string[]): { sizes: number[]; only?: 'url' | 'embedded' } {
+  let sizes = SIZES;
+  let only: 'url' | 'embedded' | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+    if (arg.startsWith('--agents')) {
+      sizes = (value ?? '').split(',').map((n) => Number(n.replace(/_/g, '')));
+      if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--agents takes whole numbers, comma-separated: got "${value}"`);
+    } else if (arg.startsWith('--only')) {
+      if (value !== 'url' && value !== 'embedded') throw new Error(`--only takes url or embedded: got "${value}"`);
+      only = value;
+    } else continue;
+    if (!arg.includes('=')) i++;
+  }
+  return { sizes, only };
 }
 
 if (require.main === module) {
-  benchEnabledToolsMigration().catch((err) => {
+  const { sizes, only } = parseArgs(process.argv.slice(2));
+  benchEnabledToolsMigration(sizes, only).catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -9,6 +9,11 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {
   const given = process.env.DATABASE_URL?.trim();
   if (given) return run(given);
+  return withEmbeddedServer(run);
+}
+
+/** A throwaway embedded PostgreSQL, whatever DATABASE_URL says. */
+export async function withEmbeddedServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
   await fs.chmod(tmp, 0o755); // the server runs as `postgres` when we are root
   const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
