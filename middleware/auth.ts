@@ -3,10 +3,11 @@
 // The role comes from a bearer token (compared in constant time) or from the host's own
 // authentication (roleOf); the client routes serve a caller with neither only when opened on purpose.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { inspect } from 'node:util';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { editDistance } from '../src/core/closest-tool';
 import { isHostName } from '../src/core/host-name';
-import { isReachableHost } from '../src/core/reachable-host';
+import { unreachableHostOf } from '../src/core/reachable-host';
 import { AuthenticationUnavailableError, ForbiddenError, HostNotAllowedError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
 import { requestState, type AuthState, type Role } from './request-state';
 
@@ -33,7 +34,7 @@ export const CLIENT_ROUTES = ['open', 'authenticated'] as const;
 export type ClientRoutes = (typeof CLIENT_ROUTES)[number];
 
 /** What `roleOf` says of a request: a role, a role and who the caller is (a user id), or no one. */
-export type RoleOfAnswer = Role | { role: Role; caller?: string } | null | undefined;
+export type RoleOfAnswer = Role | { role: Role; caller?: string | number } | null | undefined;
 export type RoleOf = (req: Request) => RoleOfAnswer | Promise<RoleOfAnswer>;
 
 /** Where a refusal or a fault of the host's roleOf is told (createToolgate's logger). */
@@ -74,7 +75,6 @@ export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): Reque
   const clientAuthMissing = !open && roleOf === undefined && (options.clientTokens ?? []).length === 0;
 
   return function authenticateCaller(req, res, next) {
-    if (open && !isReachableHost(req.hostname, allowedHosts)) return next(new HostNotAllowedError(req.hostname ?? ''));
     const state = requestState(res);
     const header = req.get('authorization');
     const match = header === undefined ? null : BEARER.exec(header.trim());
@@ -93,6 +93,12 @@ export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): Reque
     if (roleOf) return askRoleOf(roleOf, req, res, next, hooks);
     if (header !== undefined) {
       return next(new UnauthenticatedError(match ? 'The bearer token is not one this service knows: check the token.' : 'The Authorization header must be "Bearer <token>".'));
+    }
+    if (open) {
+      // Only a caller with no token is let in by the open mode, and only such a caller is a web page's
+      // reach by DNS rebinding (a page knows no token): it must have asked for a name of this service.
+      const refused = unreachableHostOf({ host: req.get('host'), forwardedHost: req.get('x-forwarded-host') }, allowedHosts);
+      if (refused !== null) return next(new HostNotAllowedError(refused));
     }
     state.auth = { role: null, anonymousClient: open, ...(clientAuthMissing ? { clientAuthMissing } : {}) };
     next();
@@ -117,8 +123,9 @@ function askRoleOf(roleOf: RoleOf, req: Request, res: Response, next: NextFuncti
     return refuse(err);
   }
   // Most answers are at hand (a session or a verified JWT already on the request): no promise for them.
-  if (answer !== null && typeof answer === 'object' && typeof (answer as Promise<RoleOfAnswer>).then === 'function') {
-    (answer as Promise<RoleOfAnswer>).then(decide, refuse);
+  if (answer !== null && typeof answer === 'object' && typeof (answer as PromiseLike<RoleOfAnswer>).then === 'function') {
+    // Whatever goes wrong after the answer reaches the error handler: never an unhandled rejection.
+    Promise.resolve(answer).then(decide, refuse).catch(next);
     return;
   }
   decide(answer as RoleOfAnswer);
@@ -130,10 +137,12 @@ function authOfAnswer(answer: RoleOfAnswer): AuthState | ToolgateConfigError {
   if (typeof answer === 'string' && ROLES.includes(answer)) return { role: answer, anonymousClient: false, caller: null, source: 'roleOf' };
   if (typeof answer === 'object' && ROLES.includes(answer.role)) {
     if (answer.caller === undefined) return { role: answer.role, anonymousClient: false, caller: null, source: 'roleOf' };
-    if (typeof answer.caller === 'string' && answer.caller !== '') return { role: answer.role, anonymousClient: false, caller: callerOf('roleOf', answer.caller), source: 'roleOf' };
+    // A user id as the host keeps it: a string, or a whole number (a database's integer id).
+    const caller = typeof answer.caller === 'number' && Number.isSafeInteger(answer.caller) ? String(answer.caller) : answer.caller;
+    if (typeof caller === 'string' && caller !== '') return { role: answer.role, anonymousClient: false, caller: callerOf('roleOf', caller), source: 'roleOf' };
   }
-  const shown = typeof answer === 'object' ? JSON.stringify(answer).slice(0, 100) : JSON.stringify(answer);
-  return new ToolgateConfigError('ERR_TOOLGATE_ROLE_OF', `roleOf answered ${shown}: answer one of ${ROLES.map((r) => `'${r}'`).join(', ')}, { role, caller } with a non-empty caller id, or null for no one.`);
+  const shown = inspect(answer, { depth: 2, breakLength: Infinity }).slice(0, 100);
+  return new ToolgateConfigError('ERR_TOOLGATE_ROLE_OF', `roleOf answered ${shown}: answer one of ${ROLES.map((r) => `'${r}'`).join(', ')}, { role, caller } with a non-empty caller id (a string or a whole number), or null for no one.`);
 }
 
 function checkClientAuth(options: AuthOptions): { open: boolean; roleOf: RoleOf | undefined; allowedHosts: ReadonlySet<string> } {

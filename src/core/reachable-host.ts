@@ -23,6 +23,30 @@ export function isLoopbackHost(hostname: string | undefined): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
+/** The name in a Host header's value, without its port: `[::1]:3000` → `::1`, `LocalHost:3000` → `localhost`. */
+export function hostOfHeader(value: string): string {
+  const v = value.trim().toLowerCase();
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']');
+    return end < 0 ? v : v.slice(1, end);
+  }
+  const colon = v.indexOf(':');
+  return colon < 0 ? v : v.slice(0, colon);
+}
+
+/**
+ * The first name a request was sent to that is not reachable, or null: its Host header as the
+ * client sent it, and every name in X-Forwarded-Host. Not Express's req.hostname, which a trusted
+ * proxy setting takes from X-Forwarded-Host alone, and which a page's own fetch() may set.
+ */
+export function unreachableHostOf(headers: { host?: string; forwardedHost?: string }, allowed: ReadonlySet<string>): string | null {
+  const names = [headers.host ?? '', ...(headers.forwardedHost === undefined ? [] : headers.forwardedHost.split(','))];
+  for (const name of names) {
+    if (!isReachableHost(hostOfHeader(name), allowed)) return name.trim();
+  }
+  return null;
+}
+
 /** A loopback name, any IP address, or one of `allowed` (lowercase host names, no port). */
 export function isReachableHost(hostname: string | undefined, allowed: ReadonlySet<string>): boolean {
   if (!hostname) return false;

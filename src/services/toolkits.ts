@@ -107,7 +107,8 @@ export class ToolkitService {
   }
 
   private byName(name: string): Promise<Toolkit | null> {
-    return this.models.Toolkit.findOne({ where: where(fn('lower', col('name')), Op.eq, name.toLowerCase()) });
+    // Both sides folded by the database: JavaScript's toLowerCase() and a C-collated lower() disagree outside ASCII.
+    return this.models.Toolkit.findOne({ where: where(fn('lower', col('name')), Op.eq, fn('lower', name)) });
   }
 
   private async find(id: number, lock = false, transaction?: import('sequelize').Transaction): Promise<Toolkit> {

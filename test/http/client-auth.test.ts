@@ -66,6 +66,9 @@ describe('when a host mounts the router with no client authentication configured
     await request(app).get(`/api/agents/${agent}/tasks`).expect(401);
     await request(app).get(`/api/agents/${agent}`).expect(401);
     await request(app).post(`/api/agents/${agent}/chat`).send({ message: 'hi' }).expect(401);
+    await request(app).post(`/api/agents/${agent}/email/analyze`).send({ from: 'jane@acme.com', body: 'Where is my order?' }).expect(401);
+    await request(app).post(`/api/agents/${agent}/documents/search`).send({ query: 'refund' }).expect(401);
+    await request(app).post(`/api/agents/${agent}/messages`).send({ message: { from: 'jane@acme.com', body: 'Hello' } }).expect(401);
   });
 
   test('then the admin routes and the host\'s own gated route work as before', async () => {
@@ -106,6 +109,28 @@ describe('when the host opens the client routes explicitly', () => {
       expect({ host, status: res.status }).toEqual({ host, status: 200 });
     }
     await request(app).get(`/api/agents/${agent}`).set('Host', 'toolgate.internal.evil.example').expect(421);
+  });
+
+  test('then behind a trusted proxy, a forwarded host cannot stand in for the Host a page sent', async () => {
+    // After rebinding, the page is same-origin with the service and may set X-Forwarded-Host itself;
+    // with trust proxy on loopback, Express would read the host from that header alone.
+    const { tg } = hostApp({ clientRoutes: 'open' });
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    app.use('/api', tg.router);
+    const before = await recordCount(app);
+    const forged = await request(app).post(`/api/agents/${agent}/tool-calls`).set('Host', 'evil.example').set('X-Forwarded-Host', 'localhost').send(lookup);
+    expect(forged.status).toBe(421);
+    const through = await request(app).post(`/api/agents/${agent}/tool-calls`).set('Host', '127.0.0.1:3000').set('X-Forwarded-Host', 'evil.example').send(lookup);
+    expect(through.status).toBe(421);
+    expect(await recordCount(app)).toBe(before);
+    await request(app).get(`/api/agents/${agent}`).set('Host', '127.0.0.1:3000').set('X-Forwarded-Host', 'localhost').expect(200);
+  });
+
+  test('then a caller with a toolgate token is answered by any name: a page that rebinds a name holds no token', async () => {
+    const { app } = hostApp({ clientRoutes: 'open' });
+    await request(app).get(`/api/agents/${agent}`).set('Host', 'toolgate:3000').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
+    await request(app).get(`/api/agents/${agent}`).set('Host', 'toolgate:3000').expect(421);
   });
 });
 
@@ -176,6 +201,33 @@ describe('when the host hands toolgate its own authentication (roleOf)', () => {
     expect(res.status).toBe(500);
     expect(res.body.code).toBe('misconfigured');
     expect(res.body.detail).toMatch(/roleOf/);
+  });
+
+  test('then a promise of an answer it cannot show (a BigInt caller) is refused as a misconfiguration, and the process lives on', async () => {
+    const { app } = hostApp({ roleOf: async () => ({ role: 'client', caller: 7n }) as never });
+    const res = await request(app).get(`/api/agents/${agent}`);
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('misconfigured');
+    expect(res.body.detail).toMatch(/roleOf answered/);
+  });
+
+  test('then a whole-number caller id (a database id) names the caller, as its string would', async () => {
+    const { app } = hostApp({ roleOf: (req) => ({ role: 'client', caller: Number(req.get('x-user-id')) }), rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' } });
+    await request(app).get(`/api/agents/${agent}`).set('x-user-id', '42').expect(200);
+    await request(app).get(`/api/agents/${agent}`).set('x-user-id', '42').expect(429);
+    await request(app).get(`/api/agents/${agent}`).set('x-user-id', '43').expect(200);
+  });
+
+  test('then callers it lets in without naming them do not share Idempotency-Keys with anonymous ones', async () => {
+    const named = hostApp({ roleOf: (req) => (req.get('x-signed-in') ? 'client' : null) });
+    const open = hostApp({ clientRoutes: 'open' });
+    const key = `shared-${Date.now()}`;
+    const before = await recordCount(open.app);
+    const first = await request(named.app).post(`/api/agents/${agent}/tool-calls`).set('x-signed-in', '1').set('Idempotency-Key', key).send(lookup).expect(200);
+    const anonymous = await request(open.app).post(`/api/agents/${agent}/tool-calls`).set('Idempotency-Key', key).send(lookup).expect(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(anonymous.headers['idempotent-replayed']).toBeUndefined();
+    expect(await recordCount(open.app)).toBe(before + 2);
   });
 
   test('then the rate limit counts each caller it names on its own, whatever address they share', async () => {

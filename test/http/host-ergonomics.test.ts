@@ -328,6 +328,16 @@ describe('when a host\'s setup code gets or creates its toolkit and agent by nam
     expect((await t.tg.agents.list()).filter((a) => a.name === 'Ensured agent')).toHaveLength(1);
   });
 
+  test('then a name outside ASCII is found again too', async () => {
+    for (const name of ['Équipe', 'İstanbul desk']) {
+      const first = await t.tg.toolkits.ensure({ name, member_tool_ids: ['email_analyzer'] });
+      const again = await t.tg.toolkits.ensure({ name, member_tool_ids: ['email_analyzer'] });
+      expect({ name, created: [first.created, again.created], same: again.id === first.id }).toEqual({ name, created: [true, false], same: true });
+      const agent = await t.tg.agents.ensure({ name, toolkit_ids: [] });
+      expect((await t.tg.agents.ensure({ name, toolkit_ids: [] })).id).toBe(agent.id);
+    }
+  });
+
   test('then what an operator changed since is returned as it stands, never overwritten', async () => {
     const kit = await t.tg.toolkits.ensure({ name: 'Operator kit', member_tool_ids: ['email_analyzer'] });
     await t.admin().patch(`/api/toolkits/${kit.id}`).send({ member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' }).expect(200);
