@@ -79,14 +79,14 @@ export interface PlainClass {
 
 // Per agent with any attachment: how many, and whether its only one is a clean legacy grant.
 // Aggregated in one pass over agent_toolkits, joined to agents by hash or merge, not per agent.
-const HELD = `
+export const HELD = `
   held AS (
     SELECT at.agent_id, count(*) AS n, min(at.id) AS attachment_id, min(at.toolkit_id) AS toolkit_id,
            bool_and(at.origin = 'legacy' AND NOT at.allow_proactive AND r.agent_toolkit_id IS NULL) AS clean
       FROM agent_toolkits at
       LEFT JOIN (SELECT DISTINCT agent_toolkit_id FROM agent_toolkit_rules) r ON r.agent_toolkit_id = at.id
      GROUP BY at.agent_id)`;
-const PLAIN = '(h.agent_id IS NULL OR (h.n = 1 AND h.clean))';
+export const PLAIN = '(h.agent_id IS NULL OR (h.n = 1 AND h.clean))';
 
 export interface AgentStreamOptions {
   /** false on a legacy database not yet adopted: nobody holds anything. */
@@ -125,8 +125,8 @@ export async function streamAgents(
     const classes = opts.onlyNotPlainAnd;
     const where = classes
       ? `WHERE NOT ${PLAIN} OR EXISTS (SELECT 1 FROM unnest($1::text[], $2::int[], $3::bool[]) c(s, k, s_null)
-                                        WHERE (a.enabled_tools = c.s OR (c.s_null AND a.enabled_tools IS NULL))
-                                          AND h.toolkit_id IS NOT DISTINCT FROM c.k)`
+                                        WHERE coalesce(a.enabled_tools, '') = c.s AND (a.enabled_tools IS NULL) = c.s_null
+                                          AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0))`
       : '';
     if (classes) bind = [classes.map((c) => c.enabled_tools ?? ''), classes.map((c) => c.toolkit_id), classes.map((c) => c.enabled_tools === null)];
     sql = `WITH ${HELD}
@@ -151,21 +151,27 @@ export async function streamAgents(
 }
 
 /**
- * The plain agents' classes with how many agents each holds, or null when there are more than
- * `bound` of them (then the caller goes agent by agent). One aggregate over the whole table.
+ * The plain agents' classes with how many agents each holds, and how many agents are not plain; or
+ * null when there are more than `bound` classes (then the caller goes agent by agent). One
+ * aggregate over the whole table.
  */
-export async function readPlainClasses(sequelize: Sequelize, bound: number, transaction: Transaction): Promise<PlainClass[] | null> {
-  const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; agents: string }>(
+export async function readPlainClasses(sequelize: Sequelize, bound: number, transaction: Transaction): Promise<{ classes: PlainClass[]; notPlain: number } | null> {
+  const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; plain: boolean; agents: string }>(
     `WITH ${HELD}
-     SELECT a.enabled_tools::text AS enabled_tools, CASE WHEN h.agent_id IS NULL THEN NULL ELSE h.toolkit_id END AS toolkit_id, count(*) AS agents
+     SELECT CASE WHEN ${PLAIN} THEN a.enabled_tools::text END AS enabled_tools,
+            CASE WHEN ${PLAIN} AND h.agent_id IS NOT NULL THEN h.toolkit_id END AS toolkit_id,
+            ${PLAIN} AS plain, count(*) AS agents
        FROM agents a LEFT JOIN held h ON h.agent_id = a.id
-      WHERE ${PLAIN}
-      GROUP BY 1, 2
+      GROUP BY 1, 2, 3
       LIMIT $1`,
-    { bind: [bound + 1], type: QueryTypes.SELECT, transaction },
+    { bind: [bound + 2], type: QueryTypes.SELECT, transaction },
   );
-  if (rows.length > bound) return null;
-  return rows.map((r) => ({ enabled_tools: r.enabled_tools, toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id), agents: Number(r.agents) }));
+  const plain = rows.filter((r) => r.plain);
+  if (plain.length > bound) return null;
+  return {
+    classes: plain.map((r) => ({ enabled_tools: r.enabled_tools, toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id), agents: Number(r.agents) })),
+    notPlain: rows.filter((r) => !r.plain).reduce((n, r) => n + Number(r.agents), 0),
+  };
 }
 
 /** Toolkits by id, as the planner sees them in an attachment. */

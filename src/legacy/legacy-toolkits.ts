@@ -2,6 +2,7 @@
 // ids ("Legacy: a, b", found by `legacy_tool_set`), and the legacy grants that follow a plan.
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
+import { HELD, PLAIN } from './agent-rows';
 import type { AgentPlan, LegacyToolkitRow } from './plan';
 
 export interface ChosenName {
@@ -121,6 +122,52 @@ export async function writePlans(
     created = rows.length;
   }
   return { attachments_created: created, attachments_removed: removed };
+}
+
+/** Plain agents that share a string and a grant, and what their shared plan writes. */
+export interface ClassWrite {
+  enabled_tools: string | null;
+  /** The toolkit of their one clean legacy grant; null: they hold nothing. */
+  toolkit_id: number | null;
+  /** Their grant goes (it is for another set). */
+  detach: boolean;
+  /** The toolkit they are granted; null: none. */
+  attach_toolkit_id: number | null;
+}
+
+/**
+ * Writes the shared plans of whole classes of plain agents in one statement: the database finds
+ * each class's agents (as streamAgents classes them), removes the legacy grants they drop and
+ * grants the new ones. Only `origin = 'legacy'` rows are ever removed here.
+ */
+export async function writeClassPlans(sequelize: Sequelize, classes: readonly ClassWrite[], transaction: Transaction): Promise<PlanWrites> {
+  if (classes.length === 0) return { attachments_created: 0, attachments_removed: 0 };
+  const [row] = await sequelize.query<{ removed: string; created: string }>(
+    `WITH ${HELD},
+     c AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[], $4::bool[], $5::int[]) AS c(s, s_null, k, detach, target)),
+     -- Plain equalities (no OR, no IS NOT DISTINCT FROM), so that the join can hash: thousands of classes.
+     m AS (SELECT a.id AS agent_id, h.attachment_id, c.detach, c.target
+             FROM agents a LEFT JOIN held h ON h.agent_id = a.id
+             JOIN c ON coalesce(a.enabled_tools, '') = c.s AND (a.enabled_tools IS NULL) = c.s_null AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0)
+            WHERE ${PLAIN}),
+     gone AS (DELETE FROM agent_toolkits at USING m WHERE m.detach AND at.id = m.attachment_id AND at.origin = 'legacy' RETURNING at.id),
+     made AS (INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive, origin)
+              SELECT m.agent_id, m.target, false, 'legacy' FROM m WHERE m.target IS NOT NULL
+              ON CONFLICT (agent_id, toolkit_id) DO NOTHING RETURNING id)
+     SELECT (SELECT count(*) FROM gone) AS removed, (SELECT count(*) FROM made) AS created`,
+    {
+      bind: [
+        classes.map((c) => c.enabled_tools ?? ''),
+        classes.map((c) => c.enabled_tools === null),
+        classes.map((c) => c.toolkit_id),
+        classes.map((c) => c.detach),
+        classes.map((c) => c.attach_toolkit_id),
+      ],
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
+  return { attachments_created: Number(row?.created ?? 0), attachments_removed: Number(row?.removed ?? 0) };
 }
 
 async function findBySet(sequelize: Sequelize, toolSet: string, transaction: Transaction): Promise<LegacyToolkitRow | undefined> {

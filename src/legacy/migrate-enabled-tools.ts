@@ -19,7 +19,7 @@ import {
   type StreamedAgentRow,
 } from './agent-rows';
 import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
-import { chooseLegacyToolkitName, ensureLegacyToolkit, writePlans } from './legacy-toolkits';
+import { chooseLegacyToolkitName, ensureLegacyToolkit, writeClassPlans, writePlans, type ClassWrite } from './legacy-toolkits';
 import { checkParity, PARITY_RUNS } from './parity';
 import { planAgent, planChanges, type AgentPlan, type FollowPlan, type LegacyToolkitRow, type PlanOptions } from './plan';
 import { ReportBuilder, type MigrationReport, type ParityMismatch, type ReportLimits, type Verification } from './report';
@@ -125,6 +125,8 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
 
       const planner = new ClassPlanner(sequelize, planOptions, transaction);
       const pending: AgentPlan[] = [];
+      // Changing classes of plain agents, by key: written at the end, a whole class per row.
+      const classWrites = new Map<string, FollowPlan & { from: number | null; enabled_tools: string | null }>();
       const flush = async () => {
         if (pending.length === 0) return;
         report.count(await writePlans(sequelize, pending, idsBySet(toolkits), transaction));
@@ -132,10 +134,13 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       };
       await eachChunk(sequelize, { ...options, withAttachments: true, transaction, total, phase: 'plan' }, async (rows) => {
         for (const row of rows) {
-          const { plan } = await planner.plan(row);
+          const { plan, key, byClass } = await planner.plan(row);
           report.addPlan(plan);
           if (plan.kind === 'skip') skipped.add(plan.agent_id);
-          if (planChanges(plan)) pending.push(plan);
+          if (planChanges(plan) && plan.kind === 'follow') {
+            if (!byClass) pending.push(plan);
+            else if (!classWrites.has(key!)) classWrites.set(key!, { ...plan, from: row.grant?.toolkit_id ?? null, enabled_tools: row.enabled_tools });
+          }
           if (plan.kind !== 'follow' || !plan.attach || plan.toolkit_id !== null) continue;
           const toolSet = legacyToolSetKey(plan.tool_ids);
           if (toolkits.has(toolSet)) continue;
@@ -150,6 +155,14 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
         if (pending.length >= WRITE_CHUNK) await flush();
       });
       await flush();
+      const ids = idsBySet(toolkits);
+      const writes: ClassWrite[] = [];
+      for (const c of classWrites.values()) {
+        const kit = c.attach ? (c.toolkit_id ?? ids.get(legacyToolSetKey(c.tool_ids))) : null;
+        if (kit === undefined) throw new Error(`No toolkit for the legacy set ${legacyToolSetKey(c.tool_ids)}.`);
+        writes.push({ enabled_tools: c.enabled_tools, toolkit_id: c.from, detach: c.detach.length > 0, attach_toolkit_id: kit });
+      }
+      report.count(await writeClassPlans(sequelize, writes, transaction));
       for (const [toolSet, toolkit] of toolkits) {
         if (!created.has(toolSet)) report.knowToolkit(toolSet, toolkit.id, toolkit.name, 'reuse');
       }
@@ -203,8 +216,9 @@ type VerifyOptions = Resolved & { transaction: Transaction; total: number; plann
 async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planOptions: PlanOptions, opts: VerifyOptions): Promise<Verification | null> {
   const verification = startVerification('database', [...manifest.ids].sort());
   opts.onProgress?.({ phase: 'verify', done: 0, total: opts.total });
-  const classes = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction);
-  if (classes === null) return null;
+  const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction);
+  if (grouped === null) return null;
+  const { classes, notPlain } = grouped;
   const kits = await readToolkitsById(sequelize, [...new Set(classes.flatMap((c) => (c.toolkit_id === null ? [] : [c.toolkit_id])))], opts.transaction);
   let read = 0;
   let mapped = 0;
@@ -231,7 +245,7 @@ async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planO
   // Agents that are not plain, and plain ones whose class the planner skips: one by one.
   let readSkipped = 0;
   let amiss = false;
-  await streamAgents(
+  if (notPlain > 0 || oneByOne.length > 0) await streamAgents(
     sequelize,
     { withAttachments: true, onlyNotPlainAnd: oneByOne, chunk: opts.batchSize, transaction: opts.transaction },
     (rows) => {
@@ -388,11 +402,14 @@ class ClassPlanner {
     private readonly transaction: Transaction,
   ) {}
 
-  /** The agent's plan, and its class key (null when it is not plain). */
-  async plan(streamed: StreamedAgentRow): Promise<{ plan: AgentPlan; key: string | null; row: StoredAgentRow }> {
+  /**
+   * The agent's plan; its class key (null when it is not plain); and whether its class's plan is
+   * shared (every plain agent of that key gets it, the first one included).
+   */
+  async plan(streamed: StreamedAgentRow): Promise<{ plan: AgentPlan; key: string | null; byClass: boolean; row: StoredAgentRow }> {
     if (streamed.attachments !== null) {
       const row = { ...streamed, attachments: streamed.attachments };
-      return { plan: planAgent(row, this.options), key: null, row };
+      return { plan: planAgent(row, this.options), key: null, byClass: false, row };
     }
     const grant = streamed.grant;
     if (grant !== null && !this.#kits.has(grant.toolkit_id)) {
@@ -404,14 +421,15 @@ class ClassPlanner {
     const template = this.#plans.get(key);
     if (template === undefined) {
       const plan = planAgent(row, this.options);
-      if (this.#plans.size < MAX_PLAIN_CLASSES) this.#plans.set(key, plan);
-      return { plan, key, row };
+      const byClass = this.#plans.size < MAX_PLAIN_CLASSES;
+      if (byClass) this.#plans.set(key, plan);
+      return { plan, key, byClass, row };
     }
     const own = { agent_id: streamed.id, agent_name: streamed.name };
-    if (template.kind === 'skip') return { plan: { ...template, ...own }, key, row };
+    if (template.kind === 'skip') return { plan: { ...template, ...own }, key, byClass: true, row };
     // A plain agent's only legacy attachment is the one the plan would detach, if any.
     const detach = template.detach.length > 0 && grant !== null ? [grant.attachment_id] : [];
-    return { plan: { ...template, ...own, detach }, key, row };
+    return { plan: { ...template, ...own, detach }, key, byClass: true, row };
   }
 }
 

@@ -40,17 +40,19 @@ export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManif
       await sequelize.query('LOCK TABLE agents, toolkits, agent_toolkits, agent_toolkit_rules IN SHARE ROW EXCLUSIVE MODE', { transaction });
       agentsRead = await countAgents(sequelize, transaction);
 
-      const removed = await sequelize.query<{ agent_id: number }>(
-        `DELETE FROM agent_toolkits at WHERE at.origin = 'legacy' AND NOT ${EDITED} RETURNING at.agent_id`,
+      // Counted where they are: a million removed grants need not travel to be counted.
+      const [removed] = await sequelize.query<{ grants: string; agents: string }>(
+        `WITH gone AS (DELETE FROM agent_toolkits at WHERE at.origin = 'legacy' AND NOT ${EDITED} RETURNING at.agent_id)
+         SELECT count(*) AS grants, count(DISTINCT agent_id) AS agents FROM gone`,
         { type: QueryTypes.SELECT, transaction },
       );
-      agentsChanged = new Set(removed.map((r) => r.agent_id)).size;
+      agentsChanged = Number(removed?.agents ?? 0);
       const toolkits = await sequelize.query(
         `DELETE FROM toolkits t WHERE t.legacy_tool_set IS NOT NULL AND t.system_key IS NULL AND ${SOUND}
             AND NOT EXISTS (SELECT 1 FROM agent_toolkits at WHERE at.toolkit_id = t.id) RETURNING t.id`,
         { type: QueryTypes.SELECT, transaction },
       );
-      report.count({ attachments_removed: removed.length, toolkits_removed: toolkits.length });
+      report.count({ attachments_removed: Number(removed?.grants ?? 0), toolkits_removed: toolkits.length });
 
       const section: UndoSection = {
         kept_attachments: await sequelize.query(

@@ -1,0 +1,107 @@
+// The migration plans and checks agents that share a string by class. These tests hold it to the
+// plain planner run agent by agent over the same rows: the same report, lists and their order
+// included, with classes, with agents that are not plain among them, and past the bound on classes.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createManifest } from '../../src/core/tool-manifest';
+import { readLegacyToolkits, streamAgents, type StoredAgentRow } from '../../src/legacy/agent-rows';
+import { MAX_PLAIN_CLASSES, migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
+import { planEnabledTools, type MigrationReport, type ReportLimits } from '../../src/legacy/report';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { insertLegacyAgents, LEGACY_AGENTS } from './fixtures/legacy-database';
+
+const manifest = createManifest();
+const databases: TestDatabase[] = [];
+afterAll(() => Promise.all(databases.map((db) => db.drop())));
+
+async function freshDatabase(): Promise<Sequelize> {
+  const db = await createTestDatabase();
+  databases.push(db);
+  return db.sequelize;
+}
+
+/** The plain planner's report over every agent, read in full, one by one. */
+async function plannedAgentByAgent(sql: Sequelize, limits: Partial<ReportLimits>): Promise<MigrationReport> {
+  return sql.transaction(async (transaction) => {
+    const rows: StoredAgentRow[] = [];
+    await streamAgents(sql, { withAttachments: true, everyAgentInFull: true, chunk: 500, transaction }, (chunk) => {
+      for (const r of chunk) rows.push({ ...r, attachments: r.attachments ?? [] });
+    });
+    const toolkits = await readLegacyToolkits(sql, transaction);
+    return planEnabledTools(rows, { registeredIds: manifest.ids, mapTypos: false, toolkits }, limits).report;
+  });
+}
+
+const sameAs = (r: MigrationReport) => ({
+  agents: r.agents,
+  unmatched: r.unmatched,
+  unmatched_tokens: r.unmatched_tokens,
+  skipped: r.skipped,
+  left_out: r.left_out,
+  toolkits: r.toolkits.map((t) => ({ tool_ids: t.tool_ids, agents: t.agents })),
+});
+
+// Small lists, so that which entries are kept (the first, in id order) is tested too.
+const LIMITS = { agents_listed: 7, tokens_listed: 3 };
+
+describe('when many agents share a few strings, and some hold grants the migration did not make or that operators edited', () => {
+  let sql: Sequelize;
+  beforeAll(async () => {
+    sql = await freshDatabase();
+    const agents = Array.from({ length: 40 }, () => LEGACY_AGENTS).flat();
+    await insertLegacyAgents(sql, agents);
+    await migrateEnabledTools(sql, manifest, { mode: 'apply' });
+    // After the first apply: strings changed (plans that detach and attach), an operator's grant,
+    // a gate rule on a legacy grant, two legacy grants on one agent, and agents added later.
+    await sql.query(`UPDATE agents SET enabled_tools = 'reply_generator,' || coalesce(enabled_tools, '') WHERE id % 7 = 0`);
+    const [support] = await sql.query<{ id: number }>(
+      `INSERT INTO toolkits (name, member_tool_ids) VALUES ('Support', ARRAY['email_analyzer']::varchar(64)[]) RETURNING id`,
+      { type: QueryTypes.SELECT },
+    );
+    await sql.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id, origin) SELECT id, ${support!.id}, 'operator' FROM agents WHERE id % 11 = 0`);
+    await sql.query(`INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern)
+      SELECT at.id, 'allow', '*@acme.com' FROM agent_toolkits at WHERE at.origin = 'legacy' AND at.agent_id % 13 = 0`);
+    await sql.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id, origin)
+      SELECT a.id, t.id, 'legacy' FROM agents a, toolkits t WHERE a.id % 17 = 0 AND t.legacy_tool_set = 'document_search'
+      ON CONFLICT DO NOTHING`);
+    await insertLegacyAgents(sql, LEGACY_AGENTS);
+  });
+
+  test('then the dry run reports exactly what the planner reports agent by agent', async () => {
+    const expected = await plannedAgentByAgent(sql, LIMITS);
+    const report = await migrateEnabledTools(sql, manifest, { mode: 'dry_run', batchSize: 50, limits: LIMITS });
+    expect(sameAs(report)).toEqual(sameAs(expected));
+    expect(report.agents.skipped).toBeGreaterThan(0);
+    expect(report.agents.changed).toBeGreaterThan(0);
+    expect(report.left_out.unmatched).toBeGreaterThan(0);
+    expect(report.verification).toMatchObject({ status: 'passed', agents_checked: expected.agents.follow });
+  });
+
+  test('then the apply reports the same, checks every agent it owns, and a second apply finds nothing to do', async () => {
+    const expected = await plannedAgentByAgent(sql, LIMITS);
+    const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 50, limits: LIMITS });
+    expect(sameAs(report)).toEqual(sameAs(expected));
+    expect(report.verification).toMatchObject({ status: 'passed', over: 'database', agents_checked: expected.agents.follow, mismatch_count: 0 });
+    const again = await migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 50, limits: LIMITS });
+    expect(again.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 0, attachments_removed: 0 });
+    expect(again.verification).toMatchObject({ status: 'passed', agents_checked: expected.agents.follow });
+  });
+});
+
+describe('when the agents hold more distinct strings than the migration plans by class', () => {
+  test('then the classes past the bound are planned one agent at a time, the check runs agent by agent, and the report and the grants are the same', async () => {
+    const sql = await freshDatabase();
+    // Every agent a string of its own: one more class than the bound.
+    await sql.query(
+      `INSERT INTO agents (name, enabled_tools)
+       SELECT 'Agent ' || g, CASE WHEN g % 2 = 0 THEN 'email_analyzer, task_' || g ELSE 'document_search,' || repeat(' ', g % 50) || 'x' || g END
+         FROM generate_series(1, $1::int) g`,
+      { bind: [MAX_PLAIN_CLASSES + 1] },
+    );
+    const expected = await plannedAgentByAgent(sql, LIMITS);
+    const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', limits: LIMITS });
+    expect(sameAs(report)).toEqual(sameAs(expected));
+    expect(report.verification).toMatchObject({ status: 'passed', agents_checked: MAX_PLAIN_CLASSES + 1 });
+    const [held] = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM agent_toolkits WHERE origin = 'legacy'`, { type: QueryTypes.SELECT });
+    expect(Number(held!.n)).toBe(MAX_PLAIN_CLASSES + 1);
+  });
+});
