@@ -88,3 +88,15 @@ test('when approving a request would pass a cap, then Approvals says so, and the
   expect((await v.get(over.headers.location!)).text).toMatch(/over its cap/);
   expect((await t.admin().get(`/api/agents/${capped.id}/approval-requests/${second}`).expect(200)).body.status).toBe('pending');
 });
+
+test('when a pending request\'s input holds a right-to-left override, then Approvals shows it escaped, so the input reads as it is', async () => {
+  // A host tool may take any string (an address, say); the demo's order ids are strict, so the stored input is set directly.
+  const spoofed = await createSundae(t, 'approval', { name: 'Spoofed' });
+  const filed = await t.client().post(`/api/agents/${spoofed.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender: 'jane@acme.com' }).expect(202);
+  const id = filed.body.approval_request_id as number;
+  await t.sequelize.query('UPDATE approval_requests SET input = jsonb_build_object(\'to\', :to::text) WHERE id = :id', { replacements: { id, to: '\u202emoc.poocseht@aram' } });
+  const page = await v.get(`/admin/approvals?agent=${spoofed.id}`);
+  expect(page.text).toContain(`Request ${id}`);
+  expect(page.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u);
+  expect(page.text).toContain('[U+202E]</span>moc.poocseht@aram');
+});

@@ -51,7 +51,9 @@ export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                     </th>
                     <td>
                       <code>{r.tool}</code>
-                      <pre class="input">{JSON.stringify(r.input, null, 2)}</pre>
+                      <pre class="input">
+                        <VisibleText text={JSON.stringify(r.input, null, 2)} />
+                      </pre>
                     </td>
                     <td>
                       {r.requested_by.routing_key !== null ? <VisibleText text={r.requested_by.routing_key} /> : <span class="muted">a scheduled run</span>}
@@ -104,7 +106,9 @@ function Decided({ request }: { request: ApprovalRequestView }) {
       {result ? (
         <p class={result.status === 'failure' ? 'warning-text' : undefined}>
           {result.status === 'success' ? 'Ran: ' : 'Ran, and failed: '}
-          <code>{result.status === 'success' ? JSON.stringify(result.output) : result.error}</code>
+          <code>
+            <VisibleText text={result.status === 'success' ? JSON.stringify(result.output) : result.error} />
+          </code>
         </p>
       ) : request.status === 'approved' ? (
         <p class="warning-text">Approved, with no result recorded: it was running, or the service stopped while it ran.</p>
