@@ -46,6 +46,11 @@ const ROLES: readonly Role[] = ['admin', 'scheduler', 'client', 'metrics'];
 const MIN_TOKEN_LENGTH = 16;
 const BEARER = /^Bearer ([^\s]+)$/i;
 
+/** The token of an `Authorization: Bearer <token>` header; null for any other header or none. */
+export function bearerTokenOf(header: string | undefined): string | null {
+  return header === undefined ? null : (BEARER.exec(header.trim())?.[1] ?? null);
+}
+
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
@@ -77,9 +82,9 @@ export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): Reque
   return function authenticateCaller(req, res, next) {
     const state = requestState(res);
     const header = req.get('authorization');
-    const match = header === undefined ? null : BEARER.exec(header.trim());
-    if (match) {
-      const presented = digest(match[1]);
+    const token = bearerTokenOf(header);
+    if (token !== null) {
+      const presented = digest(token);
       // Compare against every token, always, so timing says nothing about which one matched.
       let role: Role | null = null;
       for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
@@ -92,7 +97,7 @@ export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): Reque
     // token of its own (a JWT), a session cookie, or anything else.
     if (roleOf) return askRoleOf(roleOf, req, res, next, hooks);
     if (header !== undefined) {
-      return next(new UnauthenticatedError(match ? 'The bearer token is not one this service knows: check the token.' : 'The Authorization header must be "Bearer <token>".'));
+      return next(new UnauthenticatedError(token !== null ? 'The bearer token is not one this service knows: check the token.' : 'The Authorization header must be "Bearer <token>".'));
     }
     if (open) {
       // Only a caller with no token is let in by the open mode, and only such a caller is a web page's

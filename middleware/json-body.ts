@@ -9,8 +9,13 @@ import { HttpError, InvalidJsonError, PayloadTooLargeError, ToolgateConfigError,
 /** A size as body-parser reads it, kept to the forms it reads exactly (it takes "1 megabyte" as 1 byte). */
 const BODY_LIMIT = /^\d+(?:\.\d+)? ?(?:b|kb|mb|gb)$/i;
 
+/** Whether a body limit is a size body-parser reads as written: the library's option and the service's variable alike. */
+export function isBodyLimit(limit: unknown): limit is string {
+  return typeof limit === 'string' && BODY_LIMIT.test(limit) && Number.parseFloat(limit) > 0;
+}
+
 export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler, RequestHandler] {
-  if (typeof options.limit !== 'string' || !BODY_LIMIT.test(options.limit) || Number.parseFloat(options.limit) <= 0) {
+  if (!isBodyLimit(options.limit)) {
     throw new ToolgateConfigError('ERR_TOOLGATE_BODY_LIMIT', `createToolgate({ bodyLimit: ${JSON.stringify(options.limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`);
   }
   const parser = express.json({ limit: options.limit, strict: false });

@@ -8,6 +8,7 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
 import { HttpError } from '../src/errors';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from '../src/rate-limit-options';
+import { bearerTokenOf } from './auth';
 import { stateOf } from './request-state';
 
 export type { ClientRateLimitOptions };
@@ -24,8 +25,6 @@ export class RateLimitedError extends HttpError {
     );
   }
 }
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * @example
@@ -58,7 +57,7 @@ export function callerKey(req: Request): string {
   // A user signed in to the host keeps one budget whatever token or address it comes with.
   const auth = stateOf(req)?.auth;
   if (auth?.source === 'roleOf' && auth.caller) return `caller:${auth.caller}`;
-  const token = BEARER.exec(req.get('authorization') ?? '')?.[1];
+  const token = bearerTokenOf(req.get('authorization'));
   if (token) return `token:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
   return `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
 }

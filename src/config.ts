@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { ClientRoutes } from '../middleware/auth';
+import { isBodyLimit } from '../middleware/json-body';
 import { isValidAuthservId } from './core/sender-authentication';
 import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
@@ -42,7 +43,7 @@ const envSchema = z.object({
     .transform((text) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
     .refine((hosts) => hosts.every(isHostName), 'comma-separated host names alone, such as toolgate.internal (no scheme, port or path)'),
   TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
-  TOOLGATE_BODY_LIMIT: z.string().regex(/^\d+(?:b|kb|mb)$/i, 'a size such as 1mb or 512kb').default('1mb'),
+  TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default('1mb'),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),

@@ -6,6 +6,7 @@ import { createToolgate, internalsOf, type ToolgateOptions } from '../../src/too
 import { ToolgateConfigError } from '../../src/errors';
 import { readConfig } from '../../src/config';
 import { createSequelize } from '../../src/db/connect';
+import { createTestDatabase } from '../support/database';
 
 const sequelize = createSequelize('postgres://127.0.0.1:1/none');
 afterAll(() => sequelize.close());
@@ -48,11 +49,17 @@ describe('when createToolgate is given no policyCache option', () => {
     await tg.close();
   });
 
-  test("then 'off' still reads every run's policy through", async () => {
-    const tg = createToolgate({ sequelize, policyCache: 'off' });
-    expect(internalsOf(tg).runs.policies).not.toBeInstanceOf(ListenedPolicies);
-    expect(internalsOf(tg).runs.policies.size).toBe(0);
+  test("then 'off' still reads every run's policy through, and keeps none", async () => {
+    const db = await createTestDatabase();
+    const tg = createToolgate({ sequelize: db.sequelize, policyCache: 'off' });
+    const agent = await tg.agents.create({ name: 'Uncached', toolkit_ids: [] });
+    const policies = internalsOf(tg).runs.policies;
+    await policies.get(agent.id);
+    await policies.get(agent.id);
+    expect(policies).not.toBeInstanceOf(ListenedPolicies);
+    expect(policies.size).toBe(0);
     await tg.close();
+    await db.drop();
   });
 });
 
