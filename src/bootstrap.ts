@@ -13,6 +13,7 @@ import { SCOOP_TOOLS } from './demo/scoop-tools';
 import { createLanguageModel } from './llm/select-model';
 import type { Logger } from './logger';
 import { authenticatedSender } from '../middleware/sender-check';
+import type { SyncReport } from './services/system-toolkits';
 import { createToolgate, type Toolgate } from './toolgate';
 
 export interface Opened {
@@ -22,6 +23,8 @@ export interface Opened {
   /** The admin token in force (configured, or generated into adminTokenFile): the dashboard signs in with it. */
   adminToken: string;
   adminTokenFile: string | null;
+  /** The system toolkits' sync this opening ran (All Tools, Default Tools). */
+  sync: SyncReport;
   /** Whether the demo is active here and why, and the demo seeders this opening ran. */
   demo: DemoDecision & { seeded: string[] };
   close(): Promise<void>;
@@ -72,9 +75,12 @@ export async function openService(config: ServiceConfig, logger: Logger): Promis
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    // The system toolkits before the demo, so their ids come first (All Tools 1, Default Tools 2), as
+    // the README's scenario names them.
+    const sync = await toolgate.syncSystemToolkits();
     // Each seeder runs once per database: what an operator changed or deleted since stays so.
     const seeded = demo.active ? await seedUp(sequelize) : [];
-    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, demo: { ...demo, seeded }, close };
+    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, sync, demo: { ...demo, seeded }, close };
   } catch (err) {
     await close();
     throw err;

@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const opened = await openService(config, logger);
   const { toolgate } = opened;
 
-  const sync = await toolgate.syncSystemToolkits();
+  const { sync } = opened;
   logger.info({ created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped }, 'system toolkits synced');
   // One line on the demo: which, and why (TOOLGATE_DEMO, src/demo/demo-mode.ts).
   const { demo } = opened;

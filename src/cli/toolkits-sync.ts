@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const config = readConfig();
   const opened = await openService(config, createLogger(false));
   try {
-    const report = await opened.toolgate.syncSystemToolkits();
+    const report = opened.sync;
     if (values.json) {
       console.log(JSON.stringify(report, null, 2));
       return;

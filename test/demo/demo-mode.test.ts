@@ -128,6 +128,9 @@ describe('when npm start runs twice on a fresh embedded cluster', () => {
         expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(['lookup_order', 'check_flavor_stock', 'process_refund', 'send_email']));
         const agents = (await (await fetch(`${s.url}/api/agents`, { headers: auth })).json()) as { name: string }[];
         expect(agents.map((a) => a.name).sort()).toEqual(['Scout', 'Sundae']);
+        // The ids the README's scenario names: the system toolkits first (Default Tools is 2), then the demo's.
+        const toolkits = (await (await fetch(`${s.url}/api/toolkits`, { headers: auth })).json()) as { id: number; name: string }[];
+        expect(toolkits.map((t) => [t.id, t.name])).toEqual([[1, 'All Tools'], [2, 'Default Tools'], [3, 'Support'], [4, 'Finance'], [5, 'Operations']]);
       } finally {
         expect(await s.stop()).toBe(0);
       }
