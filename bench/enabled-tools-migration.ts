@@ -156,7 +156,7 @@ export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZE
   const given = process.env.DATABASE_URL?.trim();
   if (given && only !== 'embedded') servers.push({ label: 'DATABASE_URL', run: (fn) => fn(given) });
   if (only !== 'url') servers.push({ label: 'embedded', run: (fn) => withEmbeddedServer(fn) });
-  console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, chunks of 2000 agents)`);
+  console.log(`enabled_tools migration (${os.cpus().length} CPUs, Node ${process.version}, fetched 10,000 agents at a time)`);
   const tables: { title: string; lines: string[] }[] = [];
   for (const server of servers) {
     await server.run(async (adminUrl) => {

@@ -138,7 +138,9 @@ export interface ClassWrite {
 /**
  * Writes the shared plans of whole classes of plain agents in one statement: the database finds
  * each class's agents (as streamAgents classes them), removes the legacy grants they drop and
- * grants the new ones. Only `origin = 'legacy'` rows are ever removed here.
+ * grants the new ones. Only `origin = 'legacy'` rows are ever removed here. A plain agent holds no
+ * grant of its target already (else its plan would not attach), so a conflict cannot happen; were
+ * one to, the unique key refuses it and the apply rolls back.
  */
 export async function writeClassPlans(sequelize: Sequelize, classes: readonly ClassWrite[], transaction: Transaction): Promise<PlanWrites> {
   if (classes.length === 0) return { attachments_created: 0, attachments_removed: 0 };
@@ -152,8 +154,7 @@ export async function writeClassPlans(sequelize: Sequelize, classes: readonly Cl
             WHERE ${PLAIN}),
      gone AS (DELETE FROM agent_toolkits at USING m WHERE m.detach AND at.id = m.attachment_id AND at.origin = 'legacy' RETURNING at.id),
      made AS (INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive, origin)
-              SELECT m.agent_id, m.target, false, 'legacy' FROM m WHERE m.target IS NOT NULL
-              ON CONFLICT (agent_id, toolkit_id) DO NOTHING RETURNING id)
+              SELECT m.agent_id, m.target, false, 'legacy' FROM m WHERE m.target IS NOT NULL RETURNING id)
      SELECT (SELECT count(*) FROM gone) AS removed, (SELECT count(*) FROM made) AS created`,
     {
       bind: [

@@ -35,7 +35,7 @@ export interface EnabledToolsMigrationOptions {
   mode: 'dry_run' | 'apply';
   /** Grant the suggestion of each mistyped token (the report lists them either way). Default false. */
   mapTypos?: boolean;
-  /** Agents read per query. Default 2000. */
+  /** Agents fetched at a time from the run's cursor. Default 10,000. */
   batchSize?: number;
   limits?: Partial<ReportLimits>;
   /** How long an apply waits for other writers to finish with the tables. Default 30 s. */
@@ -43,7 +43,7 @@ export interface EnabledToolsMigrationOptions {
   onProgress?: (progress: MigrationProgress) => void;
 }
 
-const DEFAULT_BATCH = 2000;
+const DEFAULT_BATCH = 10_000;
 const MISMATCHES_KEPT = 50;
 // Plans written per statement: few statements (each fires the policy-version triggers once), and a
 // bounded list in memory.
