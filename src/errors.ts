@@ -1,7 +1,5 @@
 // Every error a caller can cause is one of these classes: a status, a stable code, and a sentence
 // that says what to change. Middleware pass them to next(); one handler renders them.
-import type { GateReason } from './core/types';
-
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -54,8 +52,13 @@ export class ForbiddenError extends HttpError {
   }
 }
 
-/** Why a tool is not offered to a run: its gate's reason, the agent's access rules, or no attachment carrying it. */
-export type NotOfferedReason = GateReason | 'access_rules' | 'not_carried';
+/**
+ * Why a tool is not offered to a run: a gate's refusal (SEMANTICS §5: a deny rule, an allow list
+ * that does not name the sender, no routing key, a scheduled run it does not allow), the agent's
+ * access rules, or no attachment carrying it. Spelled here, not imported from the core, so that
+ * errors stay the ground every layer stands on; src/run/tool-run.ts holds the two lists together.
+ */
+export type NotOfferedReason = 'deny_rule' | 'allow_list_default' | 'no_routing_key' | 'proactive_off' | 'access_rules' | 'not_carried';
 
 /**
  * A tool not offered to this run: why, when the run knows, and what an operator can change. The
@@ -78,7 +81,7 @@ function notOfferedSentence(tool: string, reason: NotOfferedReason | null): stri
 }
 
 /** Each refusal's cause, then what an operator can change; a reason that admits has no entry. */
-const NOT_OFFERED_BECAUSE: Partial<Record<NotOfferedReason, string>> = {
+const NOT_OFFERED_BECAUSE: Record<NotOfferedReason, string> = {
   deny_rule: 'a deny rule of its gate matches this sender. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
   allow_list_default: 'its gate admits listed senders only, and this sender is none of them. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
   no_routing_key: 'this message has no sender address its gate could check. Refused at dispatch, nothing ran; a message needs a sender address its gate can match',

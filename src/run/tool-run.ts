@@ -11,7 +11,7 @@ import { approverName, type ApprovalRequestView, type Decider, type NewApprovalR
 import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
-import type { CapRule, GateDecision, Resolution, Run } from '../core/types';
+import type { CapRule, GateDecision, GateReason, Resolution, Run } from '../core/types';
 import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type NotOfferedReason } from '../errors';
 import { parse } from '../http/parse';
 import type { CapClaim } from '../services/cap-usage';
@@ -361,7 +361,8 @@ export class ToolRun {
     if (this.offered.has(toolId)) return 'offered';
     const resolution = this.resolution;
     if (resolution.access?.admitted === false) return 'access_rules';
-    return resolution.attachments.find((a) => !a.admitted && a.tools.includes(toolId))?.reason ?? 'not_carried';
+    const refused = resolution.attachments.find((a) => !a.admitted && a.tools.includes(toolId))?.reason;
+    return refused !== undefined && isGateRefusal(refused) ? refused : 'not_carried';
   }
 
   private decided(outcome: DispatchDecision['outcome'], reason: string): void {
@@ -377,6 +378,13 @@ export class ToolRun {
       routing_key: this.routingKey,
     };
   }
+}
+
+/** The gate's reasons that refuse; a gate that admits never leaves a tool unoffered. */
+const GATE_REFUSALS = ['deny_rule', 'allow_list_default', 'no_routing_key', 'proactive_off'] as const satisfies readonly GateReason[] & readonly NotOfferedReason[];
+
+function isGateRefusal(reason: GateReason): reason is (typeof GATE_REFUSALS)[number] {
+  return (GATE_REFUSALS as readonly GateReason[]).includes(reason);
 }
 
 const NEEDS_APPROVAL = 'needs approval: this call runs at once, so it could not be filed as a request';
