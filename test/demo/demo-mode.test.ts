@@ -1,6 +1,5 @@
 // TOOLGATE_DEMO's rule: the demo belongs to a fresh embedded database (and stays where it was seeded);
 // a database named by DATABASE_URL, or one that held data, gets it only with TOOLGATE_DEMO=on.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,10 +8,10 @@ import { seedUp } from '../../src/db/migrate';
 import { decideDemo, type DemoSetting } from '../../src/demo/demo-mode';
 import { buildLegacyDatabase } from '../legacy/fixtures/legacy-database';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
+import { shellEnv, startService, type RunningService } from '../support/service-process';
 
 jest.setTimeout(90_000);
 
-const ROOT = path.join(__dirname, '..', '..');
 const ADMIN_TOKEN = 'demo-admin-token-0123456789';
 
 let empty: TestDatabase;
@@ -71,58 +70,26 @@ describe('when TOOLGATE_DEMO is set', () => {
 
 describe('when npm start runs twice on a fresh embedded cluster', () => {
   let dataDir: string;
-  let service: ChildProcess | undefined;
+  let service: RunningService | undefined;
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-demo-'));
   });
   afterAll(async () => {
-    if (service?.pid) process.kill(-service.pid, 'SIGKILL');
+    service?.kill();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
   /** `npm start`'s own process (tsx src/server.ts), without DATABASE_URL: the embedded cluster under dataDir. */
-  async function start(): Promise<{ url: string; log: () => string; stop(): Promise<number | null> }> {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOOLGATE_') && k !== 'DATABASE_URL'));
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/server.ts'], {
-      cwd: ROOT,
-      detached: true,
-      env: { ...env, PORT: '0', TOOLGATE_DATA_DIR: dataDir, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN },
-    });
-    service = child;
-    let log = '';
-    child.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-    child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const found = /toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
-        if (found) {
-          clearInterval(timer);
-          resolve(found[1]!);
-        }
-      }, 50);
-      child.once('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`the service exited (${code}) before listening:\n${log}`));
-      });
-    });
-    return {
-      url,
-      log: () => log,
-      stop: async () => {
-        const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        const code = await exited;
-        service = undefined;
-        return code;
-      },
-    };
+  async function start(): Promise<RunningService> {
+    service = await startService({ launch: 'npm-start', env: { ...shellEnv(), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN } });
+    return service;
   }
 
   test('then the first start seeds The Scoop and registers its tools, and the second keeps both', async () => {
     for (const why of ['demo on: the embedded database is fresh', 'demo on: the demo was seeded on this embedded database before']) {
       const s = await start();
       try {
-        expect(s.log()).toContain(why);
+        expect(s.output()).toContain(why);
         const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
         const tools = (await (await fetch(`${s.url}/api/tools`, { headers: auth })).json()) as { id: string }[];
         expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(['lookup_order', 'check_flavor_stock', 'process_refund', 'send_email']));
@@ -132,7 +99,7 @@ describe('when npm start runs twice on a fresh embedded cluster', () => {
         const toolkits = (await (await fetch(`${s.url}/api/toolkits`, { headers: auth })).json()) as { id: number; name: string }[];
         expect(toolkits.map((t) => [t.id, t.name])).toEqual([[1, 'All Tools'], [2, 'Default Tools'], [3, 'Support'], [4, 'Finance'], [5, 'Operations']]);
       } finally {
-        expect(await s.stop()).toBe(0);
+        expect((await s.stop()).code).toBe(0);
       }
     }
   });

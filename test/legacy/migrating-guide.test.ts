@@ -2,7 +2,7 @@
 // deployment: the documented commands as child processes with DATABASE_URL set and every other
 // setting at its default. No demo may reach that database, no demo tool may be granted, and the
 // documented way back must give the database back as a pg_dump of it was before the first step.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
 import { withClient, withDatabase } from '../../src/db/database-url';
 import { buildLegacyDatabase, insertLegacyAgents } from './fixtures/legacy-database';
+import { shellEnv, startService, type RunningService } from '../support/service-process';
 import { startDebianCluster, type DebianCluster } from './support/debian-postgres';
 
 jest.setTimeout(60_000);
@@ -23,7 +24,7 @@ let sql: Sequelize;
 let dataDir: string;
 let backup: string;
 let orderDesk: number;
-let service: ChildProcess | undefined;
+let service: RunningService | undefined;
 
 interface Run {
   code: number;
@@ -33,8 +34,7 @@ interface Run {
 
 /** The operator's shell: DATABASE_URL exported, nothing of toolgate's set (TOOLGATE_DEMO at its default). */
 function operatorEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOOLGATE_') && k !== 'DATABASE_URL'));
-  return { ...env, DATABASE_URL: url, TOOLGATE_DATA_DIR: dataDir, ...extra };
+  return { ...shellEnv(), DATABASE_URL: url, TOOLGATE_DATA_DIR: dataDir, ...extra };
 }
 
 /** One documented command line, e.g. `npm run migrate`, run from the repository. */
@@ -60,7 +60,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (service?.pid) process.kill(-service.pid, 'SIGKILL');
+  service?.kill();
   await sql?.close().catch(() => undefined);
   await cluster?.stop();
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
@@ -93,42 +93,22 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
   test('then step 4, npm start, seeds no demo, registers no demo tool and grants none', async () => {
 
     // `npm start` runs `tsx src/server.ts`; it is started directly so that SIGTERM reaches the service (README).
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    // Its own process group, so that a failed test can stop tsx's child too (afterAll).
-    service = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/server.ts'], { cwd: ROOT, detached: true, env: operatorEnv({ PORT: String(port), TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
-    let log = '';
-    service.stdout!.on('data', (b: Buffer) => (log += b.toString()));
-    service.stderr!.on('data', (b: Buffer) => (log += b.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (log.includes('toolgate listening')) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 50);
-      service!.once('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`the service exited (${code}) before listening:\n${log}`));
-      });
-    });
+    service = await startService({ launch: 'npm-start', env: operatorEnv({ TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
 
     expect(await rows("SELECT name FROM agents WHERE name IN ('Sundae', 'Scout')")).toEqual([]);
     expect(await rows("SELECT tablename FROM pg_tables WHERE tablename LIKE 'scoop\\_%'")).toEqual([]);
     expect(await rows("SELECT name FROM toolkits WHERE name IN ('Support', 'Finance', 'Operations')")).toEqual([]);
     expect(await rows("SELECT name FROM toolkits WHERE 'lookup_order' = ANY(member_tool_ids)")).toEqual([]);
 
-    const base = `http://127.0.0.1:${port}/api`;
+    const base = `${service.url}/api`;
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const tools = (await (await fetch(`${base}/tools`, { headers: auth })).json()) as { id: string }[];
     expect(tools.map((t) => t.id).sort()).toEqual(['document_search', 'email_analyzer', 'reply_generator', 'task_creator']);
     const offered = (await (await fetch(`${base}/agents/${orderDesk}/tools?sender=jane@acme.com`, { headers: auth })).json()) as { tools: string[] };
     expect(offered.tools).toEqual(['email_analyzer']);
-    expect(log).toMatch(/demo off.*DATABASE_URL/);
+    expect(service.output()).toMatch(/demo off.*DATABASE_URL/);
 
-    const exited = new Promise<number | null>((resolve) => service!.once('exit', resolve));
-    service.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    service = undefined;
+    expect((await service.stop()).code).toBe(0);
   });
 
   test('then step 6, the way back with the service stopped, gives back the database of the backup', async () => {

@@ -1,6 +1,5 @@
 // The service as an operator runs it (`tsx src/server.ts`, its own process): what it logs, and that
 // a SIGTERM's `stopping` is always followed by `stopped`, the last line, before the process exits.
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,10 +7,10 @@ import { readConfig } from '../../src/config';
 import { ToolgateConfigError } from '../../src/errors';
 import { resolveLogFormat } from '../../src/logger';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { startService, type StoppedService } from '../support/service-process';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'service-logs-admin-token-0123456789';
 
 let db: TestDatabase;
@@ -26,22 +25,15 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-interface Stopped {
-  lines: string[];
-  code: number | null;
-}
-
 /**
  * Starts the service, waits for its `listening` line, sends SIGTERM at once and returns every line
  * it wrote to stdout, in order, once it has exited.
  */
-async function startThenStop(env: Record<string, string> = {}): Promise<Stopped> {
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'server.ts')], {
-    cwd: ROOT,
+async function startThenStop(env: Record<string, string> = {}): Promise<StoppedService> {
+  const service = await startService({
     env: {
       ...process.env,
       DATABASE_URL: db.url,
-      PORT: '0',
       TOOLGATE_DATA_DIR: dataDir,
       TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
       TOOLGATE_CLIENT_TOKENS: 'service-logs-client-token-0123456789',
@@ -50,22 +42,8 @@ async function startThenStop(env: Record<string, string> = {}): Promise<Stopped>
       TOOLGATE_RATE_LIMIT_STORE: 'memory',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  let err = '';
-  let signalled = false;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    if (!signalled && /listening on http/.test(out)) {
-      signalled = true;
-      child.kill('SIGTERM');
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
-  if (!signalled) throw new Error(`the service exited (${code}) before it listened: ${err || out}`);
-  return { lines: out.split('\n').filter((l) => l.trim() !== ''), code };
+  return service.stop();
 }
 
 const messageOf = (line: string) => (JSON.parse(line) as { msg: string }).msg;

@@ -1,7 +1,6 @@
 // The service without TOOLGATE_CLIENT_TOKENS, as an operator runs it (`tsx src/server.ts`, its own
 // process): the client routes are open on purpose and the log says so; and, open, the API answers
 // only the Host names the service may be reached by, so a web page cannot reach it by DNS rebinding.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
@@ -9,10 +8,10 @@ import path from 'node:path';
 import { readConfig } from '../../src/config';
 import { ToolgateConfigError } from '../../src/errors';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { startService, type RunningService } from '../support/service-process';
 
 jest.setTimeout(120_000);
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'open-service-admin-token-0123456789';
 const CLIENT_TOKEN = 'open-service-client-token-0123456789';
 
@@ -28,21 +27,12 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-interface Running {
-  base: string;
-  port: number;
-  messages: () => string[];
-  stop(): Promise<void>;
-}
-
 /** Starts the service and resolves once it listens, with what it logged so far and after. */
-async function start(env: Record<string, string>): Promise<Running> {
-  const child: ChildProcess = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'server.ts')], {
-    cwd: ROOT,
+function start(env: Record<string, string>): Promise<RunningService> {
+  return startService({
     env: {
       ...process.env,
       DATABASE_URL: db.url,
-      PORT: '0',
       TOOLGATE_DATA_DIR: dataDir,
       TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN,
       TOOLGATE_DEMO: 'off',
@@ -51,33 +41,7 @@ async function start(env: Record<string, string>): Promise<Running> {
       TOOLGATE_LOG_FORMAT: 'json',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const listening = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (listening) resolve(Number(listening[1]));
-    });
-    void exited.then(() => reject(new Error(`the service exited before it listened: ${err || out}`)));
-  });
-  return {
-    base: `http://127.0.0.1:${port}`,
-    port,
-    messages: () =>
-      out
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => (JSON.parse(l) as { msg: string }).msg),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 /** A request with the Host header a browser would send (fetch may not set Host itself). */
@@ -94,7 +58,7 @@ async function get(base: string, url: string, host: string, headers: Record<stri
 }
 
 describe('when the service starts with no TOOLGATE_CLIENT_TOKENS', () => {
-  let service: Running;
+  let service: RunningService;
   beforeAll(async () => {
     service = await start({});
   });
@@ -105,37 +69,37 @@ describe('when the service starts with no TOOLGATE_CLIENT_TOKENS', () => {
   });
 
   test('then an anonymous caller reaches a client route by a loopback name or the listening address', async () => {
-    expect((await get(service.base, '/api/agents', `localhost:${service.port}`)).status).toBe(200);
-    expect((await get(service.base, '/api/agents', `127.0.0.1:${service.port}`)).status).toBe(200);
+    expect((await get(service.url, '/api/agents', `localhost:${service.port}`)).status).toBe(200);
+    expect((await get(service.url, '/api/agents', `127.0.0.1:${service.port}`)).status).toBe(200);
   });
 
   test('then a request for a name a web page could rebind to 127.0.0.1 is refused 421, saying what to set', async () => {
-    const res = await get(service.base, '/api/agents', 'evil.example');
+    const res = await get(service.url, '/api/agents', 'evil.example');
     expect(res.status).toBe(421);
     expect(res.body.code).toBe('host_not_allowed');
     expect(res.body.detail).toMatch(/TOOLGATE_ALLOWED_HOSTS/);
-    expect((await get(service.base, '/api/agents', `evil.example:${service.port}`)).status).toBe(421);
+    expect((await get(service.url, '/api/agents', `evil.example:${service.port}`)).status).toBe(421);
     // A caller with a token is no page's rebinding (a page holds no token): any name the operator uses answers it.
-    expect((await get(service.base, '/api/agents', `toolgate:${service.port}`, { authorization: `Bearer ${ADMIN_TOKEN}` })).status).toBe(200);
+    expect((await get(service.url, '/api/agents', `toolgate:${service.port}`, { authorization: `Bearer ${ADMIN_TOKEN}` })).status).toBe(200);
   });
 });
 
 describe('when the operator names the hosts the open service is reached by', () => {
-  let service: Running;
+  let service: RunningService;
   beforeAll(async () => {
     service = await start({ TOOLGATE_ALLOWED_HOSTS: 'toolgate.internal, ops.example.com' });
   });
   afterAll(() => service.stop());
 
   test('then requests for those names are answered, and others are still refused', async () => {
-    expect((await get(service.base, '/api/agents', 'toolgate.internal:3000')).status).toBe(200);
-    expect((await get(service.base, '/api/agents', 'ops.example.com')).status).toBe(200);
-    expect((await get(service.base, '/api/agents', 'evil.example')).status).toBe(421);
+    expect((await get(service.url, '/api/agents', 'toolgate.internal:3000')).status).toBe(200);
+    expect((await get(service.url, '/api/agents', 'ops.example.com')).status).toBe(200);
+    expect((await get(service.url, '/api/agents', 'evil.example')).status).toBe(421);
   });
 });
 
 describe('when the service starts with TOOLGATE_CLIENT_TOKENS', () => {
-  let service: Running;
+  let service: RunningService;
   beforeAll(async () => {
     service = await start({ TOOLGATE_CLIENT_TOKENS: CLIENT_TOKEN });
   });
@@ -143,8 +107,8 @@ describe('when the service starts with TOOLGATE_CLIENT_TOKENS', () => {
 
   test('then it does not say the routes are open, an anonymous caller is refused, and a client token is served by any name', async () => {
     expect(service.messages().some((m) => /client routes are open/.test(m))).toBe(false);
-    expect((await get(service.base, '/api/agents', `localhost:${service.port}`)).status).toBe(401);
-    expect((await get(service.base, '/api/agents', 'toolgate.example.com', { authorization: `Bearer ${CLIENT_TOKEN}` })).status).toBe(200);
+    expect((await get(service.url, '/api/agents', `localhost:${service.port}`)).status).toBe(401);
+    expect((await get(service.url, '/api/agents', 'toolgate.example.com', { authorization: `Bearer ${CLIENT_TOKEN}` })).status).toBe(200);
   });
 });
 
