@@ -1,6 +1,6 @@
-// The migration's own planner settings: JIT is off inside its transactions (dry run, apply, undo),
-// where many short batch queries would each pay an LLVM compile, and the pool's other sessions
-// keep the server's setting afterwards.
+// The migration's own planner settings: JIT is off and work_mem larger inside its transactions
+// (dry run, apply, undo), where many short batch queries would each pay an LLVM compile, and the
+// pool's other sessions keep the server's settings afterwards.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { createManifest } from '../../src/core/tool-manifest';
 import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-/** Asks the server, inside the migration's own transaction, what `jit` is after each of its queries. */
+/** Asks the server, inside the migration's own transaction, what `jit` and `work_mem` are after each of its queries. */
 function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
   const seen = new Set<string>();
   const original = sequelize.query.bind(sequelize);
@@ -33,8 +33,8 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
     if (transaction && ownQuery && !asking) {
       asking = true;
       try {
-        const [row] = await original<{ jit: string }>('SHOW jit', { transaction, type: QueryTypes.SELECT });
-        seen.add(row!.jit);
+        const [row] = await original<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { transaction, type: QueryTypes.SELECT });
+        seen.add(row!.s);
       } finally {
         asking = false;
       }
@@ -45,22 +45,23 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
   return { seen, stop: () => void (sequelize.query = original) };
 }
 
-const jitOfPool = async () => (await sql.query<{ jit: string }>('SHOW jit', { type: QueryTypes.SELECT }))[0]!.jit;
+const settingsOfPool = async () =>
+  (await sql.query<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { type: QueryTypes.SELECT }))[0]!.s;
 
 describe.each([
   ['a dry run', () => migrateEnabledTools(sql, manifest, { mode: 'dry_run', batchSize: 4 })],
   ['an apply', () => migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 4 })],
   ['an undo', () => undoEnabledTools(sql, manifest)],
 ])('when %s runs on a server with JIT on', (_name, run) => {
-  test('then JIT is off for its reads and writes, and the pool is back to JIT on after it', async () => {
-    expect(await jitOfPool()).toBe('on');
+  test('then JIT is off and work_mem 64MB for its reads and writes, and the pool is back to the server\'s settings after it', async () => {
+    expect(await settingsOfPool()).toBe('on 4MB');
     const watch = watchJit(sql);
     try {
       await run();
     } finally {
       watch.stop();
     }
-    expect([...watch.seen]).toEqual(['off']);
-    expect(await jitOfPool()).toBe('on');
+    expect([...watch.seen]).toEqual(['off 64MB']);
+    expect(await settingsOfPool()).toBe('on 4MB');
   });
 });
