@@ -125,7 +125,7 @@ export async function streamAgents(
     const classes = opts.onlyNotPlainAnd;
     const where = classes
       ? `WHERE NOT ${PLAIN} OR EXISTS (SELECT 1 FROM unnest($1::text[], $2::int[], $3::bool[]) c(s, k, s_null)
-                                        WHERE coalesce(a.enabled_tools, '') = c.s AND (a.enabled_tools IS NULL) = c.s_null
+                                        WHERE (coalesce(a.enabled_tools::text, '') COLLATE "C") = c.s AND (a.enabled_tools IS NULL) = c.s_null
                                           AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0))`
       : '';
     if (classes) bind = [classes.map((c) => c.enabled_tools ?? ''), classes.map((c) => c.toolkit_id), classes.map((c) => c.enabled_tools === null)];
@@ -158,7 +158,9 @@ export async function streamAgents(
 export async function readPlainClasses(sequelize: Sequelize, bound: number, transaction: Transaction): Promise<{ classes: PlainClass[]; notPlain: number } | null> {
   const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; plain: boolean; agents: string }>(
     `WITH ${HELD}
-     SELECT CASE WHEN ${PLAIN} THEN a.enabled_tools::text END AS enabled_tools,
+     -- Grouped bytewise ("C"), as the planner keys classes: under a legacy column's case-insensitive
+     -- collation, 'Email_Analyzer' and 'email_analyzer' would be one group with one string checked.
+     SELECT CASE WHEN ${PLAIN} THEN a.enabled_tools::text COLLATE "C" END AS enabled_tools,
             CASE WHEN ${PLAIN} AND h.agent_id IS NOT NULL THEN h.toolkit_id END AS toolkit_id,
             ${PLAIN} AS plain, count(*) AS agents
        FROM agents a LEFT JOIN held h ON h.agent_id = a.id

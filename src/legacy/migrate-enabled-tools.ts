@@ -126,7 +126,7 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       const planner = new ClassPlanner(sequelize, planOptions, transaction);
       const pending: AgentPlan[] = [];
       // Changing classes of plain agents, by key: written at the end, a whole class per row.
-      const classWrites = new Map<string, FollowPlan & { from: number | null; enabled_tools: string | null }>();
+      const classWrites = new Map<string, FollowPlan & { from: number | null; enabled_tools: string | null; agents: number }>();
       const flush = async () => {
         if (pending.length === 0) return;
         report.count(await writePlans(sequelize, pending, idsBySet(toolkits), transaction));
@@ -139,7 +139,11 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
           if (plan.kind === 'skip') skipped.add(plan.agent_id);
           if (planChanges(plan) && plan.kind === 'follow') {
             if (!byClass) pending.push(plan);
-            else if (!classWrites.has(key!)) classWrites.set(key!, { ...plan, from: row.grant?.toolkit_id ?? null, enabled_tools: row.enabled_tools });
+            else {
+              const known = classWrites.get(key!);
+              if (known) known.agents += 1;
+              else classWrites.set(key!, { ...plan, from: row.grant?.toolkit_id ?? null, enabled_tools: row.enabled_tools, agents: 1 });
+            }
           }
           if (plan.kind !== 'follow' || !plan.attach || plan.toolkit_id !== null) continue;
           const toolSet = legacyToolSetKey(plan.tool_ids);
@@ -157,18 +161,31 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       await flush();
       const ids = idsBySet(toolkits);
       const writes: ClassWrite[] = [];
+      // What the class writes must change, counted from the plan: a write that reached other agents is found here.
+      const expected = { attachments_created: 0, attachments_removed: 0 };
       for (const c of classWrites.values()) {
         const kit = c.attach ? (c.toolkit_id ?? ids.get(legacyToolSetKey(c.tool_ids))) : null;
         if (kit === undefined) throw new Error(`No toolkit for the legacy set ${legacyToolSetKey(c.tool_ids)}.`);
         writes.push({ enabled_tools: c.enabled_tools, toolkit_id: c.from, detach: c.detach.length > 0, attach_toolkit_id: kit });
+        if (kit !== null) expected.attachments_created += c.agents;
+        if (c.detach.length > 0) expected.attachments_removed += c.agents;
       }
-      report.count(await writeClassPlans(sequelize, writes, transaction));
+      const wrote = await writeClassPlans(sequelize, writes, transaction);
+      report.count(wrote);
+      const writeProblem =
+        wrote.attachments_created !== expected.attachments_created || wrote.attachments_removed !== expected.attachments_removed
+          ? `the class writes made ${wrote.attachments_created} grants and removed ${wrote.attachments_removed}, where the plan counted ${expected.attachments_created} and ${expected.attachments_removed}`
+          : null;
       for (const [toolSet, toolkit] of toolkits) {
         if (!created.has(toolSet)) report.knowToolkit(toolSet, toolkit.id, toolkit.name, 'reuse');
       }
 
       const snapshot = report.build();
-      const verification = await verifyDatabase(sequelize, manifest, { ...options, transaction, total, planned: snapshot, skipped });
+      let verification = await verifyDatabase(sequelize, manifest, { ...options, transaction, total, planned: snapshot, skipped });
+      if (writeProblem !== null) {
+        mismatch(verification, { agent_id: 0, tool_id: null, legacy: null, new: null, problem: writeProblem });
+        verification = finish(verification);
+      }
       report.verified(verification);
       if (verification.status !== 'passed') throw new ParityMismatchError(report.build());
     });

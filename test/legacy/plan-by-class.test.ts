@@ -105,3 +105,26 @@ describe('when the agents hold more distinct strings than the migration plans by
     expect(Number(held!.n)).toBe(MAX_PLAIN_CLASSES + 1);
   });
 });
+
+describe('when the legacy enabled_tools column compares case-insensitively (a nondeterministic collation)', () => {
+  // Under such a collation 'Email_Analyzer' = 'email_analyzer': a class write or a class check that
+  // compared by the column's collation would grant the typo's agent, or check one string for both.
+  test.each([
+    ['the typo first', ['Email_Analyzer', 'email_analyzer']],
+    ['the clean string first', ['email_analyzer', 'Email_Analyzer']],
+  ])('then with %s, the apply grants only the agent whose string names the tool, and the check holds every agent to its own string', async (_order, strings) => {
+    const sql = await freshDatabase();
+    await sql.query("CREATE COLLATION legacy_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+    await sql.query('ALTER TABLE agents ALTER COLUMN enabled_tools TYPE text COLLATE legacy_ci');
+    for (const [i, s] of strings.entries()) await sql.query('INSERT INTO agents (name, enabled_tools) VALUES (:name, :s)', { replacements: { name: `Agent ${i}`, s } });
+    const report = await migrateEnabledTools(sql, manifest, { mode: 'apply' });
+    expect(report.verification.status).toBe('passed');
+    const held = await sql.query<{ enabled_tools: string; tools: string[] | null }>(
+      `SELECT a.enabled_tools::text AS enabled_tools, array_agg(m ORDER BY m) FILTER (WHERE m IS NOT NULL) AS tools
+         FROM agents a LEFT JOIN agent_toolkits at ON at.agent_id = a.id LEFT JOIN toolkits t ON t.id = at.toolkit_id LEFT JOIN unnest(t.member_tool_ids) m ON true
+        GROUP BY a.id ORDER BY a.id`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(held.map((h) => [h.enabled_tools, h.tools])).toEqual(strings.map((s) => [s, s === 'email_analyzer' ? ['email_analyzer'] : null]));
+  });
+});
