@@ -30,11 +30,13 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-export async function openService(config: ServiceConfig, logger: Logger): Promise<Opened> {
+/** `ownSignals`: the caller stops everything itself on SIGTERM and SIGINT (the service, which drains first). */
+export async function openService(config: ServiceConfig, logger: Logger, options: { ownSignals?: boolean } = {}): Promise<Opened> {
   const db = await resolveDatabase({
     dataDir: path.join(config.dataDir, 'pgdata'),
     databaseName: 'toolgate',
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
+    ownSignals: options.ownSignals,
   });
   const sequelize = createSequelize(db.url, { queryTimeoutMs: config.dbQueryTimeoutMs });
   let toolgate: Toolgate | undefined;

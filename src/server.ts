@@ -15,7 +15,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.log, config.logFormat);
-  const opened = await openService(config, logger);
+  const opened = await openService(config, logger, { ownSignals: true });
   const { toolgate } = opened;
 
   const { sync } = opened;
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGHUP', () => void stop('SIGHUP'));
   const app = createApp(toolgate, { logger, trustProxy: config.trustProxy, dashboard: { adminToken: opened.adminToken } });
   server = await new Promise<Server>((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use, say).

@@ -16,11 +16,13 @@ export async function resolveDatabase(opts: {
   databaseName: string;
   env: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** The caller stops the embedded server itself on SIGTERM, SIGINT and SIGHUP (see embedded.ts). */
+  ownSignals?: boolean;
 }): Promise<ResolvedDatabase> {
   const given = opts.env.DATABASE_URL?.trim();
   if (given) return { url: given, embedded: false, stop: async () => undefined };
 
-  const server = await startEmbeddedPostgres({ dataDir: opts.dataDir, persistent: true, log: opts.log });
+  const server = await startEmbeddedPostgres({ dataDir: opts.dataDir, persistent: true, log: opts.log, ownSignals: opts.ownSignals });
   try {
     await ensureDatabase(server.url, opts.databaseName);
   } catch (err) {

