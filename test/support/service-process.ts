@@ -48,8 +48,7 @@ export function shellEnv(): NodeJS.ProcessEnv {
 
 export async function startService({ env, startTimeoutMs = 60_000, stopTimeoutMs = 15_000 }: ServiceOptions): Promise<RunningService> {
   // One process, node with tsx's loader, so SIGTERM reaches the service itself, as the README says to
-  // signal it. Through the tsx command (what npm start runs), which relays the signal to a child, a
-  // stop was seen to end with 143 instead of 0 in one whole run.
+  // signal it (not a tsx command that relays it to a child).
   // Its own process group, so that a kill on a timeout reaches anything it started.
   const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'server.ts')], { cwd: ROOT, detached: true, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
