@@ -13,8 +13,9 @@
 // - TRUNCATE has no rows to tell: it sends '*' and raises every version.
 import type { QueryInterface } from 'sequelize';
 
-const UP = `
-CREATE FUNCTION toolgate_policy_changed(agent_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
+/** As this migration made them; a later migration that replaces them restores these on its way down. */
+export const POLICY_CHANGED_FUNCTION = `
+CREATE OR REPLACE FUNCTION toolgate_policy_changed(agent_ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   ids integer[];
 BEGIN
@@ -34,14 +35,19 @@ BEGIN
     END LOOP;
   END IF;
 END $$;
+`;
 
-CREATE FUNCTION toolgate_policy_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+export const POLICY_TRUNCATED_FUNCTION = `
+CREATE OR REPLACE FUNCTION toolgate_policy_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE agent_policy_versions SET version = version + 1;
   PERFORM pg_notify('toolgate_policy', '*');
   RETURN NULL;
 END $$;
+`;
 
+const UP = `${POLICY_CHANGED_FUNCTION}
+${POLICY_TRUNCATED_FUNCTION}
 CREATE FUNCTION toolgate_agents_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN

@@ -9,7 +9,7 @@
 // whose subject says "agents" must not empty the cache.
 import type { QueryOptions, Sequelize, Transaction } from 'sequelize';
 
-const POLICY_TABLE = /\b(?:agents|agent_access_rules|agent_toolkits|agent_toolkit_rules|toolkits|agent_policy_versions)\b/i;
+const POLICY_TABLE = /\b(?:agents|agent_access_rules|agent_toolkits|agent_toolkit_rules|toolkits|agent_policy_versions|policy_epoch)\b/i;
 const READ_ONLY = /^\s*SELECT\b/i;
 const WRITES = /\b(?:INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|ALTER|DROP|CREATE)\b/i;
 /** A standard SQL string literal ('' inside is a quote), as Sequelize writes replacement values. */

@@ -28,7 +28,7 @@ export class VersionedPolicies implements PolicySource {
   async get(agentId: number): ReturnType<PolicySource['get']> {
     const version = await this.readVersion(agentId);
     if (version === null) {
-      // No version row: the agent is gone (or the schema predates versions); never serve a cached one.
+      // No version: the agent is gone; never serve a cached one.
       this.#cache.invalidate([agentId]);
       return { policy: await this.read(agentId), outcome: 'miss' };
     }

@@ -16,7 +16,7 @@ export interface RunAgent {
 export interface LoadedPolicy {
   agent: RunAgent;
   policy: AgentPolicyData;
-  /** The agent's policy version as of the same snapshot (null: no version row yet). */
+  /** The agent's policy version as of the same snapshot (its own version plus the policy epoch). */
   version: number | null;
 }
 
@@ -44,7 +44,7 @@ interface PolicyRow {
 // would run again for every attachment × rule row.
 const POLICY_SQL = `
   WITH p AS MATERIALIZED (
-    SELECT (SELECT v.version FROM agent_policy_versions v WHERE v.agent_id = :agentId) AS policy_version,
+    SELECT toolgate_policy_version(:agentId) AS policy_version,
            (SELECT coalesce(json_agg(json_build_object('id', ar.id, 'kind', ar.kind, 'pattern', ar.pattern) ORDER BY ar.id), '[]')
               FROM agent_access_rules ar WHERE ar.agent_id = :agentId) AS access_rules
   )
@@ -72,11 +72,11 @@ export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Pr
   };
 }
 
-const VERSION_SQL = 'SELECT version FROM agent_policy_versions WHERE agent_id = :agentId';
+const VERSION_SQL = 'SELECT toolgate_policy_version(:agentId) AS version';
 
 /**
- * The agent's policy version (one indexed read): raised in the same transaction as every change to
- * what its policy reads. Null when there is no such agent.
+ * The agent's policy version (two indexed reads and the one-row epoch): raised in the same
+ * transaction as every change to what its policy reads. Null when there is no such agent.
  */
 export async function loadPolicyVersion(sequelize: Sequelize, agentId: number): Promise<number | null> {
   const rows = await sequelize.query<{ version: string }>(VERSION_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });

@@ -51,7 +51,8 @@ async function told(statement: string, replacements: Record<string, unknown> = {
   return new Set(received.filter((p) => p !== marker).flatMap((p) => p.split(',')));
 }
 
-const version = async (agentId: number) => Number((await one<{ version: string }>('SELECT version FROM agent_policy_versions WHERE agent_id = :agentId', { agentId }))?.version ?? NaN);
+const version = async (agentId: number) =>
+  Number((await one<{ version: string | null }>('SELECT toolgate_policy_version(:agentId) AS version', { agentId }))?.version ?? NaN);
 
 let a1: number;
 let a2: number;
@@ -120,6 +121,7 @@ describe('when a policy table changes by plain SQL', () => {
     await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:gone, :kit)', { replacements: { gone, kit } });
     expect(await told('DELETE FROM agents WHERE id = :gone', { gone })).toEqual(new Set([String(gone)]));
     expect(await one('SELECT version FROM agent_policy_versions WHERE agent_id = :gone', { gone })).toBeUndefined();
+    expect(await version(gone)).toBeNaN();
   });
 
   test('then a change that rolls back tells no one and raises nothing', async () => {
@@ -135,13 +137,30 @@ describe('when a policy table changes by plain SQL', () => {
     expect(ids).toEqual(new Set(['*']));
   });
 
+  test('then a change reaching more than 2000 agents raises the one epoch row, and with it every version', async () => {
+    const bulk = (await one<{ id: number }>("SELECT id FROM agents WHERE name = 'Bulk 7'")).id;
+    const [before, beforeOther, rows] = [await version(bulk), await version(a1), await one<{ n: string }>('SELECT count(*) AS n FROM agent_policy_versions')];
+    await told("UPDATE agents SET system_prompt = 'bulk again' WHERE name LIKE 'Bulk %'");
+    expect(await version(bulk)).toBe(before + 1);
+    expect(await version(a1)).toBe(beforeOther + 1);
+    expect((await one<{ n: string }>('SELECT count(*) AS n FROM agent_policy_versions')).n).toBe(rows.n);
+  });
+
+  test('then agents added in bulk each have a version though they have no version row', async () => {
+    const before = Number((await one<{ epoch: string }>('SELECT epoch FROM policy_epoch')).epoch);
+    await told("INSERT INTO agents (name) SELECT 'Many ' || g FROM generate_series(1, 2001) g");
+    const many = (await one<{ id: number }>("SELECT id FROM agents WHERE name = 'Many 2001'")).id;
+    expect(await one('SELECT version FROM agent_policy_versions WHERE agent_id = :many', { many })).toBeUndefined();
+    expect(await version(many)).toBe(before + 1);
+  });
+
   test('then 1000 agents are told in notifications of at most 500 ids, each under the payload limit', async () => {
     received.length = 0;
     const ids = await told("UPDATE agents SET system_prompt = 'half' WHERE name IN (SELECT 'Bulk ' || g FROM generate_series(1, 1000) g)");
     expect(ids.size).toBe(1000);
   });
 
-  test('then a TRUNCATE tells "*" and raises every version', async () => {
+  test('then a TRUNCATE tells "*" and raises every version through the epoch', async () => {
     const before = await version(a1);
     expect(await told('TRUNCATE agent_toolkit_rules')).toEqual(new Set(['*']));
     expect(await version(a1)).toBe(before + 1);

@@ -209,6 +209,30 @@ describe('when both instances run in strict mode', () => {
     expect((await internalsOf(sb.tg).runs.policy(g.agentId)).cache).toBe('hit');
   });
 
+  test('then a grant revoked by a change too large to count agent by agent (one epoch for all) is refused by B on its next run', async () => {
+    const g = await grant('strict-bulk');
+    await dispatch(sb, g.agentId).expect(200);
+    expect((await internalsOf(sb.tg).runs.policy(g.agentId)).cache).toBe('hit');
+    // One statement reaching more than 2000 agents raises the policy epoch, not each agent's version.
+    await withClient(a.databaseUrl, async (c) => {
+      await c.query("INSERT INTO agents (name) SELECT 'Strict bulk ' || g FROM generate_series(1, 2100) g");
+      await c.query("INSERT INTO agent_toolkits (agent_id, toolkit_id) SELECT id, $1 FROM agents WHERE name LIKE 'Strict bulk %'", [g.toolkitId]);
+      await c.query(
+        `INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern)
+           SELECT at.id, 'allow', 'mara@thescoop.com' FROM agent_toolkits at JOIN agents ag ON ag.id = at.agent_id WHERE ag.name LIKE 'Strict bulk %'`,
+      );
+      const before = await c.query('SELECT epoch FROM policy_epoch');
+      const { rowCount } = await c.query(
+        `DELETE FROM agent_toolkit_rules WHERE id = $1 OR agent_toolkit_id IN (
+           SELECT at.id FROM agent_toolkits at JOIN agents ag ON ag.id = at.agent_id WHERE ag.name LIKE 'Strict bulk %')`,
+        [g.ruleId],
+      );
+      expect(rowCount).toBe(2101);
+      expect(Number((await c.query('SELECT epoch FROM policy_epoch')).rows[0].epoch)).toBe(Number(before.rows[0].epoch) + 1);
+    });
+    await dispatch(sb, g.agentId).expect(403);
+  });
+
   test('then an agent deleted elsewhere is a 404 on B at once, not a cached agent', async () => {
     const g = await grant('strict-deleted');
     await dispatch(sb, g.agentId).expect(200);
