@@ -124,11 +124,18 @@ export async function streamAgents(
   } else {
     const classes = opts.onlyNotPlainAnd;
     const where = classes
-      ? `WHERE NOT ${PLAIN} OR EXISTS (SELECT 1 FROM unnest($1::text[], $2::int[], $3::bool[]) c(s, k, s_null)
+      ? `WHERE NOT ${PLAIN} OR EXISTS (SELECT 1 FROM unnest($1::text[], $2::int[], $3::bool[], $4::bool[]) c(s, k, s_null, k_null)
                                         WHERE (coalesce(a.enabled_tools::text, '') COLLATE "C") = c.s AND (a.enabled_tools IS NULL) = c.s_null
-                                          AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0))`
+                                          AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0) AND (h.toolkit_id IS NULL) = c.k_null)`
       : '';
-    if (classes) bind = [classes.map((c) => c.enabled_tools ?? ''), classes.map((c) => c.toolkit_id), classes.map((c) => c.enabled_tools === null)];
+    if (classes) {
+      bind = [
+        classes.map((c) => c.enabled_tools ?? ''),
+        classes.map((c) => c.toolkit_id),
+        classes.map((c) => c.enabled_tools === null),
+        classes.map((c) => c.toolkit_id === null),
+      ];
+    }
     sql = `WITH ${HELD}
            SELECT a.id, a.name::text AS name, a.enabled_tools::text AS enabled_tools,
                   CASE WHEN h.n = 1 AND h.clean THEN h.attachment_id END AS attachment_id,

@@ -146,13 +146,14 @@ export async function writeClassPlans(sequelize: Sequelize, classes: readonly Cl
   if (classes.length === 0) return { attachments_created: 0, attachments_removed: 0 };
   const [row] = await sequelize.query<{ removed: string; created: string }>(
     `WITH ${HELD},
-     c AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[], $4::bool[], $5::int[]) AS c(s, s_null, k, detach, target)),
+     c AS (SELECT * FROM unnest($1::text[], $2::bool[], $3::int[], $4::bool[], $5::int[], $6::bool[]) AS c(s, s_null, k, detach, target, k_null)),
      -- Plain equalities (no OR, no IS NOT DISTINCT FROM), so that the join can hash: thousands of classes.
      -- Bytewise ("C"): a legacy column may carry a case-insensitive collation, under which two strings
      -- the planner keeps apart would match one class.
      m AS (SELECT a.id AS agent_id, h.attachment_id, c.detach, c.target
              FROM agents a LEFT JOIN held h ON h.agent_id = a.id
-             JOIN c ON (coalesce(a.enabled_tools::text, '') COLLATE "C") = c.s AND (a.enabled_tools IS NULL) = c.s_null AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0)
+             JOIN c ON (coalesce(a.enabled_tools::text, '') COLLATE "C") = c.s AND (a.enabled_tools IS NULL) = c.s_null
+                  AND coalesce(h.toolkit_id, 0) = coalesce(c.k, 0) AND (h.toolkit_id IS NULL) = c.k_null
             WHERE ${PLAIN}),
      gone AS (DELETE FROM agent_toolkits at USING m WHERE m.detach AND at.id = m.attachment_id AND at.origin = 'legacy' RETURNING at.id),
      made AS (INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive, origin)
@@ -165,6 +166,7 @@ export async function writeClassPlans(sequelize: Sequelize, classes: readonly Cl
         classes.map((c) => c.toolkit_id),
         classes.map((c) => c.detach),
         classes.map((c) => c.attach_toolkit_id),
+        classes.map((c) => c.toolkit_id === null),
       ],
       type: QueryTypes.SELECT,
       transaction,

@@ -128,3 +128,34 @@ describe('when the legacy enabled_tools column compares case-insensitively (a no
     expect(held.map((h) => [h.enabled_tools, h.tools])).toEqual(strings.map((s) => [s, s === 'email_analyzer' ? ['email_analyzer'] : null]));
   });
 });
+
+describe('when a legacy toolkit has the id 0 and some agents of its string hold no grant', () => {
+  test('then the agents holding it and those holding nothing are two classes: only the latter are granted, and the check passes', async () => {
+    const sql = await freshDatabase();
+    await insertLegacyAgents(sql, Array.from({ length: 10 }, () => LEGACY_AGENTS).flat());
+    await migrateEnabledTools(sql, manifest, { mode: 'apply' });
+    const select = async <T extends object>(query: string, bind: unknown[] = []) => sql.query<T>(query, { bind, type: QueryTypes.SELECT });
+    // Move the most held legacy toolkit to id 0, then take its grant from the first half of the agents, so that each of its strings has agents that hold it and agents that do not.
+    const [kit] = await select<{ id: number; name: string; member_tool_ids: string[]; legacy_tool_set: string; held: string }>(
+      `SELECT t.id, t.name, t.member_tool_ids, t.legacy_tool_set, count(*) AS held FROM toolkits t JOIN agent_toolkits at ON at.toolkit_id = t.id
+        WHERE t.legacy_tool_set IS NOT NULL GROUP BY t.id ORDER BY count(*) DESC, t.id LIMIT 1`,
+    );
+    await sql.query(`UPDATE toolkits SET legacy_tool_set = NULL, name = name || ' (moving)' WHERE id = $1`, { bind: [kit!.id] });
+    await sql.query(`INSERT INTO toolkits (id, name, member_tool_ids, legacy_tool_set) VALUES (0, $1, $2, $3)`, {
+      bind: [kit!.name, kit!.member_tool_ids, kit!.legacy_tool_set],
+    });
+    await sql.query(`UPDATE agent_toolkits SET toolkit_id = 0 WHERE toolkit_id = $1`, { bind: [kit!.id] });
+    await sql.query(`DELETE FROM toolkits WHERE id = $1`, { bind: [kit!.id] });
+    const removed = await select<{ id: number }>(`DELETE FROM agent_toolkits WHERE toolkit_id = 0 AND agent_id <= (SELECT max(id) / 2 FROM agents) RETURNING id`);
+    expect(removed.length).toBeGreaterThan(0);
+    expect(removed.length).toBeLessThan(Number(kit!.held));
+
+    const expected = await plannedAgentByAgent(sql, LIMITS);
+    const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', limits: LIMITS });
+    expect(sameAs(report)).toEqual(sameAs(expected));
+    expect(report.changes).toMatchObject({ attachments_created: removed.length, attachments_removed: 0 });
+    expect(report.verification).toMatchObject({ status: 'passed', mismatch_count: 0 });
+    const [held] = await select<{ n: string }>(`SELECT count(*) AS n FROM agent_toolkits WHERE toolkit_id = 0`);
+    expect(held!.n).toBe(kit!.held);
+  });
+});
