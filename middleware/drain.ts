@@ -2,7 +2,7 @@
 // shutting_down, so a load balancer retries elsewhere) and waits, within a bound, for the ones it is
 // serving, so a run in flight ends and is recorded rather than cut off mid-tool.
 import type { RequestHandler } from 'express';
-import { HttpError } from '../src/errors';
+import { ShuttingDownError } from '../src/errors';
 
 export class Drain {
   #inFlight = 0;
@@ -13,7 +13,7 @@ export class Drain {
   readonly middleware: RequestHandler = (_req, res, next) => {
     if (this.#draining) {
       res.set('Connection', 'close');
-      return next(new HttpError(503, 'shutting_down', 'This instance is shutting down and takes no new requests: retry, and another instance answers.', {}, { 'Retry-After': '1' }));
+      return next(new ShuttingDownError());
     }
     this.#inFlight += 1;
     res.once('close', () => this.#done());

@@ -4,7 +4,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError } from 'sequelize';
 import { isDatabaseUnavailable } from '../src/db/unavailable';
-import { HttpError, NotFoundError, ToolgateConfigError, UnavailableError } from '../src/errors';
+import { BadRequestError, HttpError, InternalError, MisconfiguredError, NotFoundError, RouteNotFoundError, ToolgateConfigError, UnavailableError } from '../src/errors';
 import type { ToolgateLogger } from '../src/toolgate-logger';
 
 export interface ErrorHandlerOptions {
@@ -15,7 +15,7 @@ export interface ErrorHandlerOptions {
 
 export function notFoundHandler(): RequestHandler {
   return function routeNotFound(req, _res, next) {
-    next(new HttpError(404, 'not_found', `No route ${req.method} ${req.path}: the README lists the routes.`));
+    next(new RouteNotFoundError(req.method, req.path));
   };
 }
 
@@ -40,15 +40,15 @@ function toHttpError(err: unknown, renderAll: boolean): HttpError | null {
   if (err instanceof HttpError) return err;
   // A mounting mistake (toolRun() with no body parser, no run on the request): loud, and the
   // sentence says what to change. It is the operator's to fix, not the caller's.
-  if (err instanceof ToolgateConfigError) return new HttpError(500, 'misconfigured', `The service is misconfigured: ${err.message}`);
+  if (err instanceof ToolgateConfigError) return new MisconfiguredError(err);
   if (!renderAll) return null;
   if (isDatabaseUnavailable(err)) return new UnavailableError();
   // Express's own errors for bad requests (e.g. a malformed URL) carry a 4xx status.
   const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return status === 404 ? new NotFoundError('That resource') : new HttpError(status, 'bad_request', 'The request could not be read: check its URL, headers and body.');
+    return status === 404 ? new NotFoundError('That resource') : new BadRequestError(status);
   }
-  return new HttpError(500, 'internal_error', 'Something went wrong on our side; nothing was granted. The request id identifies it in the logs.');
+  return new InternalError();
 }
 
 /**

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { canonicalJson } from '../src/core/canonical-json';
 import { orUnavailable } from '../src/db/unavailable';
-import { HttpError, IdempotencyKeyReusedError, InFlightError, ValidationError } from '../src/errors';
+import { IdempotencyKeyReusedError, InFlightError, InterruptedError, ValidationError } from '../src/errors';
 import type { IdempotencyKeys } from '../src/services/idempotency-keys';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -43,11 +43,7 @@ export function idempotencyKey(keys: IdempotencyKeys): RequestHandler {
     }
     if (stored.holder_alive) throw new InFlightError('idempotency_key_in_flight', 'Idempotency-Key');
     // The instance that held it stopped mid-request: what ran is on record, and nothing runs again.
-    const interrupted = new HttpError(
-      409,
-      'interrupted',
-      'The first request with this Idempotency-Key was interrupted: the instance handling it stopped before it answered. What it ran is in the records (tool calls, runs); nothing is run again with this key.',
-    );
+    const interrupted = new InterruptedError();
     await orUnavailable(keys.answer(scope, key, interrupted.status, { detail: interrupted.message, code: interrupted.code }));
     throw interrupted;
   };

@@ -4,7 +4,7 @@
 // with a 422, before any route reads it: nothing runs for it, on every route at once.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { unstorableAt } from '../src/core/storable-text';
-import { HttpError, InvalidJsonError, PayloadTooLargeError, ToolgateConfigError, ValidationError } from '../src/errors';
+import { InvalidJsonError, PayloadTooLargeError, ToolgateConfigError, UnsupportedMediaTypeError, ValidationError } from '../src/errors';
 
 /** A size as body-parser reads it, kept to the forms it reads exactly (it takes "1 megabyte" as 1 byte). */
 const BODY_LIMIT = /^\d+(?:\.\d+)? ?(?:b|kb|mb|gb)$/i;
@@ -25,9 +25,7 @@ export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequ
       const type = (err as { type?: unknown }).type;
       if (type === 'entity.too.large') return next(new PayloadTooLargeError(options.limit));
       if (type === 'entity.parse.failed') return next(new InvalidJsonError());
-      if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-        return next(new HttpError(415, 'unsupported_media_type', 'The body must be UTF-8 JSON: send Content-Type: application/json; charset=utf-8.'));
-      }
+      if (type === 'encoding.unsupported' || type === 'charset.unsupported') return next(new UnsupportedMediaTypeError());
       return next(err);
     },
     function storableBody(req: Request, _res: Response, next: NextFunction) {

@@ -6,25 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
-import { HttpError } from '../src/errors';
+import { RateLimitedError } from '../src/errors';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from '../src/rate-limit-options';
 import { bearerTokenOf } from './auth';
 import { stateOf } from './request-state';
 
 export type { ClientRateLimitOptions };
-
-/** A caller over its budget: the HTTP.md error shape, with when to retry. */
-export class RateLimitedError extends HttpError {
-  constructor(retryAfterSeconds: number) {
-    super(
-      429,
-      'rate_limited',
-      `Too many requests from this caller: retry in ${retryAfterSeconds} s, or spread the calls out.`,
-      {},
-      { 'Retry-After': String(retryAfterSeconds) },
-    );
-  }
-}
 
 /**
  * @example

@@ -3,9 +3,8 @@
 // check passes; an undo removes what the migration made. The report goes to stdout.
 import { parseArgs } from 'node:util';
 import { pendingMigrations } from '../db/migrate';
-import { HttpError } from '../errors';
+import { HttpError, ParityMismatchError } from '../errors';
 import { openCliDatabase } from '../legacy/cli-database';
-import { ParityMismatchError } from '../legacy/errors';
 import { formatReport } from '../legacy/format-report';
 import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';

@@ -9,8 +9,8 @@
 import { parseArgs } from 'node:util';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp, withMigrationLock } from '../db/migrate';
+import { ParityMismatchError } from '../errors';
 import { openCliDatabase } from '../legacy/cli-database';
-import { ParityMismatchError } from '../legacy/errors';
 import { formatReport } from '../legacy/format-report';
 import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';

@@ -6,7 +6,7 @@ import cookieParser from 'cookie-parser';
 import { doubleCsrf } from 'csrf-csrf';
 import { csrfSync } from 'csrf-sync';
 import type { Request, RequestHandler, Response } from 'express';
-import { CsrfError } from './dashboard-errors';
+import { CsrfError } from '../errors';
 
 const SIGN_IN_COOKIE = '__Host-toolgate-sign-in';
 const SIGN_IN_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'strict', path: '/' } as const;

@@ -2,30 +2,14 @@
 // that says what happened and what to do, in plain words.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isDatabaseUnavailable } from '../db/unavailable';
-import { HttpError, NotFoundError } from '../errors';
+import { CsrfError, HttpError, NotFoundError, PageNotFoundError } from '../errors';
 import type { Logger } from '../logger';
 import { renderPage } from './render';
 import { ErrorPage } from './views/error-page';
 
-export class InsecureDashboardError extends HttpError {
-  constructor() {
-    super(
-      403,
-      'insecure_context',
-      'The dashboard signs you in with a Secure cookie, which browsers keep only over HTTPS or on this machine (localhost). Open it over HTTPS: behind a TLS proxy, set TOOLGATE_TRUST_PROXY so toolgate sees the original https.',
-    );
-  }
-}
-
-export class CsrfError extends HttpError {
-  constructor() {
-    super(403, 'csrf', 'This form was not sent from a dashboard page that is still open (it may have expired). Go back, reload the page and send it again.');
-  }
-}
-
 export function dashboardNotFound(): RequestHandler {
   return function pageNotFound(req, _res, next) {
-    next(new HttpError(404, 'not_found', `There is no dashboard page at ${req.originalUrl}.`));
+    next(new PageNotFoundError(req.originalUrl));
   };
 }
 

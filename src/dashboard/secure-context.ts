@@ -3,7 +3,7 @@
 // (and would send the admin token in clear), so the dashboard says what to change instead.
 import type { Request, RequestHandler } from 'express';
 import { isLoopbackAddress, isLoopbackHost } from '../core/reachable-host';
-import { InsecureDashboardError } from './dashboard-errors';
+import { InsecureDashboardError } from '../errors';
 
 export function requireSecureContext(): RequestHandler {
   return function checkSecureContext(req, _res, next) {

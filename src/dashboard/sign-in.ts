@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
-import { HttpError } from '../errors';
+import { SignedOutError, TooManyWrongTokensError } from '../errors';
 import type { SignInCsrf } from './csrf';
 import { textField } from './form-data';
 import { renderPage } from './render';
@@ -41,7 +41,7 @@ export function signInRouter({ adminToken, formCsrf, sessionCsrf, onSignIn, fail
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: function tooManySignIns(_req, _res, next) {
-      next(new HttpError(429, 'rate_limited', 'Too many wrong tokens from this address: wait fifteen minutes, then try again with the admin token.'));
+      next(new TooManyWrongTokensError());
     },
   });
 
@@ -89,7 +89,7 @@ export function requireSignedIn(): RequestHandler {
   return function checkSignedIn(req, res, next) {
     if (req.session.signedIn) return next();
     if (req.method === 'GET') return res.redirect(303, `${req.baseUrl}/sign-in?next=${encodeURIComponent(req.originalUrl)}`);
-    next(new HttpError(401, 'unauthenticated', 'You are signed out (a session ends after two hours without activity). Sign in again, then send the form again.'));
+    next(new SignedOutError());
   };
 }
 

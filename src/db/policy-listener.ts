@@ -12,6 +12,7 @@
 // pool), has come back on its own; and every heartbeat probes again, so a path that stops
 // delivering later is caught within a heartbeat and a probe timeout.
 import { randomBytes } from 'node:crypto';
+import type { ConfigErrorCode } from '../errors';
 import type { PgClient } from './connect';
 
 export const POLICY_CHANNEL = 'toolgate_policy';
@@ -50,7 +51,7 @@ export const DEFAULT_LISTENER_OPTIONS: PolicyListenerOptions = { minBackoffMs: 1
 
 /** The listening connection LISTENs but is not told: the cache must not be trusted on it. */
 export class NotificationsUndeliveredError extends Error {
-  readonly code = 'ERR_TOOLGATE_NOTIFY_UNDELIVERED';
+  readonly code: ConfigErrorCode = 'ERR_TOOLGATE_NOTIFY_UNDELIVERED';
   constructor(timeoutMs: number) {
     super(
       `A probe notification sent on ${POLICY_CHANNEL} through the pool did not reach the listening connection within ${timeoutMs} ms, so runs read policies through the database. ` +

@@ -18,7 +18,7 @@ import {
   type StoredAttachmentRow,
   type StreamedAgentRow,
 } from './agent-rows';
-import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
+import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from '../errors';
 import { chooseLegacyToolkitName, ensureLegacyToolkit, writeClassPlans, writePlans, type ClassWrite } from './legacy-toolkits';
 import { checkParity, PARITY_RUNS } from './parity';
 import { planAgent, planChanges, type AgentPlan, type FollowPlan, type LegacyToolkitRow, type PlanOptions } from './plan';

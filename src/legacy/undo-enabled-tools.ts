@@ -5,7 +5,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ToolManifest } from '../core/tool-manifest';
 import { BATCH_WORK_SETTINGS, setLocal } from '../db/transaction-settings';
 import { countAgents, hasToolgateTables } from './agent-rows';
-import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from './errors';
+import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from '../errors';
 import { DEFAULT_REPORT_LIMITS, ReportBuilder, type MigrationReport, type ParityMismatch, type ReportLimits, type UndoSection } from './report';
 
 export interface UndoOptions {

@@ -3,7 +3,7 @@
 // waiting for other writers, and a dry run over a legacy database not yet adopted.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createManifest } from '../../src/core/tool-manifest';
-import { ParityMismatchError, SchemaNotMigratedError } from '../../src/legacy/errors';
+import { ParityMismatchError, SchemaNotMigratedError } from '../../src/errors';
 import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
 import { undoEnabledTools } from '../../src/legacy/undo-enabled-tools';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';

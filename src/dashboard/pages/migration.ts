@@ -1,6 +1,6 @@
 // Migrate enabled_tools: start a dry run, an apply or an undo as a job, and follow it.
 import { Router } from 'express';
-import { HttpError } from '../../errors';
+import { InvalidFormFieldError } from '../../errors';
 import { pathId } from '../../http/parse';
 import { migrateEnabledTools } from '../../legacy/migrate-enabled-tools';
 import { undoEnabledTools } from '../../legacy/undo-enabled-tools';
@@ -22,7 +22,7 @@ export function migrationPages(d: DashboardServices): Router {
 
   router.post('/migration/jobs', async (req, res) => {
     const mode = textField(req, 'mode') as JobKind;
-    if (!MODES.includes(mode)) throw new HttpError(422, 'validation_error', 'Choose a dry run, an apply or an undo.');
+    if (!MODES.includes(mode)) throw new InvalidFormFieldError('Choose a dry run, an apply or an undo.');
     const mapTypos = mode !== 'undo' && checkedField(req, 'map_typos');
     const id = await d.jobs.start(
       mode,
