@@ -2,7 +2,8 @@
 // schemas the handlers parse with (as JSON Schema 2020-12, which OpenAPI 3.1 uses as is), and each
 // operation lists the errors its description implies.
 import { z } from 'zod';
-import type { RouteDescription, RouteError, RouteGroupDescription } from '../../routes/route-description';
+import type { RouteDescription, RouteGroupDescription } from '../../routes/route-description';
+import { ERROR_CODES, type ErrorCode } from '../errors';
 import { idText } from '../http/schemas';
 import { errorResponse } from '../http/responses';
 
@@ -16,55 +17,6 @@ export interface DocumentOptions {
 
 type JsonSchema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
-type ErrorCode =
-  | 'invalid_json'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'validation_error'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'idempotency_key_reused'
-  | 'idempotency_key_in_flight'
-  | 'interrupted'
-  | 'shutting_down'
-  | 'host_not_allowed'
-  | 'authentication_unavailable'
-  | RouteError;
-
-const ERRORS: Record<ErrorCode, { status: number; when: string }> = {
-  invalid_json: { status: 400, when: 'the body is not valid JSON' },
-  unauthenticated: { status: 401, when: 'no token, a header that is not "Bearer <token>", or a token the service does not know' },
-  forbidden: { status: 403, when: "the token's role may not call this route, or start this kind of run" },
-  tool_forbidden: { status: 403, when: 'the tool is not offered to this run (a denied record is written); `tool` names it' },
-  approval_required: { status: 403, when: 'the tool needs approval for this sender, and this route runs it at once, so nothing was filed (a denied record is written); `tool` names it' },
-  cap_exceeded: { status: 403, when: 'the call is over a cap of the attachment it runs under; nothing ran (a denied record is written); `tool` names it' },
-  sender_forbidden: { status: 403, when: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)" },
-  not_found: { status: 404, when: 'no such agent, toolkit, attachment, rule or document' },
-  conflict: { status: 409, when: 'a duplicate, or a change the system toolkits refuse' },
-  parity_mismatch: { status: 409, when: 'the check found access that differs from the legacy strings; nothing was committed; `report` has it' },
-  schema_not_migrated: { status: 409, when: 'the schema migrations have not run' },
-  migration_busy: { status: 409, when: 'other writers held the tables for 30 s; nothing changed' },
-  idempotency_key_in_flight: { status: 409, when: 'the first request with this Idempotency-Key is still running; nothing started again; see Retry-After' },
-  message_id_in_flight: { status: 409, when: "the first delivery of this message_id is still running; nothing started again; see Retry-After" },
-  interrupted: { status: 409, when: 'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again' },
-  idempotency_key_reused: { status: 422, when: 'this Idempotency-Key came with another body; nothing ran' },
-  message_id_reused: { status: 422, when: "this message_id was handled for another sender or with other content (or is the agent's own reply's); nothing ran" },
-  payload_too_large: { status: 413, when: 'the body is over the limit' },
-  unsupported_media_type: { status: 415, when: 'the JSON body is not UTF-8' },
-  validation_error: { status: 422, when: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
-  not_dispatchable: { status: 422, when: 'the tool is offered but nothing implements it' },
-  rate_limited: { status: 429, when: 'the caller is over its budget; see Retry-After' },
-  host_not_allowed: { status: 421, when: 'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)' },
-  internal_error: { status: 500, when: "a fault of toolgate's own; nothing was granted" },
-  upstream_error: { status: 502, when: 'the language model failed, timed out or broke the schema' },
-  unavailable: { status: 503, when: 'the database cannot be reached; nothing was granted; see Retry-After' },
-  authentication_unavailable: { status: 503, when: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After" },
-  shutting_down: { status: 503, when: 'this instance is shutting down and takes no new requests; retry (another instance answers); see Retry-After' },
-};
-
 export function openApiDocument(options: DocumentOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
   const tags: { name: string }[] = [];
@@ -164,14 +116,14 @@ export function impliedErrors(route: RouteDescription, hasPathIds: boolean, unde
 
 function errorResponses(codes: readonly ErrorCode[]): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
+  for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   return Object.fromEntries(
     [...byStatus.entries()]
       .sort(([a], [b]) => a - b)
       .map(([status, list]) => [
         String(status),
         {
-          description: list.map((c) => `\`${c}\`: ${ERRORS[c].when}`).join('; '),
+          description: list.map((c) => `\`${c}\`: ${ERROR_CODES[c].meaning}`).join('; '),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),
