@@ -41,18 +41,19 @@ export type { SyncReport } from './services/system-toolkits';
 export type { AgentInput, AgentPatch, AttachInput, AttachmentPatch, RuleInput, ToolkitInput, ToolkitPatch } from './services/inputs';
 export type { MigrationReport } from './legacy/report';
 
-// Errors.
+// Errors, each with a code of docs/ERRORS.md. Those only tg.router gives, and answers itself, are
+// not here: a host meets them as a response, and reads their `code`.
 export {
   ApprovalRequiredError,
   AuthenticationUnavailableError,
   ConflictError,
   ForbiddenError,
-  HostNotAllowedError,
   HttpError,
-  InvalidJsonError,
+  MigrationBusyError,
   NotDispatchableError,
   NotFoundError,
-  PayloadTooLargeError,
+  ParityMismatchError,
+  SchemaNotMigratedError,
   SenderForbiddenError,
   ToolForbiddenError,
   ToolgateConfigError,
