@@ -9,7 +9,8 @@
 // then keeps it, and replaces one that a failed concurrent build left invalid.
 import type { QueryInterface } from 'sequelize';
 
-const INDEX = 'tool_calls_agent_status_id_idx';
+// Named toolgate_ as every index toolgate adds to a table the legacy application may own.
+const INDEX = 'tool_calls_toolgate_status_id_idx';
 
 export async function up(queryInterface: QueryInterface): Promise<void> {
   await queryInterface.sequelize.transaction(async (transaction) => {
