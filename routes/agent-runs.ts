@@ -1,15 +1,12 @@
 // Agent runs (SEMANTICS §10): a client's message handled in a thread, a scheduler's instruction
 // handled with no thread, and the threads and runs an operator reads back (admin).
-import { Router } from 'express';
 import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
-import { bodyOf, validateBody } from '../middleware/validate-body';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
 import { emailMessageSchema, inboundMessage } from '../src/email/message';
-import { parse, pathId } from '../src/http/parse';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from '../src/http/responses';
 import { idText, text } from '../src/http/schemas';
-import { describeRoutes } from './route-description';
+import { parsedBody, routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 /** A thread's reference, as an earlier answer gave it (`thr_...`): any other text names no thread (404). */
@@ -23,64 +20,10 @@ export const agentRunsListQuery = z.strictObject({ limit: z.coerce.number().int(
 export const agentRunsPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50), before: idText.optional() });
 export const threadPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: idText.optional() });
 
-export function agentRunsRouter(tg: Pick<RouteServices, 'agentRuns' | 'agents' | 'idempotencyKey' | 'requireRole' | 'toolRun'>): Router {
-  const router = Router();
-  const admin = tg.requireRole('admin');
+type AgentRunServices = Pick<RouteServices, 'agentRuns' | 'agents' | 'toolRun'>;
 
-  router.post(
-    '/agents/:id/messages',
-    tg.requireRole('client'),
-    validateBody(messageRunBody),
-    tg.idempotencyKey,
-    // The sender is the message's From, authenticated by the message's own headers.
-    tg.toolRun({
-      runOf: (req) => {
-        const { message } = bodyOf(req, messageRunBody);
-        return { kind: 'sender', sender: message.from, authentication_results: message.authentication_results };
-      },
-    }),
-    async (req, res) => {
-      const { thread_id, message } = bodyOf(req, messageRunBody);
-      const handled = await handleMessage(tg.agentRuns, currentRun(req), { thread_id, message: inboundMessage(message) });
-      // A redelivered message gets its first handling's answer, as a replayed Idempotency-Key does.
-      if (handled.replayed) res.set('Idempotent-Replayed', 'true');
-      res.json(handled.answer);
-    },
-  );
-
-  router.post('/agents/:id/runs', tg.requireRole('scheduler'), validateBody(instructionRunBody), tg.idempotencyKey, tg.toolRun({ runOf: () => ({ kind: 'scheduled' }) }), async (req, res) => {
-    res.json(await handleInstruction(tg.agentRuns, currentRun(req), bodyOf(req, instructionRunBody).instruction));
-  });
-
-  router.get('/agents/:id/threads', admin, async (req, res) => {
-    const agentId = pathId(req.params, 'id');
-    const { limit } = parse(agentRunsListQuery, req.query, 'query');
-    await tg.agents.get(agentId);
-    res.json(await tg.agentRuns.store.threads(agentId, limit));
-  });
-
-  // A thread is read in pages: at most `limit` messages, and fewer once a page holds about a
-  // million characters, so a thread of huge messages never makes one huge answer.
-  router.get('/agents/:id/threads/:threadId', admin, async (req, res) => {
-    const { limit, after } = parse(threadPageQuery, req.query, 'query');
-    const { row_id, ...thread } = await tg.agentRuns.store.thread(pathId(req.params, 'id'), parse(threadReference, req.params.threadId, 'path'));
-    res.json({ ...thread, ...(await tg.agentRuns.store.threadPage(row_id, { after: after ?? 0, limit })) });
-  });
-
-  // Newest first, in pages as a thread's are: the next page's link is in the Link header.
-  router.get('/agents/:id/runs', admin, async (req, res) => {
-    const agentId = pathId(req.params, 'id');
-    const { limit, before } = parse(agentRunsPageQuery, req.query, 'query');
-    await tg.agents.get(agentId);
-    const page = await tg.agentRuns.store.runs(agentId, { before: before ?? null, limit });
-    if (page.next_before !== null) res.links({ next: `${req.baseUrl}/agents/${agentId}/runs?limit=${limit}&before=${page.next_before}` });
-    res.json(page.runs);
-  });
-  return router;
-}
-
-export const agentRunsRoutes = describeRoutes('Agent runs', [
-  {
+export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (route) => [
+  route({
     method: 'post',
     path: '/agents/:id/messages',
     summary: 'Handle a message with the agent',
@@ -88,11 +31,31 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
       "An agent run (SEMANTICS §10): resolved once for the message's sender, the model offered exactly the run's tools, every call through dispatch. A tool not offered is refused, recorded and given back to the model. The thread is named by thread_id (its reference) or found by in_reply_to / references; a sender who is not one of its participants, or has no routing key, starts a new thread with no history (new_thread says so). A thread_id that names no thread of this agent is a 404. Without either, a new thread starts.",
     roles: ['client'],
     body: messageRunBody,
-    success: { status: 200, description: 'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped. A redelivered message (the same message_id, sender and content) gets the first answer again, with the header Idempotent-Replayed: true, and runs nothing', schema: agentRunResponse },
+    success: {
+      status: 200,
+      description:
+        'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped. A redelivered message (the same message_id, sender and content) gets the first answer again, with the header Idempotent-Replayed: true, and runs nothing',
+      schema: agentRunResponse,
+    },
     errors: ['sender_forbidden', 'message_id_reused', 'message_id_in_flight'],
     idempotent: true,
-  },
-  {
+    // The sender is the message's From, authenticated by the message's own headers.
+    use: (tg) => [
+      tg.toolRun({
+        runOf: (req) => {
+          const { message } = parsedBody(req, messageRunBody);
+          return { kind: 'sender', sender: message.from, authentication_results: message.authentication_results };
+        },
+      }),
+    ],
+    handle: async (tg, { req, res, body }) => {
+      const handled = await handleMessage(tg.agentRuns, currentRun(req), { thread_id: body.thread_id, message: inboundMessage(body.message) });
+      // A redelivered message gets its first handling's answer, as a replayed Idempotency-Key does.
+      if (handled.replayed) res.set('Idempotent-Replayed', 'true');
+      return handled.answer;
+    },
+  }),
+  route({
     method: 'post',
     path: '/agents/:id/runs',
     summary: 'Run a scheduled instruction',
@@ -101,16 +64,22 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
     body: instructionRunBody,
     success: { status: 200, description: 'The run', schema: agentRunResponse },
     idempotent: true,
-  },
-  {
+    use: (tg) => [tg.toolRun({ runOf: () => ({ kind: 'scheduled' }) })],
+    handle: (tg, { req, body }) => handleInstruction(tg.agentRuns, currentRun(req), body.instruction),
+  }),
+  route({
     method: 'get',
     path: '/agents/:id/threads',
     summary: "An agent's threads",
     roles: ['admin'],
     query: agentRunsListQuery,
     success: { status: 200, description: 'Newest activity first', schema: z.array(threadResponse) },
-  },
-  {
+    handle: async (tg, { ids, query }) => {
+      await tg.agents.get(ids.id);
+      return tg.agentRuns.store.threads(ids.id, query.limit);
+    },
+  }),
+  route({
     method: 'get',
     path: '/agents/:id/threads/:threadId',
     params: { threadId: threadReference },
@@ -118,9 +87,19 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
     description: 'At most `limit` messages after `after`, oldest first, and fewer once the page holds about a million characters; `next_after` reads on.',
     roles: ['admin'],
     query: threadPageQuery,
-    success: { status: 200, description: 'The thread, its participants, a page of its messages oldest first (each with its run), and where the next page starts', schema: threadWithMessagesResponse },
-  },
-  {
+    success: {
+      status: 200,
+      description: 'The thread, its participants, a page of its messages oldest first (each with its run), and where the next page starts',
+      schema: threadWithMessagesResponse,
+    },
+    // A thread is read in pages: at most `limit` messages, and fewer once a page holds about a
+    // million characters, so a thread of huge messages never makes one huge answer.
+    handle: async (tg, { ids, params, query }) => {
+      const { row_id, ...thread } = await tg.agentRuns.store.thread(ids.id, params.threadId as string);
+      return { ...thread, ...(await tg.agentRuns.store.threadPage(row_id, { after: query.after ?? 0, limit: query.limit })) };
+    },
+  }),
+  route({
     method: 'get',
     path: '/agents/:id/runs',
     summary: "An agent's runs",
@@ -128,5 +107,11 @@ export const agentRunsRoutes = describeRoutes('Agent runs', [
     roles: ['admin'],
     query: agentRunsPageQuery,
     success: { status: 200, description: 'The runs', schema: z.array(storedRunResponse) },
-  },
+    handle: async (tg, { req, res, ids, query }) => {
+      await tg.agents.get(ids.id);
+      const page = await tg.agentRuns.store.runs(ids.id, { before: query.before ?? null, limit: query.limit });
+      if (page.next_before !== null) res.links({ next: `${req.baseUrl}/agents/${ids.id}/runs?limit=${query.limit}&before=${page.next_before}` });
+      return page.runs;
+    },
+  }),
 ]);

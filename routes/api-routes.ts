@@ -1,6 +1,7 @@
-// Every route of the router, described for the API reference, in the order the reference shows
-// them. A new route file adds its `...Routes` export here; test/openapi/openapi.test.ts fails for
-// any route served but missing.
+// Every route of the router, by section, in the order the reference shows them, each with the
+// route group that switches it off (`createToolgate({ routes })`). The router mounts this list and
+// the OpenAPI document reads it: a new route file adds its section here, once.
+import type { Router } from 'express';
 import { accessRulesRoutes } from './access-rules';
 import { agentRunsRoutes } from './agent-runs';
 import { agentsRoutes } from './agents';
@@ -11,26 +12,49 @@ import { documentsRoutes } from './documents';
 import { emailRoutes } from './email';
 import { migrationsRoutes } from './migrations';
 import { resolutionRoutes } from './resolution';
-import type { RouteGroupDescription } from './route-description';
+import { mountRoutes, type MountServices, type RouteSection } from './route';
+import type { RouteServices } from './route-services';
 import { tasksRoutes } from './tasks';
 import { dispatchRoutes, toolCallRecordsRoutes } from './tool-calls';
 import { toolkitsRoutes } from './toolkits';
 import { toolsRoutes } from './tools';
 
-export const API_ROUTES: readonly RouteGroupDescription[] = [
-  toolsRoutes,
-  toolkitsRoutes,
-  agentsRoutes,
-  attachmentsRoutes,
-  accessRulesRoutes,
-  resolutionRoutes,
-  dispatchRoutes,
-  agentRunsRoutes,
-  approvalRequestsRoutes,
-  toolCallRecordsRoutes,
-  emailRoutes,
-  documentsRoutes,
-  tasksRoutes,
-  chatRoutes,
-  migrationsRoutes,
+/** The bundled route groups, each of which `routes` can switch off. */
+export const ROUTE_GROUPS = ['admin', 'dispatch', 'agent_runs', 'email', 'documents', 'tasks', 'chat', 'migrations'] as const;
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+
+export interface ApiSection {
+  group: RouteGroup;
+  section: RouteSection<RouteServices>;
+  /** The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on. */
+  legacySentence?: true;
+}
+
+export const API_ROUTES: readonly ApiSection[] = [
+  { group: 'admin', section: toolsRoutes },
+  { group: 'admin', section: toolkitsRoutes },
+  { group: 'admin', section: agentsRoutes },
+  { group: 'admin', section: attachmentsRoutes },
+  { group: 'admin', section: accessRulesRoutes },
+  { group: 'admin', section: resolutionRoutes },
+  { group: 'dispatch', section: dispatchRoutes },
+  { group: 'agent_runs', section: agentRunsRoutes },
+  { group: 'admin', section: approvalRequestsRoutes },
+  { group: 'admin', section: toolCallRecordsRoutes },
+  { group: 'email', section: emailRoutes, legacySentence: true },
+  { group: 'documents', section: documentsRoutes, legacySentence: true },
+  { group: 'tasks', section: tasksRoutes },
+  { group: 'chat', section: chatRoutes },
+  { group: 'migrations', section: migrationsRoutes },
 ];
+
+/**
+ * Mounts the sections of the groups that are on. The router has read the bearer token already;
+ * `legacy` are the services of the routes that answer with the legacy sentence.
+ */
+export function mountApiRoutes(router: Router, groups: ReadonlySet<RouteGroup>, services: { parts: RouteServices; legacy: RouteServices }): void {
+  const mount: MountServices = { requireRole: services.parts.requireRole, idempotencyKey: services.parts.idempotencyKey };
+  for (const { group, section, legacySentence } of API_ROUTES) {
+    if (groups.has(group)) router.use(mountRoutes(section, legacySentence ? services.legacy : services.parts, mount));
+  }
+}

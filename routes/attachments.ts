@@ -1,67 +1,20 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
-import { Router } from 'express';
 import { z } from 'zod';
 import { attachmentResponse, ruleResponse } from '../src/http/responses';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/inputs';
-import { describeRoutes } from './route-description';
-import { pathId } from '../src/http/parse';
+import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
-export function attachmentsRouter(tg: Pick<RouteServices, 'attachments' | 'requireRole'>): Router {
-  const router = Router();
-  const admin = tg.requireRole('admin');
-  const ids = (params: Record<string, unknown>) => ({
-    agentId: pathId(params, 'id'),
-    attachmentId: params.attachmentId === undefined ? 0 : pathId(params, 'attachmentId'),
-  });
-
-  router.get('/agents/:id/toolkits', admin, async (req, res) => {
-    res.json(await tg.attachments.list(ids(req.params).agentId));
-  });
-
-  router.post('/agents/:id/toolkits', admin, async (req, res) => {
-    const { agentId } = ids(req.params);
-    res.status(201).json(await tg.attachments.attach(agentId, req.body));
-  });
-
-  router.get('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
-    const { agentId, attachmentId } = ids(req.params);
-    res.json(await tg.attachments.get(agentId, attachmentId));
-  });
-
-  router.patch('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
-    const { agentId, attachmentId } = ids(req.params);
-    res.json(await tg.attachments.update(agentId, attachmentId, req.body));
-  });
-
-  router.delete('/agents/:id/toolkits/:attachmentId', admin, async (req, res) => {
-    const { agentId, attachmentId } = ids(req.params);
-    await tg.attachments.detach(agentId, attachmentId);
-    res.status(204).end();
-  });
-
-  router.post('/agents/:id/toolkits/:attachmentId/rules', admin, async (req, res) => {
-    const { agentId, attachmentId } = ids(req.params);
-    res.status(201).json(await tg.attachments.addRule(agentId, attachmentId, req.body));
-  });
-
-  router.delete('/agents/:id/toolkits/:attachmentId/rules/:ruleId', admin, async (req, res) => {
-    const { agentId, attachmentId } = ids(req.params);
-    await tg.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
-    res.status(204).end();
-  });
-  return router;
-}
-
-export const attachmentsRoutes = describeRoutes('Attachments and gate rules', [
-  {
+export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>>('Attachments and gate rules', (route) => [
+  route({
     method: 'get',
     path: '/agents/:id/toolkits',
     summary: "An agent's attachments",
     roles: ['admin'],
     success: { status: 200, description: 'Each attachment with its toolkit, terms and rules', schema: z.array(attachmentResponse) },
-  },
-  {
+    handle: (tg, { ids }) => tg.attachments.list(ids.id),
+  }),
+  route({
     method: 'post',
     path: '/agents/:id/toolkits',
     summary: 'Attach a toolkit to an agent',
@@ -70,9 +23,17 @@ export const attachmentsRoutes = describeRoutes('Attachments and gate rules', [
     body: attachInputSchema,
     success: { status: 201, description: 'The attachment', schema: attachmentResponse },
     errors: ['conflict'],
-  },
-  { method: 'get', path: '/agents/:id/toolkits/:attachmentId', summary: 'Read an attachment', roles: ['admin'], success: { status: 200, description: 'The attachment', schema: attachmentResponse } },
-  {
+    handle: (tg, { ids, req }) => tg.attachments.attach(ids.id, req.body),
+  }),
+  route({
+    method: 'get',
+    path: '/agents/:id/toolkits/:attachmentId',
+    summary: 'Read an attachment',
+    roles: ['admin'],
+    success: { status: 200, description: 'The attachment', schema: attachmentResponse },
+    handle: (tg, { ids }) => tg.attachments.get(ids.id, ids.attachmentId),
+  }),
+  route({
     method: 'patch',
     path: '/agents/:id/toolkits/:attachmentId',
     summary: "Change an attachment's terms",
@@ -80,9 +41,19 @@ export const attachmentsRoutes = describeRoutes('Attachments and gate rules', [
     roles: ['admin'],
     body: attachmentPatchSchema,
     success: { status: 200, description: 'The attachment, changed', schema: attachmentResponse },
-  },
-  { method: 'delete', path: '/agents/:id/toolkits/:attachmentId', summary: 'Detach (revoke the grant)', roles: ['admin'], success: { status: 204, description: 'Detached' } },
-  {
+    handle: (tg, { ids, req }) => tg.attachments.update(ids.id, ids.attachmentId, req.body),
+  }),
+  route({
+    method: 'delete',
+    path: '/agents/:id/toolkits/:attachmentId',
+    summary: 'Detach (revoke the grant)',
+    roles: ['admin'],
+    success: { status: 204, description: 'Detached' },
+    handle: async (tg, { ids }) => {
+      await tg.attachments.detach(ids.id, ids.attachmentId);
+    },
+  }),
+  route({
     method: 'post',
     path: '/agents/:id/toolkits/:attachmentId/rules',
     summary: 'Add a gate rule',
@@ -90,6 +61,16 @@ export const attachmentsRoutes = describeRoutes('Attachments and gate rules', [
     body: ruleSchema,
     success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleResponse },
     errors: ['conflict'],
-  },
-  { method: 'delete', path: '/agents/:id/toolkits/:attachmentId/rules/:ruleId', summary: 'Remove a gate rule', roles: ['admin'], success: { status: 204, description: 'Removed' } },
+    handle: (tg, { ids, req }) => tg.attachments.addRule(ids.id, ids.attachmentId, req.body),
+  }),
+  route({
+    method: 'delete',
+    path: '/agents/:id/toolkits/:attachmentId/rules/:ruleId',
+    summary: 'Remove a gate rule',
+    roles: ['admin'],
+    success: { status: 204, description: 'Removed' },
+    handle: async (tg, { ids }) => {
+      await tg.attachments.deleteRule(ids.id, ids.attachmentId, ids.ruleId);
+    },
+  }),
 ]);

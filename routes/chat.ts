@@ -1,13 +1,11 @@
 // POST /agents/:id/chat (client): talking to the agent needs no tool (the legacy "pure chat
 // assistant" recipe), but it is a message from a sender, so the agent's access rules decide first.
-import { Router } from 'express';
 import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
-import { bodyOf, validateBody } from '../middleware/validate-body';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import { chatResponse } from '../src/http/responses';
-import { describeRoutes } from './route-description';
+import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 export const chatBody = z.strictObject({
@@ -15,19 +13,8 @@ export const chatBody = z.strictObject({
   sender: text(1000).optional(),
 });
 
-export function chatRouter(tg: Pick<RouteServices, 'model' | 'requireRole' | 'toolRun'>): Router {
-  const router = Router();
-  router.post('/agents/:id/chat', tg.requireRole('client'), validateBody(chatBody), tg.toolRun(), async (req, res) => {
-    const run = currentRun(req);
-    const { message } = bodyOf(req, chatBody);
-    const reply = await orUpstreamError(tg.model.chat(message, modelContext(run.agent, new Date())));
-    res.json({ reply });
-  });
-  return router;
-}
-
-export const chatRoutes = describeRoutes('Tasks and chat', [
-  {
+export const chatRoutes = routeSection<Pick<RouteServices, 'model' | 'toolRun'>>('Tasks and chat', (route) => [
+  route({
     method: 'post',
     path: '/agents/:id/chat',
     summary: 'Talk to the agent',
@@ -36,5 +23,10 @@ export const chatRoutes = describeRoutes('Tasks and chat', [
     body: chatBody,
     success: { status: 200, description: "The agent's reply", schema: chatResponse },
     errors: ['sender_forbidden', 'upstream_error'],
-  },
+    use: (tg) => [tg.toolRun()],
+    handle: async (tg, { req, body }) => {
+      const reply = await orUpstreamError(tg.model.chat(body.message, modelContext(currentRun(req).agent, new Date())));
+      return { reply };
+    },
+  }),
 ]);

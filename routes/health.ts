@@ -1,36 +1,20 @@
 // GET /healthz (the process is up) and GET /readyz (the database answers and no migration is
 // pending): outside /api, for load balancers.
-import { Router } from 'express';
-import { pendingMigrations } from '../src/db/migrate';
 import type { Sequelize } from 'sequelize';
+import { pendingMigrations } from '../src/db/migrate';
 import { healthResponse, readyResponse } from '../src/http/responses';
-import { describeRoutes } from './route-description';
+import { routeSection } from './route';
 
-export function healthRouter(tg: { sequelize: Sequelize }): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    try {
-      await tg.sequelize.query('SELECT 1');
-    } catch {
-      res.status(503).json({ status: 'unavailable', detail: 'The database cannot be reached.', code: 'unavailable' });
-      return;
-    }
-    const pending = await pendingMigrations(tg.sequelize);
-    if (pending.length > 0) {
-      res.status(503).json({ status: 'migrating', detail: `Migrations pending: ${pending.join(', ')}.`, code: 'unavailable', pending });
-      return;
-    }
-    res.json({ status: 'ready' });
-  });
-  return router;
-}
-
-export const healthRoutes = describeRoutes('Health', [
-  { method: 'get', path: '/healthz', summary: 'The process is up', roles: 'anyone', success: { status: 200, description: 'Up', schema: healthResponse } },
-  {
+export const healthRoutes = routeSection<{ sequelize: Sequelize }>('Health', (route) => [
+  route({
+    method: 'get',
+    path: '/healthz',
+    summary: 'The process is up',
+    roles: 'anyone',
+    success: { status: 200, description: 'Up', schema: healthResponse },
+    handle: () => ({ status: 'ok' }),
+  }),
+  route({
     method: 'get',
     path: '/readyz',
     summary: 'Ready to serve',
@@ -38,5 +22,19 @@ export const healthRoutes = describeRoutes('Health', [
     roles: 'anyone',
     success: { status: 200, description: 'Ready', schema: readyResponse },
     errors: ['unavailable'],
-  },
+    handle: async (tg, { res }) => {
+      try {
+        await tg.sequelize.query('SELECT 1');
+      } catch {
+        res.status(503).json({ status: 'unavailable', detail: 'The database cannot be reached.', code: 'unavailable' });
+        return undefined;
+      }
+      const pending = await pendingMigrations(tg.sequelize);
+      if (pending.length > 0) {
+        res.status(503).json({ status: 'migrating', detail: `Migrations pending: ${pending.join(', ')}.`, code: 'unavailable', pending });
+        return undefined;
+      }
+      return { status: 'ready' };
+    },
+  }),
 ]);

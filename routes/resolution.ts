@@ -1,12 +1,10 @@
 // GET /agents/:id/tools (admin): what a run would be offered, and why: the resolution explained.
-import { Router } from 'express';
 import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
-import { parse, pathId } from '../src/http/parse';
 import { text } from '../src/http/schemas';
 import { resolutionResponse } from '../src/http/responses';
-import { describeRoutes } from './route-description';
+import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 export const resolutionQuery = z
@@ -18,41 +16,8 @@ export const resolutionQuery = z
     message: 'a run is a sender run or a scheduled run, not both: drop sender or scheduled',
   });
 
-export function resolutionRouter(tg: Pick<RouteServices, 'requireRole' | 'runs'>): Router {
-  const router = Router();
-  router.get('/agents/:id/tools', tg.requireRole('admin'), async (req, res) => {
-    const agentId = pathId(req.params, 'id');
-    const query = parse(resolutionQuery, req.query, 'query');
-    // The explain view takes the address as given: it answers "what would this sender get".
-    const run: Run =
-      query.scheduled === 'true'
-        ? { kind: 'scheduled' }
-        : query.sender !== undefined
-          ? { kind: 'sender', routing_key: routingKeyOf(query.sender) }
-          : { kind: 'catalogue' };
-    const resolution = await tg.runs.explain(agentId, run);
-    res.json({
-      ...resolution,
-      attachments: resolution.attachments.map((a) => ({
-        attachment_id: a.attachment_id,
-        toolkit_id: a.toolkit_id,
-        toolkit_name: a.toolkit_name,
-        admitted: a.admitted,
-        reason: a.reason,
-        matched_rule: a.matched_rule,
-        tools: a.tools,
-        stale_tool_ids: a.stale_tool_ids,
-        approval: a.approval,
-        needs_approval: a.needs_approval,
-        caps: a.caps,
-      })),
-    });
-  });
-  return router;
-}
-
-export const resolutionRoutes = describeRoutes('Resolution', [
-  {
+export const resolutionRoutes = routeSection<Pick<RouteServices, 'runs'>>('Resolution', (route) => [
+  route({
     method: 'get',
     path: '/agents/:id/tools',
     summary: 'What a run would be offered, and why',
@@ -60,5 +25,31 @@ export const resolutionRoutes = describeRoutes('Resolution', [
     roles: ['admin'],
     query: resolutionQuery,
     success: { status: 200, description: 'The resolution, explained per attachment', schema: resolutionResponse },
-  },
+    handle: async (tg, { ids, query }) => {
+      // The explain view takes the address as given: it answers "what would this sender get".
+      const run: Run =
+        query.scheduled === 'true'
+          ? { kind: 'scheduled' }
+          : query.sender !== undefined
+            ? { kind: 'sender', routing_key: routingKeyOf(query.sender) }
+            : { kind: 'catalogue' };
+      const resolution = await tg.runs.explain(ids.id, run);
+      return {
+        ...resolution,
+        attachments: resolution.attachments.map((a) => ({
+          attachment_id: a.attachment_id,
+          toolkit_id: a.toolkit_id,
+          toolkit_name: a.toolkit_name,
+          admitted: a.admitted,
+          reason: a.reason,
+          matched_rule: a.matched_rule,
+          tools: a.tools,
+          stale_tool_ids: a.stale_tool_ids,
+          approval: a.approval,
+          needs_approval: a.needs_approval,
+          caps: a.caps,
+        })),
+      };
+    },
+  }),
 ]);

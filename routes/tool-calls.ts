@@ -1,15 +1,12 @@
 // Tool calls: the records (admin), and the dispatch of one tool, host or builtin, under the run's
-// resolution (the path a model harness takes). Two routers, so a host can mount one without the other.
-import { Router } from 'express';
+// resolution (the path a model harness takes). Two sections, so a host can mount one without the other.
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
-import { parse, pathId } from '../src/http/parse';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
-import { bodyOf, validateBody } from '../middleware/validate-body';
 import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from '../src/http/responses';
-import { describeRoutes } from './route-description';
+import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 export const dispatchBody = z.union([
@@ -28,46 +25,8 @@ export const toolCallsQuery = z.strictObject({
   status: toolCallStatusSchema.optional(),
 });
 
-export function toolCallRecordsRouter(tg: Pick<RouteServices, 'agents' | 'requireRole' | 'sequelize'>): Router {
-  const router = Router();
-  router.get('/agents/:id/tool-calls', tg.requireRole('admin'), async (req, res) => {
-    const agentId = pathId(req.params, 'id');
-    const { limit, status } = parse(toolCallsQuery, req.query, 'query');
-    await tg.agents.get(agentId);
-    res.json(await listToolCalls(tg.sequelize, agentId, limit, status));
-  });
-  return router;
-}
-
-export function dispatchRouter(tg: Pick<RouteServices, 'idempotencyKey' | 'requireRole' | 'toolRun'>): Router {
-  const router = Router();
-
-  router.post(
-    '/agents/:id/tool-calls',
-    tg.requireRole('client', 'scheduler'),
-    validateBody(dispatchBody),
-    tg.idempotencyKey,
-    tg.toolRun(),
-    async (req, res) => {
-      const body = bodyOf(req, dispatchBody);
-      const outcome = await currentRun(req).callTool(body.tool, body.input);
-      switch (outcome.status) {
-        case 'success':
-          return res.json({ tool: body.tool, status: 'success', output: outcome.output });
-        case 'failure':
-          // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
-          return res.json({ tool: body.tool, status: 'failure', error: outcome.error });
-        default:
-          // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
-          return res.status(202).json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
-      }
-    },
-  );
-  return router;
-}
-
-export const toolCallRecordsRoutes = describeRoutes('Tool calls', [
-  {
+export const toolCallRecordsRoutes = routeSection<Pick<RouteServices, 'agents' | 'sequelize'>>('Tool calls', (route) => [
+  route({
     method: 'get',
     path: '/agents/:id/tool-calls',
     summary: "An agent's tool-call records",
@@ -75,11 +34,15 @@ export const toolCallRecordsRoutes = describeRoutes('Tool calls', [
     roles: ['admin'],
     query: toolCallsQuery,
     success: { status: 200, description: 'The records', schema: z.array(toolCallResponse) },
-  },
+    handle: async (tg, { ids, query }) => {
+      await tg.agents.get(ids.id);
+      return listToolCalls(tg.sequelize, ids.id, query.limit, query.status);
+    },
+  }),
 ]);
 
-export const dispatchRoutes = describeRoutes('Tool calls', [
-  {
+export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool calls', (route) => [
+  route({
     method: 'post',
     path: '/agents/:id/tool-calls',
     summary: 'Dispatch one tool call under the run',
@@ -88,8 +51,29 @@ export const dispatchRoutes = describeRoutes('Tool calls', [
     roles: ['client', 'scheduler'],
     body: dispatchBody,
     success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchResponse },
-    also: [{ status: 202, description: 'The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call\'s pending request is returned; nothing ran', schema: dispatchPendingResponse }],
+    also: [
+      {
+        status: 202,
+        description: "The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call's pending request is returned; nothing ran",
+        schema: dispatchPendingResponse,
+      },
+    ],
     errors: ['sender_forbidden', 'tool_forbidden', 'cap_exceeded', 'not_dispatchable'],
     idempotent: true,
-  },
+    use: (tg) => [tg.toolRun()],
+    handle: async (_tg, { req, res, body }) => {
+      const outcome = await currentRun(req).callTool(body.tool, body.input);
+      switch (outcome.status) {
+        case 'success':
+          return { tool: body.tool, status: 'success', output: outcome.output };
+        case 'failure':
+          // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
+          return { tool: body.tool, status: 'failure', error: outcome.error };
+        default:
+          // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
+          res.status(202).json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
+          return undefined;
+      }
+    },
+  }),
 ]);

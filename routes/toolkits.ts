@@ -1,48 +1,20 @@
 // Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
-import { Router } from 'express';
 import { z } from 'zod';
 import { syncReportResponse, toolkitResponse } from '../src/http/responses';
 import { toolkitInputSchema, toolkitPatchSchema } from '../src/services/inputs';
-import { describeRoutes } from './route-description';
-import { pathId } from '../src/http/parse';
+import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
-export function toolkitsRouter(tg: Pick<RouteServices, 'requireRole' | 'syncSystemToolkits' | 'toolkits'>): Router {
-  const router = Router();
-  router.use('/toolkits', tg.requireRole('admin'));
-
-  router.get('/toolkits', async (_req, res) => {
-    res.json(await tg.toolkits.list());
-  });
-
-  router.post('/toolkits/sync', async (_req, res) => {
-    const report = await tg.syncSystemToolkits();
-    res.json(report);
-  });
-
-  router.post('/toolkits', async (req, res) => {
-    res.status(201).json(await tg.toolkits.create(req.body));
-  });
-
-  router.get('/toolkits/:toolkitId', async (req, res) => {
-    res.json(await tg.toolkits.get(pathId(req.params, 'toolkitId')));
-  });
-
-  router.patch('/toolkits/:toolkitId', async (req, res) => {
-    const id = pathId(req.params, 'toolkitId');
-    res.json(await tg.toolkits.update(id, req.body));
-  });
-
-  router.delete('/toolkits/:toolkitId', async (req, res) => {
-    await tg.toolkits.delete(pathId(req.params, 'toolkitId'));
-    res.status(204).end();
-  });
-  return router;
-}
-
-export const toolkitsRoutes = describeRoutes('Tools and toolkits', [
-  { method: 'get', path: '/toolkits', summary: 'List the toolkits', roles: ['admin'], success: { status: 200, description: 'Every toolkit, by id', schema: z.array(toolkitResponse) } },
-  {
+export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolkits' | 'toolkits'>>('Tools and toolkits', (route) => [
+  route({
+    method: 'get',
+    path: '/toolkits',
+    summary: 'List the toolkits',
+    roles: ['admin'],
+    success: { status: 200, description: 'Every toolkit, by id', schema: z.array(toolkitResponse) },
+    handle: (tg) => tg.toolkits.list(),
+  }),
+  route({
     method: 'post',
     path: '/toolkits/sync',
     summary: 'Sync the system toolkits',
@@ -50,8 +22,9 @@ export const toolkitsRoutes = describeRoutes('Tools and toolkits', [
     roles: ['admin'],
     success: { status: 200, description: 'What the sync found and changed', schema: syncReportResponse },
     errors: ['conflict'],
-  },
-  {
+    handle: (tg) => tg.syncSystemToolkits(),
+  }),
+  route({
     method: 'post',
     path: '/toolkits',
     summary: 'Create a toolkit',
@@ -60,9 +33,17 @@ export const toolkitsRoutes = describeRoutes('Tools and toolkits', [
     body: toolkitInputSchema,
     success: { status: 201, description: 'The toolkit', schema: toolkitResponse },
     errors: ['conflict'],
-  },
-  { method: 'get', path: '/toolkits/:toolkitId', summary: 'Read a toolkit', roles: ['admin'], success: { status: 200, description: 'The toolkit', schema: toolkitResponse } },
-  {
+    handle: (tg, { req }) => tg.toolkits.create(req.body),
+  }),
+  route({
+    method: 'get',
+    path: '/toolkits/:toolkitId',
+    summary: 'Read a toolkit',
+    roles: ['admin'],
+    success: { status: 200, description: 'The toolkit', schema: toolkitResponse },
+    handle: (tg, { ids }) => tg.toolkits.get(ids.toolkitId),
+  }),
+  route({
     method: 'patch',
     path: '/toolkits/:toolkitId',
     summary: 'Change a toolkit',
@@ -71,8 +52,9 @@ export const toolkitsRoutes = describeRoutes('Tools and toolkits', [
     body: toolkitPatchSchema,
     success: { status: 200, description: 'The toolkit, changed', schema: toolkitResponse },
     errors: ['conflict'],
-  },
-  {
+    handle: (tg, { ids, req }) => tg.toolkits.update(ids.toolkitId, req.body),
+  }),
+  route({
     method: 'delete',
     path: '/toolkits/:toolkitId',
     summary: 'Delete a toolkit',
@@ -80,5 +62,8 @@ export const toolkitsRoutes = describeRoutes('Tools and toolkits', [
     roles: ['admin'],
     success: { status: 204, description: 'Deleted' },
     errors: ['conflict'],
-  },
+    handle: async (tg, { ids }) => {
+      await tg.toolkits.delete(ids.toolkitId);
+    },
+  }),
 ]);

@@ -7,8 +7,9 @@ import { errorHandler, notFoundHandler } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { requestLogger } from '../middleware/request-logger';
 import { API_ROUTES } from '../routes/api-routes';
-import { healthRouter, healthRoutes } from '../routes/health';
-import { metricsRouter, metricsRoutes } from '../routes/metrics';
+import { healthRoutes } from '../routes/health';
+import { metricsRoutes } from '../routes/metrics';
+import { mountRoutes } from '../routes/route';
 import type { TrustProxy } from './config';
 import { dashboardRouter } from './dashboard/dashboard-router';
 import { ToolgateConfigError } from './errors';
@@ -45,13 +46,14 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(helmet());
   app.use(requestId());
   // Probes and scrapes stay out of the logs; every other request gets one line.
-  app.use(healthRouter(internalsOf(tg)));
-  app.use(metricsRouter(internalsOf(tg)));
+  const internals = internalsOf(tg);
+  app.use(mountRoutes(healthRoutes, internals));
+  app.use(mountRoutes(metricsRoutes, internals, { authenticate: internals.authenticate, requireRole: internals.requireRole }));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(referenceRouter(apiDocument()));
-  if (options.dashboard) app.use('/admin', dashboardRouter(internalsOf(tg), { adminToken: options.dashboard.adminToken, logger: options.logger }));
+  if (options.dashboard) app.use('/admin', dashboardRouter(internals, { adminToken: options.dashboard.adminToken, logger: options.logger }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;
@@ -65,8 +67,8 @@ export function apiDocument(): Record<string, unknown> {
     description:
       'Who may make an email agent use which tool, decided per message and enforced at dispatch. Errors are `{detail, code, request_id}`; `code` is stable. Ids are positive whole numbers in plain decimal.',
     mounts: [
-      { prefix: '/api', groups: API_ROUTES },
-      { prefix: '', groups: [healthRoutes, metricsRoutes, referenceRoutes] },
+      { prefix: '/api', sections: API_ROUTES.map((s) => s.section) },
+      { prefix: '', sections: [healthRoutes, metricsRoutes, referenceRoutes] },
     ],
   });
 }

@@ -14,21 +14,8 @@ import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate
 import { requireTool } from '../middleware/require-tool';
 import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
 import { defineModels } from '../models';
-import { accessRulesRouter } from '../routes/access-rules';
-import { agentRunsRouter } from '../routes/agent-runs';
-import { agentsRouter } from '../routes/agents';
-import { approvalRequestsRouter } from '../routes/approval-requests';
-import { attachmentsRouter } from '../routes/attachments';
-import { chatRouter } from '../routes/chat';
-import { documentsRouter } from '../routes/documents';
-import { emailRouter } from '../routes/email';
-import { migrationsRouter } from '../routes/migrations';
-import { resolutionRouter } from '../routes/resolution';
 import type { RouteServices } from '../routes/route-services';
-import { tasksRouter } from '../routes/tasks';
-import { dispatchRouter, toolCallRecordsRouter } from '../routes/tool-calls';
-import { toolkitsRouter } from '../routes/toolkits';
-import { toolsRouter } from '../routes/tools';
+import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
 import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent-run-options';
 import { RunStore } from './agent/run-store';
 import { ApprovalStore } from './approvals/approval-store';
@@ -67,9 +54,8 @@ import type { ToolgateLogger } from './toolgate-logger';
 import { builtinTools } from './tools/builtin-tools';
 import { ToolRegistry, type HostTool } from './tools/tool-registry';
 
-/** The bundled route groups, each of which `routes` can switch off. */
-export const ROUTE_GROUPS = ['admin', 'dispatch', 'agent_runs', 'email', 'documents', 'tasks', 'chat', 'migrations'] as const;
-export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+export { ROUTE_GROUPS };
+export type { RouteGroup };
 
 export interface ToolgateOptions extends AuthOptions {
   /** A Sequelize instance on PostgreSQL; toolgate defines its models on it. */
@@ -298,18 +284,9 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
     return limitCallers(req, res, next);
   });
   router.use(body);
-  if (groups.has('admin')) {
-    for (const make of [toolsRouter, toolkitsRouter, agentsRouter, attachmentsRouter, accessRulesRouter, resolutionRouter, toolCallRecordsRouter, approvalRequestsRouter]) router.use(make(parts));
-  }
-  if (groups.has('dispatch')) router.use(dispatchRouter(parts));
-  if (groups.has('agent_runs')) router.use(agentRunsRouter(parts));
-  if (groups.has('migrations')) router.use(migrationsRouter(parts));
   // The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on.
-  const legacyParts: RouteServices = { ...parts, requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }) };
-  if (groups.has('email')) router.use(emailRouter(legacyParts));
-  if (groups.has('documents')) router.use(documentsRouter(legacyParts));
-  if (groups.has('tasks')) router.use(tasksRouter(parts));
-  if (groups.has('chat')) router.use(chatRouter(parts));
+  const legacy: RouteServices = { ...parts, requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }) };
+  mountApiRoutes(router, groups, { parts, legacy });
   // Its own errors in its own shape, whatever handlers the host has: a database outage on an admin
   // read is a JSON 503, never Express's HTML page. Only errors raised inside the router reach this;
   // the host's routes keep their own handlers.

@@ -2,7 +2,7 @@
 // schemas the handlers parse with (as JSON Schema 2020-12, which OpenAPI 3.1 uses as is), and each
 // operation lists the errors its description implies.
 import { z } from 'zod';
-import type { RouteDescription, RouteGroupDescription } from '../../routes/route-description';
+import type { DescribedSection, RouteDescription } from '../../routes/route';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { idText } from '../http/schemas';
 import { errorResponse } from '../http/responses';
@@ -12,7 +12,7 @@ export interface DocumentOptions {
   version: string;
   description: string;
   /** Where each list of routes is mounted: `/api` for the router, `` for the app's own. */
-  mounts: readonly { prefix: string; groups: readonly RouteGroupDescription[] }[];
+  mounts: readonly { prefix: string; sections: readonly DescribedSection[] }[];
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -21,7 +21,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, unknow
   const paths: Record<string, Record<string, Operation>> = {};
   const tags: { name: string }[] = [];
   for (const mount of options.mounts) {
-    for (const group of mount.groups) {
+    for (const group of mount.sections) {
       if (!tags.some((t) => t.name === group.tag)) tags.push({ name: group.tag });
       for (const route of group.routes) {
         const path = openApiPath(mount.prefix + route.path);

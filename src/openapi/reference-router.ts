@@ -2,10 +2,10 @@
 // dependencies (Swagger UI from swagger-ui-dist), so it works on a machine with no internet. The
 // page runs only scripts from this origin, under a CSP of its own.
 import path from 'node:path';
-import { Router } from 'express';
+import type { Router } from 'express';
 import helmet from 'helmet';
 import { z } from 'zod';
-import { describeRoutes, type RouteGroupDescription } from '../../routes/route-description';
+import { mountRoutes, PASS, routeSection } from '../../routes/route';
 
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 // Only what the page loads; the rest of the package (its demo page, its README) is not served.
@@ -59,34 +59,49 @@ const referenceCsp = helmet.contentSecurityPolicy({
   },
 });
 
-export function referenceRouter(document: Record<string, unknown>): Router {
-  const router = Router();
-  const body = JSON.stringify(document);
-  router.get('/openapi.json', function sendOpenApiDocument(_req, res) {
-    res.type('application/json').send(body);
-  });
-  router.get('/docs', referenceCsp, function sendReferencePage(req, res) {
-    // The page names its assets relative to /docs; from /docs/ they would resolve under
-    // /docs/docs/ and the page would load blank. A relative redirect keeps any mount prefix.
-    if (req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '../docs');
-    res.type('html').send(PAGE);
-  });
-  router.get('/docs/assets/reference.js', function sendReferenceScript(_req, res) {
-    res.type('application/javascript').send(SCRIPT);
-  });
-  router.get('/docs/assets/:file', function sendReferenceAsset(req, res, next) {
-    const file = req.params.file;
-    if (!ASSETS.has(file)) return next();
-    res.sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: '1d' });
-  });
-  return router;
+/** What the reference's routes serve: the OpenAPI document, as sent. */
+export interface ReferenceServices {
+  document: string;
 }
 
-export const referenceRoutes: RouteGroupDescription = describeRoutes('API reference', [
-  { method: 'get', path: '/openapi.json', summary: 'This document', description: 'OpenAPI 3.1, generated from the schemas the routes validate with.', roles: 'anyone', success: { status: 200, description: 'The OpenAPI document' } },
-  { method: 'get', path: '/docs', summary: 'The API reference page', description: 'HTML: this document, readable, served by the service itself.', roles: 'anyone', success: { status: 200, description: 'The page (text/html)' } },
-  { method: 'get', path: '/docs/assets/reference.js', summary: "The reference page's script", roles: 'anyone', success: { status: 200, description: 'JavaScript' } },
-  {
+export const referenceRoutes = routeSection<ReferenceServices>('API reference', (route) => [
+  route({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    description: 'OpenAPI 3.1, generated from the schemas the routes validate with.',
+    roles: 'anyone',
+    success: { status: 200, description: 'The OpenAPI document' },
+    handle: (tg, { res }) => {
+      res.type('application/json').send(tg.document);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/docs',
+    summary: 'The API reference page',
+    description: 'HTML: this document, readable, served by the service itself.',
+    roles: 'anyone',
+    success: { status: 200, description: 'The page (text/html)' },
+    use: () => [referenceCsp],
+    handle: (_tg, { req, res }) => {
+      // The page names its assets relative to /docs; from /docs/ they would resolve under
+      // /docs/docs/ and the page would load blank. A relative redirect keeps any mount prefix.
+      if (req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, '../docs');
+      res.type('html').send(PAGE);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/docs/assets/reference.js',
+    summary: "The reference page's script",
+    roles: 'anyone',
+    success: { status: 200, description: 'JavaScript' },
+    handle: (_tg, { res }) => {
+      res.type('application/javascript').send(SCRIPT);
+    },
+  }),
+  route({
     method: 'get',
     path: '/docs/assets/:file',
     summary: "The reference page's styles, scripts and icons",
@@ -94,5 +109,15 @@ export const referenceRoutes: RouteGroupDescription = describeRoutes('API refere
     roles: 'anyone',
     params: { file: z.string() },
     success: { status: 200, description: 'The file' },
-  },
+    handle: async (_tg, { res, params }) => {
+      const file = params.file as string;
+      if (!ASSETS.has(file)) return PASS;
+      await new Promise<void>((resolve, reject) => res.sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: '1d' }, (err) => (err ? reject(err) : resolve())));
+    },
+  }),
 ]);
+
+/** The reference's routes, serving this document. */
+export function referenceRouter(document: Record<string, unknown>): Router {
+  return mountRoutes(referenceRoutes, { document: JSON.stringify(document) });
+}

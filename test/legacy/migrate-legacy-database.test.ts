@@ -5,7 +5,8 @@
 import type { Express } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import request from 'supertest';
-import { migrationsRouter } from '../../routes/migrations';
+import { migrationsRoutes } from '../../routes/migrations';
+import { mountRoutes } from '../../routes/route';
 import { createApp } from '../../src/app';
 import { legacyHasTool } from '../../src/core/legacy-enabled-tools';
 import { migrateDown, migrateUp } from '../../src/db/migrate';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   await migrateUp(sql);
   tg = createToolgate({ sequelize: sql, adminToken: ADMIN });
   await tg.syncSystemToolkits();
-  app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(internalsOf(tg))] });
+  app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [mountRoutes(migrationsRoutes, internalsOf(tg), internalsOf(tg))] });
 });
 afterAll(async () => {
   await tg.close();

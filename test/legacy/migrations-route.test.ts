@@ -2,7 +2,8 @@
 // and a rolled-back apply answered with its report.
 import type { Express } from 'express';
 import request from 'supertest';
-import { migrationsRouter } from '../../routes/migrations';
+import { migrationsRoutes } from '../../routes/migrations';
+import { mountRoutes } from '../../routes/route';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { ADMIN_TOKEN, CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
@@ -16,7 +17,7 @@ const asAdmin = () => request(app).post(URL).set('Authorization', `Bearer ${ADMI
 
 beforeAll(async () => {
   t = await createTestApp();
-  app = createApp(t.tg, { logger: createLogger(false), extraApiRoutes: [migrationsRouter(internalsOf(t.tg))] });
+  app = createApp(t.tg, { logger: createLogger(false), extraApiRoutes: [mountRoutes(migrationsRoutes, internalsOf(t.tg), internalsOf(t.tg))] });
   await insertLegacyAgents(t.sequelize, [
     { name: 'Legacy triage', enabled_tools: 'email_analyzer, task_creator' },
     { name: 'Legacy typo', enabled_tools: 'Email_Analyzer' },

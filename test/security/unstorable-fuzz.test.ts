@@ -49,7 +49,7 @@ const EXAMPLES: Record<string, () => { path: string; body: unknown }> = {
   'post /toolkits/sync': () => ({ path: '/api/toolkits/sync', body: { note: 'sync' } }),
 };
 
-const ROUTES = API_ROUTES.flatMap((g) => g.routes).filter((r) => r.method === 'post' || r.method === 'patch');
+const ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.method === 'post' || r.method === 'patch');
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
 /** Every string value in a JSON value, as a path (keys are checked by test/core/storable-text.test.ts and the message key case). */

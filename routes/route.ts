@@ -1,0 +1,198 @@
+// One declaration per route: what the reference says of it (method, path, roles, parameters,
+// query, body, answers, errors) and how it is served. mountRoutes() serves each declaration with
+// its checks in one order, and the OpenAPI document reads the very same objects, so a route cannot
+// be served one way and described another.
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import type { Role } from '../middleware/request-state';
+import { requestState, stateOf } from '../middleware/request-state';
+import type { ErrorCode } from '../src/errors';
+import { parse, pathId } from '../src/http/parse';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+/**
+ * Errors particular to a route. The others follow from the declaration itself: a token (401,
+ * 403), a client route (429), an id in the path (404, 422), a query or a body (400, 413, 415,
+ * 422), a token route's 503, and every route's 500.
+ */
+export type RouteError = Extract<
+  ErrorCode,
+  | 'conflict'
+  | 'sender_forbidden'
+  | 'tool_forbidden'
+  | 'approval_required'
+  | 'cap_exceeded'
+  | 'message_id_reused'
+  | 'message_id_in_flight'
+  | 'not_dispatchable'
+  | 'upstream_error'
+  | 'parity_mismatch'
+  | 'schema_not_migrated'
+  | 'migration_busy'
+  | 'unavailable'
+>;
+
+/** What the reference needs of a route: everything but how it is served. */
+export interface RouteDescription {
+  method: Method;
+  /** As Express reads it, e.g. `/agents/:id/toolkits`; every `:param` is an id unless `params` says otherwise. */
+  path: string;
+  /** Path parameters that are not ids, with their schemas. */
+  params?: Record<string, z.ZodType>;
+  summary: string;
+  description?: string;
+  /** Who may call: the roles (the admin token may call every route), or anyone, with no token. */
+  roles: readonly Role[] | 'anyone';
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Whether a request must carry the body. Default: true when `body` is given. */
+  bodyRequired?: boolean;
+  success: { status: number; description: string; schema?: z.ZodType };
+  /** Other answers that are not errors (a call filed for approval: 202). */
+  also?: readonly { status: number; description: string; schema?: z.ZodType }[];
+  errors?: readonly RouteError[];
+  /** Whether it takes an Idempotency-Key header (SEMANTICS §13): a route that can run a tool. */
+  idempotent?: boolean;
+}
+
+/** `'/agents/:id/documents/:docId'` → `'id' | 'docId'`. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+
+/** What a handler gets: the request's parts, each already checked against the declaration. */
+export interface RouteInput<P extends string, Q, B> {
+  req: Request;
+  res: Response;
+  /** The path's ids (canonical decimal, else a 422; past any row's id, a 404). */
+  ids: Record<ParamNames<P>, number>;
+  /** The path's other parameters, parsed by their `params` schemas. */
+  params: Record<string, unknown>;
+  query: Q;
+  /**
+   * The body as its schema parsed it. `req.body` stays as sent: the services parse what they are
+   * given, as they do for a host's own code, so the routes that hand a body on give it as sent.
+   */
+  body: B;
+}
+
+export interface Route<S, P extends string = string, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteDescription {
+  path: P;
+  query?: Q;
+  body?: B;
+  /** Middleware between the checks and the handler: the run (`tg.toolRun()`), a gate tool. */
+  use?(tg: S): RequestHandler[];
+  /**
+   * Answers with what it returns: JSON with the success status, or no content when it returns
+   * nothing; PASS hands the request on. A handler that answers otherwise (another status, text, a
+   * file) answers through `res` before it returns.
+   */
+  handle(tg: S, input: RouteInput<P, z.output<Q>, z.output<B>>): unknown;
+}
+
+/** What the reference reads of a section: its heading and its routes' descriptions. */
+export interface DescribedSection {
+  tag: string;
+  routes: readonly RouteDescription[];
+}
+
+/** A heading of the reference and the routes under it, in the order the reference shows them. */
+export interface RouteSection<S = never> {
+  tag: string;
+  routes: readonly Route<S>[];
+}
+
+/**
+ * Declares a section's routes for services S. Each route is one call of `route`, so TypeScript infers
+ * its path's ids and its query's and body's types for the handler.
+ */
+export function routeSection<S>(
+  tag: string,
+  declare: (route: <P extends string, Q extends z.ZodType = z.ZodNever, B extends z.ZodType = z.ZodNever>(r: Route<S, P, Q, B>) => Route<S>) => readonly Route<S>[],
+): RouteSection<S> {
+  return { tag, routes: declare((r) => r as unknown as Route<S>) };
+}
+
+/**
+ * What serving a route needs besides its handler's services: who may call, and retries made safe.
+ * A section whose routes need none of them (the reference, the health checks) is mounted with none.
+ */
+export interface MountServices {
+  requireRole?(...roles: Role[]): RequestHandler;
+  idempotencyKey?: RequestHandler;
+  /**
+   * Reads the bearer token before each route that has roles. toolgate's router reads it once for
+   * all its routes; the service's own routes outside it (/metrics) read it here.
+   */
+  authenticate?: RequestHandler;
+}
+
+/**
+ * A router serving the section's routes, each with its checks in one order: the role; the path's
+ * ids and parameters; the query; the body; the Idempotency-Key; the route's own middleware (the
+ * run); the handler. Refusals of malformed input come before anything is read or run.
+ */
+export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServices = {}): Router {
+  const router = Router();
+  for (const route of section.routes) {
+    const chain: RequestHandler[] = [];
+    if (route.roles !== 'anyone') {
+      if (!mount.requireRole) throw new Error(`${route.method.toUpperCase()} ${route.path} has roles: mount it with requireRole.`);
+      if (mount.authenticate) chain.push(mount.authenticate);
+      chain.push(mount.requireRole(...route.roles));
+    }
+    chain.push(checkInput(route));
+    if (route.idempotent) {
+      if (!mount.idempotencyKey) throw new Error(`${route.method.toUpperCase()} ${route.path} takes an Idempotency-Key: mount it with idempotencyKey.`);
+      chain.push(mount.idempotencyKey);
+    }
+    chain.push(...(route.use?.(tg) ?? []));
+    chain.push(answer(route, tg));
+    router[route.method](route.path, ...chain);
+  }
+  return router;
+}
+
+interface CheckedInput {
+  ids: Record<string, number>;
+  params: Record<string, unknown>;
+  query: unknown;
+  body: unknown;
+}
+
+const checked = new WeakMap<Request, CheckedInput>();
+
+function checkInput(route: RouteDescription): RequestHandler {
+  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  const ids = names.filter((name) => !route.params?.[name]);
+  return function checkRouteInput(req, res, next) {
+    const input: CheckedInput = { ids: {}, params: {}, query: undefined, body: undefined };
+    for (const name of ids) input.ids[name] = pathId(req.params, name);
+    for (const [name, schema] of Object.entries(route.params ?? {})) input.params[name] = parse(schema, req.params[name], ['path', name]);
+    if (route.query) input.query = parse(route.query, req.query, 'query');
+    if (route.body) {
+      input.body = parse(route.body, req.body === undefined && route.bodyRequired === false ? {} : req.body, 'body');
+      requestState(res).body = input.body;
+    }
+    checked.set(req, input);
+    next();
+  };
+}
+
+function answer<S>(route: Route<S>, tg: S): RequestHandler {
+  return async function answerRoute(req, res, next) {
+    const input = checked.get(req)!;
+    const value = await route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body });
+    if (value === PASS) return next();
+    if (res.headersSent) return;
+    if (value === undefined) res.status(route.success.status).end();
+    else res.status(route.success.status).json(value);
+  };
+}
+
+/** What a handler returns to pass the request on, as if the route had not matched (an asset the reference does not serve). */
+export const PASS: unique symbol = Symbol('pass');
+
+/** The body the route's declaration parsed (for middleware that reads the message, such as a run's `runOf`). */
+export function parsedBody<S extends z.ZodType>(req: Request, _schema: S): z.output<S> {
+  return stateOf(req)?.body as z.output<S>;
+}

@@ -1,0 +1,125 @@
+// mountRoutes serves a declaration with its checks in one order and answers with what the handler
+// returns. Plain Express and fake middleware, no database: what each check refuses is the shared
+// parsers' (test/http/errors.test.ts), here only that each runs, once, in its place.
+import express, { type RequestHandler } from 'express';
+import request from 'supertest';
+import { z } from 'zod';
+import { errorHandler } from '../../middleware/error-handler';
+import { ForbiddenError } from '../../src/errors';
+import { mountRoutes, PASS, routeSection, type MountServices } from '../../routes/route';
+
+interface Fakes {
+  seen: string[];
+}
+
+const body = z.strictObject({ word: z.string().min(1) });
+
+function app(section: Parameters<typeof mountRoutes<Fakes>>[0], fakes: Fakes, mount: MountServices) {
+  const a = express();
+  a.use(express.json());
+  a.use(mountRoutes(section, fakes, mount));
+  a.use((_req, res) => res.status(404).json({ code: 'passed_on' }));
+  a.use(errorHandler({ renderAll: true }));
+  return a;
+}
+
+const step = (fakes: Fakes, name: string): RequestHandler => (_req, _res, next) => {
+  fakes.seen.push(name);
+  next();
+};
+
+function declared(fakes: Fakes) {
+  const mount: MountServices = {
+    requireRole: (...roles) => (req, _res, next) => {
+      fakes.seen.push(`role:${roles.join('|')}`);
+      next(req.headers['x-role'] === 'nobody' ? new ForbiddenError('not you') : undefined);
+    },
+    idempotencyKey: step(fakes, 'idempotency'),
+  };
+  const section = routeSection<Fakes>('Test', (route) => [
+    route({
+      method: 'post',
+      path: '/agents/:id/words',
+      summary: 'A word',
+      roles: ['client'],
+      query: z.strictObject({ loud: z.enum(['yes', 'no']).default('no') }),
+      body,
+      idempotent: true,
+      success: { status: 201, description: 'The word' },
+      use: (tg) => [step(tg, 'run')],
+      handle: (tg, { ids, query, body, req }) => {
+        tg.seen.push('handler');
+        return { agent: ids.id, word: query.loud === 'yes' ? body.word.toUpperCase() : body.word, sent: req.body };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/agents/:id/words/:wordId',
+      summary: 'Forget a word',
+      roles: 'anyone',
+      success: { status: 204, description: 'Forgotten' },
+      handle: () => undefined,
+    }),
+    route({
+      method: 'get',
+      path: '/files/:name',
+      params: { name: z.string().max(5) },
+      summary: 'A file',
+      roles: 'anyone',
+      success: { status: 200, description: 'The file' },
+      handle: (_tg, { params }) => (params.name === 'known' ? { name: params.name } : PASS),
+    }),
+  ]);
+  return { section, mount };
+}
+
+describe('when a declared route is called', () => {
+  test('then the role, the input checks, the Idempotency-Key, its own middleware and the handler run in that order, once each', async () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    const res = await request(app(section, fakes, mount)).post('/agents/7/words?loud=yes').send({ word: 'hi' }).expect(201);
+    expect(res.body).toEqual({ agent: 7, word: 'HI', sent: { word: 'hi' } });
+    expect(fakes.seen).toEqual(['role:client', 'idempotency', 'run', 'handler']);
+  });
+
+  test('then a refused role stops it before its input is read', async () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    await request(app(section, fakes, mount)).post('/agents/x/words').set('x-role', 'nobody').send({}).expect(403);
+    expect(fakes.seen).toEqual(['role:client']);
+  });
+
+  test('then a bad id, query or body is a 422 naming where, and nothing after the checks runs', async () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    const a = app(section, fakes, mount);
+    expect((await request(a).post('/agents/07/words').send({ word: 'hi' }).expect(422)).body.detail[0].loc).toEqual(['path', 'id']);
+    expect((await request(a).post('/agents/7/words?loud=maybe').send({ word: 'hi' }).expect(422)).body.detail[0].loc).toEqual(['query', 'loud']);
+    expect((await request(a).post('/agents/7/words').send({ word: '' }).expect(422)).body.detail[0].loc).toEqual(['body', 'word']);
+    expect(fakes.seen).toEqual(['role:client', 'role:client', 'role:client']);
+  });
+
+  test('then a handler that returns nothing answers the success status with no content', async () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    const res = await request(app(section, fakes, mount)).delete('/agents/7/words/3').expect(204);
+    expect(res.text).toBe('');
+  });
+
+  test('then a handler that returns PASS hands the request on, as if the route had not matched', async () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    const a = app(section, fakes, mount);
+    expect((await request(a).get('/files/known').expect(200)).body).toEqual({ name: 'known' });
+    expect((await request(a).get('/files/other').expect(404)).body).toEqual({ code: 'passed_on' });
+  });
+});
+
+describe('when a section is mounted without what its routes need', () => {
+  test('then mounting fails at once, naming the route, for roles without requireRole and an Idempotency-Key without its middleware', () => {
+    const fakes: Fakes = { seen: [] };
+    const { section, mount } = declared(fakes);
+    expect(() => mountRoutes(section, fakes, {})).toThrow('POST /agents/:id/words has roles: mount it with requireRole.');
+    expect(() => mountRoutes(section, fakes, { requireRole: mount.requireRole })).toThrow('POST /agents/:id/words takes an Idempotency-Key: mount it with idempotencyKey.');
+  });
+});
