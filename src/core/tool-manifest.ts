@@ -3,36 +3,50 @@
 import { ToolgateConfigError } from '../errors';
 import { toolDefinitionSchema, type ToolDefinition } from './types';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze([
-  Object.freeze({
-    id: 'email_analyzer',
+/**
+ * The builtin tools, said once: the manifest's definitions, the name their records carry and the
+ * ids their implementations (tools/builtin-tools.ts) are keyed by all come from this table. The
+ * legacy API logged some tools under their pipeline stage's name (seed 002, Observability); records
+ * keep that name beside the canonical id so old dashboards keep matching.
+ */
+const BUILTINS = {
+  email_analyzer: {
     display_name: 'Email analyzer',
     summary: 'Analyzes an email: summary, category, priority, sentiment, action items and a suggested reply.',
     kind: 'gate',
-    builtin: true,
-  }),
-  Object.freeze({
-    id: 'document_search',
+    legacy_name: 'email_analyzer',
+  },
+  document_search: {
     display_name: 'Document search',
     summary: "Searches the agent's documents and answers questions from them (RAG).",
     kind: 'gate',
-    builtin: true,
-  }),
-  Object.freeze({
-    id: 'task_creator',
+    legacy_name: 'document_search',
+  },
+  task_creator: {
     display_name: 'Task creator',
     summary: "Creates tasks from an email's action items; without it no task is created.",
     kind: 'enhancement',
-    builtin: true,
-  }),
-  Object.freeze({
-    id: 'reply_generator',
+    legacy_name: 'task_creator',
+  },
+  reply_generator: {
     display_name: 'Reply generator',
     summary: "Drafts the reply with the dedicated reply agent; without it the analysis's suggested reply is used.",
     kind: 'enhancement',
-    builtin: true,
-  }),
-] satisfies ToolDefinition[]);
+    legacy_name: 'multi_agent_reply_agent',
+  },
+} as const satisfies Record<string, Omit<ToolDefinition, 'id' | 'builtin'> & { legacy_name: string }>;
+
+export type BuiltinToolId = keyof typeof BUILTINS;
+
+// Object.entries loses the key type; the keys are exactly BuiltinToolId by construction.
+const builtinEntries = Object.entries(BUILTINS) as [BuiltinToolId, (typeof BUILTINS)[BuiltinToolId]][];
+
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze(
+  builtinEntries.map(([id, { display_name, summary, kind }]) => Object.freeze({ id, display_name, summary, kind, builtin: true })),
+);
+
+/** The name a builtin's tool-call records carry (the `tool_name` column). */
+export const BUILTIN_LEGACY_NAMES: ReadonlyMap<string, string> = new Map(builtinEntries.map(([id, { legacy_name }]) => [id, legacy_name]));
 
 export class ToolManifest {
   readonly ids: ReadonlySet<string>;

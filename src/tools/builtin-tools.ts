@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { queryTextSchema, topKSchema } from '../documents/schemas';
 import { searchResult } from '../documents/document-search';
+import type { BuiltinToolId } from '../core/tool-manifest';
 import type { DocumentStore } from '../documents/document-store';
 import { emailMessageSchema, taskSource } from '../email/message';
 import { text } from '../http/schemas';
@@ -26,17 +27,20 @@ function emailOf(input: z.infer<typeof emailInput>, context: ToolContext): Model
   return { from: input.from ?? context.message?.from ?? context.routing_key ?? '', subject: input.subject ?? context.message?.subject, body: input.body };
 }
 
+/** A builtin's implementation; its id is its key in the table below. */
+type Implementation<S extends z.ZodType = z.ZodType> = Omit<ToolImplementation<S>, 'id'>;
+
 export function builtinTools(deps: BuiltinToolDeps): ToolImplementation[] {
-  return [
-    {
-      id: 'email_analyzer',
+  // Keyed by the manifest's ids (core/tool-manifest.ts): a builtin without an implementation, or an
+  // implementation of no builtin, does not compile.
+  const implementations: Record<BuiltinToolId, Implementation> = {
+    email_analyzer: {
       input: emailInput,
       execute(input, context) {
         return deps.model.analyzeEmail(emailOf(input, context), modelContext(context.agent, deps.now()));
       },
-    } satisfies ToolImplementation<typeof emailInput>,
-    {
-      id: 'reply_generator',
+    } satisfies Implementation<typeof emailInput>,
+    reply_generator: {
       input: emailInput,
       async execute(input, context) {
         // A reply stands on the email's analysis, the gate tool's work: asked of the run, so a run
@@ -44,17 +48,15 @@ export function builtinTools(deps: BuiltinToolDeps): ToolImplementation[] {
         const analysis = (await context.callTool('email_analyzer', input)) as EmailAnalysis;
         return { text: await deps.model.writeReply(emailOf(input, context), analysis, modelContext(context.agent, deps.now())) };
       },
-    } satisfies ToolImplementation<typeof emailInput>,
-    {
-      id: 'document_search',
+    } satisfies Implementation<typeof emailInput>,
+    document_search: {
       input: z.strictObject({ query: queryTextSchema, top_k: topKSchema }),
       async execute({ query, top_k }, context) {
         const hits = await deps.documents.search(context.agent_id, query, top_k);
         return { results: hits.map(searchResult) };
       },
     },
-    {
-      id: 'task_creator',
+    task_creator: {
       input: z.strictObject({ title: text(200).refine((s) => s.trim() !== '', 'must not be empty'), due: text(200).optional() }),
       async execute({ title, due }, context) {
         // Filed against the message at hand, so a message handled again files the task once; with
@@ -64,5 +66,6 @@ export function builtinTools(deps: BuiltinToolDeps): ToolImplementation[] {
         return task ?? null;
       },
     },
-  ];
+  };
+  return Object.entries(implementations).map(([id, implementation]) => ({ id, ...implementation }));
 }

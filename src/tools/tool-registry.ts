@@ -3,7 +3,7 @@
 // and the spec a model is offered (the JSON Schema of its input, from zod's own conversion).
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
-import { createManifest, type ToolManifest } from '../core/tool-manifest';
+import { BUILTIN_LEGACY_NAMES, createManifest, type ToolManifest } from '../core/tool-manifest';
 import type { ToolDefinition, ToolKind } from '../core/types';
 import { ToolgateConfigError } from '../errors';
 import type { AgentToolSpec, InboundMessage } from '../llm/agent-step';
@@ -70,17 +70,6 @@ const legacyNameSchema = z.string().min(1).max(MAX_LEGACY_NAME).regex(/^[^\p{Cc}
 export function defineTool<S extends z.ZodType, R>(tool: HostTool<S, R>): HostTool<S, R> {
   return tool;
 }
-
-/**
- * The legacy API logged some tools under their pipeline stage's name (seed 002, Observability);
- * records keep that name beside the canonical id so old dashboards keep matching.
- */
-export const BUILTIN_LEGACY_NAMES: ReadonlyMap<string, string> = new Map([
-  ['email_analyzer', 'email_analyzer'],
-  ['task_creator', 'task_creator'],
-  ['document_search', 'document_search'],
-  ['reply_generator', 'multi_agent_reply_agent'],
-]);
 
 export class ToolRegistry {
   readonly manifest: ToolManifest;
