@@ -3,9 +3,9 @@
 // its IP (an IPv6 caller by subnet).
 // Counts live in the store given (createToolgate gives one on PostgreSQL, shared by every instance),
 // else in this process's memory.
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type AugmentedRequest, type Store } from 'express-rate-limit';
+import { tokenDigest } from '../src/core/token-digest';
 import { RateLimitedError } from '../src/errors';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from '../src/rate-limit-options';
 import { bearerTokenOf } from './auth';
@@ -45,7 +45,7 @@ export function callerKey(req: Request): string {
   const auth = stateOf(req)?.auth;
   if (auth?.source === 'roleOf' && auth.caller) return `caller:${auth.caller}`;
   const token = bearerTokenOf(req.get('authorization'));
-  if (token) return `token:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
+  if (token) return `token:${tokenDigest(token).toString('base64url')}`;
   return `ip:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
 }
 

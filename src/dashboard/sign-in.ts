@@ -3,9 +3,10 @@
 // Failed attempts are rate-limited per address, in the database when the toolgate counts callers
 // there: five instances behind a load balancer then give an address one budget of wrong tokens, not
 // five. A form that fails its CSRF check is refused before it is counted.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
+import { tokenDigest } from '../core/token-digest';
 import { SignedOutError, TooManyWrongTokensError } from '../errors';
 import type { SignInCsrf } from './csrf';
 import { textField } from './form-data';
@@ -14,10 +15,6 @@ import { SESSION_COOKIE } from './session';
 import { SignInPage } from './views/sign-in';
 
 const FAILED_SIGN_INS = { windowMs: 15 * 60 * 1000, limit: 10 };
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
 
 export interface SignInOptions {
   adminToken: string;
@@ -32,7 +29,7 @@ export interface SignInOptions {
 
 export function signInRouter({ adminToken, formCsrf, sessionCsrf, onSignIn, failures }: SignInOptions): Router {
   const router = Router();
-  const expected = digest(adminToken);
+  const expected = tokenDigest(adminToken);
   const limitFailures = rateLimit({
     windowMs: FAILED_SIGN_INS.windowMs,
     limit: FAILED_SIGN_INS.limit,
@@ -52,7 +49,7 @@ export function signInRouter({ adminToken, formCsrf, sessionCsrf, onSignIn, fail
 
   router.post('/sign-in', formCsrf.readCookies, formCsrf.check, limitFailures, function signIn(req, res, next) {
     const presented = textField(req, 'token').trim();
-    if (!timingSafeEqual(digest(presented), expected)) {
+    if (!timingSafeEqual(tokenDigest(presented), expected)) {
       res.status(401);
       return renderPage(res, 401, SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.' }));
     }
