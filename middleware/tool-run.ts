@@ -40,7 +40,7 @@ function runOfBody(body: unknown): RunRequest {
 
 export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);
 
-export function toolRun(runs: RunService, options: ToolRunOptions = {}): RequestHandler {
+export function toolRun(runs: Pick<RunService, 'start' | 'startCached'>, options: ToolRunOptions = {}): RequestHandler {
   const agentParam = options.agentParam ?? 'id';
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(agentParam)) {
     throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_PARAM', `toolRun({ agentParam: ${JSON.stringify(agentParam)} }) is not a route parameter name: use a name like "id".`);

@@ -1,65 +1,8 @@
-// ToolRun, the one dispatch path, with its dependencies faked in memory: the records it writes, in
-// order, and what runs. The policy is the real compiled one, from plain data; nothing touches a
-// database, so each behaviour here is the dispatch path's own.
-import { z } from 'zod';
-import type { ApprovalRequestView, NewApprovalRequest } from '../../src/core/approval-request';
-import { compilePolicy } from '../../src/core/compiled-policy';
-import type { AgentPolicyData, AttachmentPolicy } from '../../src/core/types';
+// ToolRun, the one dispatch path, with its dependencies faked in memory (test/support/fake-run.ts):
+// the records it writes, in order, and what runs. The policy is the real compiled one, from plain
+// data; nothing touches a database, so each behaviour here is the dispatch path's own.
 import { ApprovalRequiredError, CapExceededError, SenderForbiddenError, ToolForbiddenError, ValidationError } from '../../src/errors';
-import { ToolRun, type DispatchRun, type ToolRunDeps } from '../../src/run/tool-run';
-import type { ToolCallOutcome, ToolCallRecord } from '../../src/services/tool-calls';
-import type { ToolImplementation } from '../../src/tools/tool-registry';
-
-const AGENT = { id: 7, name: 'Support', system_prompt: null, escalation_address: null };
-const MARA: DispatchRun = { kind: 'sender', routing_key: 'mara@thescoop.com' };
-const LIVE = new Set(['lookup_order', 'issue_refund', 'check_stock']);
-
-/** One attachment, admitting `allow` patterns; `approvers` makes its members requested, not run. */
-function attachment(id: number, members: string[], extra: Partial<AttachmentPolicy> = {}): AttachmentPolicy {
-  return { attachment_id: id, toolkit_id: id, toolkit_name: `Kit ${id}`, allow_proactive: false, member_tool_ids: members, rules: [{ id: id * 10, kind: 'allow', pattern: '*@thescoop.com' }], ...extra };
-}
-
-type Event = { kind: 'record' | 'start' | 'complete' | 'file' | 'ran'; detail: unknown };
-
-/** In-memory dependencies that log every call in order. */
-function fakes(overrides: Partial<ToolRunDeps> = {}) {
-  const events: Event[] = [];
-  let nextId = 100;
-  const tool = (id: string): ToolImplementation => ({
-    id,
-    input: z.strictObject({ order: z.string().min(1) }),
-    execute: (input) => {
-      events.push({ kind: 'ran', detail: { id, input } });
-      if (input.order === 'explode') throw new Error('the order system is down');
-      return { found: input.order };
-    },
-  });
-  const deps: ToolRunDeps = {
-    legacyName: (id) => id,
-    implementation: (id) => (LIVE.has(id) ? tool(id) : undefined),
-    toolContext: { sequelize: undefined as never },
-    record: async (r: ToolCallRecord) => void events.push({ kind: 'record', detail: { tool_id: r.tool_id, status: r.status } }),
-    start: async (r, caps) => {
-      events.push({ kind: 'start', detail: { tool_id: r.tool_id, capped: caps !== null } });
-      return (nextId += 1);
-    },
-    complete: async (id: number, outcome: ToolCallOutcome) => void events.push({ kind: 'complete', detail: { id, status: outcome.status, error: outcome.error } }),
-    onRecordError: (err) => events.push({ kind: 'complete', detail: { failedToWrite: (err as Error).message } }),
-    onFault: () => undefined,
-    fileApproval: async (request: NewApprovalRequest) => {
-      events.push({ kind: 'file', detail: { tool: request.tool_id, attachment: request.attachment_id, input: request.input } });
-      return { request: { id: 1, tool: request.tool_id } as unknown as ApprovalRequestView, created: true };
-    },
-    claimApproval: async () => null,
-    approvalExpiryMs: 60_000,
-    ...overrides,
-  };
-  return { deps, events };
-}
-
-function runOf(data: Omit<AgentPolicyData, 'agent_id'>, deps: ToolRunDeps, run: DispatchRun = MARA): ToolRun {
-  return new ToolRun(AGENT, run, compilePolicy({ agent_id: AGENT.id, ...data }, LIVE), deps);
-}
+import { attachment, fakes, runOf } from '../support/fake-run';
 
 describe('when a run calls a tool it is offered', () => {
   test('then it writes the started record, runs the tool once, and completes the record as a success', async () => {
