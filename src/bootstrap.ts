@@ -30,21 +30,51 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-/** `ownSignals`: the caller stops everything itself on SIGTERM and SIGINT (the service, which drains first). */
-export async function openService(config: ServiceConfig, logger: Logger, options: { ownSignals?: boolean } = {}): Promise<Opened> {
+/** The database as the service and the CLIs open it, with whether The Scoop's demo belongs on it. */
+export interface OpenedDatabase {
+  sequelize: Sequelize;
+  embedded: boolean;
+  demo: DemoDecision;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database (DATABASE_URL, or the embedded cluster under the data folder) and decides the
+ * demo there, applying nothing. `seeds`: the caller seeds the demo on a fresh embedded database
+ * (`npm start`); a command that seeds nothing never starts the demo itself.
+ */
+export async function openDatabase(
+  config: Pick<ServiceConfig, 'dataDir' | 'databaseUrl' | 'demo'>,
+  options: { queryTimeoutMs: number; seeds: boolean; ownSignals?: boolean },
+): Promise<OpenedDatabase> {
   const db = await resolveDatabase({
     dataDir: path.join(config.dataDir, 'pgdata'),
     databaseName: 'toolgate',
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
     ownSignals: options.ownSignals,
   });
-  const sequelize = createSequelize(db.url, { queryTimeoutMs: config.dbQueryTimeoutMs });
+  const sequelize = createSequelize(db.url, { queryTimeoutMs: options.queryTimeoutMs });
+  const close = async () => {
+    await sequelize.close().catch(() => undefined);
+    await db.stop();
+  };
+  // Before any migration, which would make a fresh database look used.
+  const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: options.seeds }).catch(async (err: unknown) => {
+    await close();
+    throw err;
+  });
+  return { sequelize, embedded: db.embedded, demo, close };
+}
+
+/** `ownSignals`: the caller stops everything itself on SIGTERM and SIGINT (the service, which drains first). */
+export async function openService(config: ServiceConfig, logger: Logger, options: { ownSignals?: boolean } = {}): Promise<Opened> {
+  const database = await openDatabase(config, { queryTimeoutMs: config.dbQueryTimeoutMs, seeds: true, ownSignals: options.ownSignals });
+  const { sequelize, demo } = database;
   let toolgate: Toolgate | undefined;
   const close = async () => {
     // The listener first, so it does not take the pool's end for a lost connection.
     await toolgate?.close().catch(() => undefined);
-    await sequelize.close().catch(() => undefined);
-    await db.stop();
+    await database.close();
   };
   try {
     let adminToken = config.adminToken;
@@ -54,8 +84,6 @@ export async function openService(config: ServiceConfig, logger: Logger, options
       adminToken = made.token;
       adminTokenFile = made.file;
     }
-    // Before the migrations, which would make a fresh database look used.
-    const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: true });
     toolgate = createToolgate({
       sequelize,
       tools: demo.active ? SCOOP_TOOLS : [],
@@ -82,7 +110,7 @@ export async function openService(config: ServiceConfig, logger: Logger, options
     const sync = await toolgate.syncSystemToolkits();
     // Each seeder runs once per database: what an operator changed or deleted since stays so.
     const seeded = demo.active ? await seedUp(sequelize) : [];
-    return { sequelize, toolgate, embedded: db.embedded, adminToken, adminTokenFile, sync, demo: { ...demo, seeded }, close };
+    return { sequelize, toolgate, embedded: database.embedded, adminToken, adminTokenFile, sync, demo: { ...demo, seeded }, close };
   } catch (err) {
     await close();
     throw err;
