@@ -1,7 +1,9 @@
 // The toolkit record: a named bundle of tool ids, global, attachable to many agents.
+import { z } from 'zod';
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-export type SystemKey = 'all_tools' | 'default_tools';
+export const systemKeySchema = z.enum(['all_tools', 'default_tools']);
+export type SystemKey = z.infer<typeof systemKeySchema>;
 
 export class Toolkit extends Model<InferAttributes<Toolkit>, InferCreationAttributes<Toolkit>> {
   declare id: CreationOptional<number>;

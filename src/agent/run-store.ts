@@ -8,16 +8,17 @@
 // and size, and an operator reads it in pages.
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
 import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError } from '../errors';
-import type { InboundMessage } from '../llm/agent-step';
+import type { InboundMessage, StepStatus } from '../llm/agent-step';
 
 /** One tool call of a run, in order: what the model asked for and what came of it. */
 export interface StepView {
   tool: string;
   input: unknown;
-  status: 'success' | 'failure' | 'denied' | 'pending_approval';
+  status: StepStatus;
   output?: unknown;
   error?: string;
   /** The approval request a `pending_approval` step was filed as (or found pending). */
@@ -29,13 +30,16 @@ export interface StepView {
  * after a tool had run (`error`: the answer still says what ran, never a 5xx); or its instance died
  * and the sweeper closed it (`interrupted`).
  */
-export type Stopped = 'reply' | 'max_steps' | 'model_error' | 'error' | 'interrupted';
+export const stoppedSchema = z.enum(['reply', 'max_steps', 'model_error', 'error', 'interrupted']);
+export type Stopped = z.infer<typeof stoppedSchema>;
 
 export type RunMessage = InboundMessage | { instruction: string; original_length?: number };
 
 /** Why a message that named a thread was handled in a new one instead. */
+export const newThreadReasonSchema = z.enum(['not_a_participant', 'no_routing_key']);
+
 export interface NewThread {
-  reason: 'not_a_participant' | 'no_routing_key';
+  reason: z.infer<typeof newThreadReasonSchema>;
   /** What the message named: the thread reference it gave, or the Message-ID that found the thread. */
   requested: string;
 }

@@ -1,11 +1,13 @@
 // An approval request as plain data (SEMANTICS §12): a call that did not run, with the exact input
 // it was validated with, who asked and where, and how it was decided. The store keeps them; the run
 // files and runs them; the routes and the dashboard show them.
+import { z } from 'zod';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-export type DecidedVia = 'message' | 'admin' | 'dashboard';
+export const decidedViaSchema = z.enum(['message', 'admin', 'dashboard']);
+export type DecidedVia = z.infer<typeof decidedViaSchema>;
 
 /** Who decides: an approver's message (its routing key), or an operator through the admin API or the dashboard. */
 export type Decider = { via: 'message'; routing_key: string } | { via: 'admin' | 'dashboard' };

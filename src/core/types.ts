@@ -46,13 +46,17 @@ export interface AttachmentPolicy {
   caps?: readonly CapRule[];
 }
 
+/** Whom a cap counts calls of: the agent as a whole, or each sender apart. */
+export const capPerSchema = z.enum(['agent', 'sender']);
+export type CapPer = z.infer<typeof capPerSchema>;
+
 /**
  * One cap of an attachment (SEMANTICS §13): at most `limit` calls within `window_s` seconds, of one
  * member (`tool_id`) or of all its members together (null), counted per agent or per sender.
  */
 export const capRuleSchema = z.strictObject({
   tool_id: toolIdSchema.nullable(),
-  per: z.enum(['agent', 'sender']),
+  per: capPerSchema,
   limit: z.number().int().min(1).max(10_000),
   window_s: z.number().int().min(1).max(365 * 86_400),
 });
@@ -80,16 +84,18 @@ export type Run =
   | { kind: 'catalogue' };
 export type RunKind = Run['kind'];
 
-export type GateReason =
-  | 'deny_rule'
-  | 'allow_rule'
-  | 'allow_list_default'
-  | 'block_list_default'
-  | 'no_rules'
-  | 'no_routing_key'
-  | 'proactive_allowed'
-  | 'proactive_off'
-  | 'catalogue';
+export const gateReasonSchema = z.enum([
+  'deny_rule',
+  'allow_rule',
+  'allow_list_default',
+  'block_list_default',
+  'no_rules',
+  'no_routing_key',
+  'proactive_allowed',
+  'proactive_off',
+  'catalogue',
+]);
+export type GateReason = z.infer<typeof gateReasonSchema>;
 
 export interface GateDecision {
   admitted: boolean;

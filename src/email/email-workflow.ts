@@ -1,6 +1,7 @@
 // POST /workflows/email as a story, three stages: analysis (gate: email_analyzer), tasks
 // (enhancement: task_creator) and the reply (enhancement: reply_generator, else the analysis's
 // suggested reply). Each stage reports what it did; a stage that is skipped or falls back says so.
+import { z } from 'zod';
 import { isModelError, modelContext } from '../llm/language-model';
 import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
@@ -10,19 +11,23 @@ import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
 import { modelEmail, type EmailMessage } from './message';
 
-export type StageStatus = 'completed' | 'skipped' | 'fallback' | 'failed';
+export const stageNameSchema = z.enum(['analysis', 'tasks', 'reply']);
+export const stageStatusSchema = z.enum(['completed', 'skipped', 'fallback', 'failed']);
+export type StageStatus = z.infer<typeof stageStatusSchema>;
 
 export interface Stage {
-  name: 'analysis' | 'tasks' | 'reply';
+  name: z.infer<typeof stageNameSchema>;
   tool: string;
   status: StageStatus;
   /** Why a stage failed, for the caller; the tool-call record has it too. */
   error?: string;
 }
 
+export const replySourceSchema = z.enum(['reply_agent', 'analysis_fallback']);
+
 export interface Reply {
   text: string;
-  source: 'reply_agent' | 'analysis_fallback';
+  source: z.infer<typeof replySourceSchema>;
 }
 
 export interface EmailWorkflowResult {

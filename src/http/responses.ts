@@ -2,14 +2,18 @@
 // the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
 // here and the type it describes drift apart.
 import { z } from 'zod';
-import { ruleKindSchema, toolDefinitionSchema } from '../core/types';
+import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema } from '../core/types';
+import { newThreadReasonSchema, stoppedSchema } from '../agent/run-store';
+import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../email/email-workflow';
+import { skipReasonSchema } from '../legacy/plan';
+import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../legacy/report';
+import { stepStatusSchema } from '../llm/agent-step';
 import { emailAnalysisSchema } from '../llm/schemas';
 import { TOOL_CALL_STATUSES } from '../../models/tool-call';
-import { APPROVAL_STATUSES } from '../core/approval-request';
+import { systemKeySchema } from '../../models/toolkit';
+import { APPROVAL_STATUSES, decidedViaSchema } from '../core/approval-request';
 
-const STOPPED = ['reply', 'max_steps', 'model_error', 'error', 'interrupted'] as const;
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
-const systemKeySchema = z.enum(['all_tools', 'default_tools']);
 
 export const toolResponse = toolDefinitionSchema;
 
@@ -50,7 +54,7 @@ const approvalTerms = z
 
 const capResponse = z.object({
   tool_id: z.string().nullable().describe('the member it caps; null: all the members together'),
-  per: z.enum(['agent', 'sender']),
+  per: capPerSchema,
   limit: z.number().int(),
   window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
 });
@@ -65,16 +69,14 @@ export const attachmentResponse = z.object({
   caps: z.array(capResponse).describe('how often its members may run (SEMANTICS §13)'),
 });
 
-const capRuleResponse = z.object({ tool_id: z.string().nullable(), per: z.enum(['agent', 'sender']), limit: z.number().int(), window_s: z.number().int() });
-
-const gateReason = z.enum(['deny_rule', 'allow_rule', 'allow_list_default', 'block_list_default', 'no_rules', 'no_routing_key', 'proactive_allowed', 'proactive_off', 'catalogue']);
+const capRuleResponse = z.object({ tool_id: z.string().nullable(), per: capPerSchema, limit: z.number().int(), window_s: z.number().int() });
 
 export const explanationResponse = z.object({
   attachment_id: z.number().int(),
   toolkit_id: z.number().int(),
   toolkit_name: z.string(),
   admitted: z.boolean(),
-  reason: gateReason,
+  reason: gateReasonSchema,
   matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
   tools: z.array(z.string()),
   stale_tool_ids: z.array(z.string()),
@@ -87,7 +89,7 @@ export const explanationResponse = z.object({
 
 const decisionResponse = z.object({
   admitted: z.boolean(),
-  reason: gateReason,
+  reason: gateReasonSchema,
   matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
 });
 
@@ -104,14 +106,14 @@ export const resolutionResponse = z.object({
 const stepResponse = z.object({
   tool: z.string(),
   input: z.unknown().describe('the arguments as the model gave them: parsed JSON, or the text when it was not JSON'),
-  status: z.enum(['success', 'failure', 'denied', 'pending_approval']),
+  status: stepStatusSchema,
   output: z.unknown().optional(),
   error: z.string().optional(),
   approval_request_id: z.number().int().optional().describe('the approval request a pending_approval step was filed as (or found pending), or the one an approve or deny decided'),
 });
 
 const newThreadResponse = z.object({
-  reason: z.enum(['not_a_participant', 'no_routing_key']),
+  reason: newThreadReasonSchema,
   requested: z.string().describe('what the message named: the thread reference it gave, or the Message-ID that found the thread'),
 });
 
@@ -130,7 +132,7 @@ export const agentRunResponse = z.object({
     to: z.array(z.string()),
     cc: z.array(z.string()).describe('the escalation address when the run passed something on; the requesters of requests it decided'),
   }),
-  stopped: z.enum(STOPPED).describe("error: toolgate's own work failed after a tool had run; the steps say what ran"),
+  stopped: stoppedSchema.describe("error: toolgate's own work failed after a tool had run; the steps say what ran"),
   error: z.string().optional().describe('why the run stopped without a reply, or what failed after a tool ran'),
 });
 
@@ -159,7 +161,7 @@ export const storedRunResponse = z.object({
   tools_offered: z.array(z.string()),
   steps: z.array(stepResponse),
   reply: z.object({ text: z.string(), message_id: z.string(), to: z.array(z.string()), cc: z.array(z.string()) }).nullable(),
-  stopped: z.enum(STOPPED).nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
+  stopped: stoppedSchema.nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
   error: z.string().nullable(),
   new_thread: newThreadResponse.nullable(),
   created_at: z.string(),
@@ -195,7 +197,7 @@ export const approvalRequestResponse = z.object({
     message_id: z.string().nullable(),
   }),
   attachment_id: z.number().int(),
-  decided_by: z.object({ via: z.enum(['message', 'admin', 'dashboard']), routing_key: z.string().nullable() }).nullable(),
+  decided_by: z.object({ via: decidedViaSchema, routing_key: z.string().nullable() }).nullable(),
   decided_at: z.string().nullable(),
   void_reason: z.string().nullable(),
   result: z
@@ -255,15 +257,15 @@ export const workflowResponse = z.object({
   routing_key: z.string().nullable(),
   stages: z.array(
     z.object({
-      name: z.enum(['analysis', 'tasks', 'reply']),
+      name: stageNameSchema,
       tool: z.string(),
-      status: z.enum(['completed', 'skipped', 'fallback', 'failed']),
+      status: stageStatusSchema,
       error: z.string().optional(),
     }),
   ),
   analysis: emailAnalysisSchema,
   tasks: z.array(taskResponse),
-  reply: z.object({ text: z.string(), source: z.enum(['reply_agent', 'analysis_fallback']) }),
+  reply: z.object({ text: z.string(), source: replySourceSchema }),
 });
 
 export const documentResponse = z.object({ id: z.number().int(), title: z.string(), chunk_count: z.number().int(), created_at: timestamp });
@@ -298,7 +300,7 @@ const parityMismatch = z.object({
 });
 
 export const migrationReportResponse = z.object({
-  mode: z.enum(['dry_run', 'apply', 'undo']),
+  mode: migrationModeSchema,
   map_typos: z.boolean(),
   committed: z.boolean(),
   tools: z.array(z.string()),
@@ -317,7 +319,7 @@ export const migrationReportResponse = z.object({
       tool_ids: z.array(z.string()),
       name: z.string(),
       toolkit_id: z.number().int().nullable(),
-      status: z.enum(['create', 'created', 'reuse']),
+      status: reportToolkitStatusSchema,
       agents: z.number().int(),
       note: z.string().optional(),
     }),
@@ -330,7 +332,7 @@ export const migrationReportResponse = z.object({
     z.object({
       agent_id: z.number().int(),
       agent_name: z.string().nullable(),
-      reason: z.enum(['operator_attachments', 'edited_legacy_grant', 'edited_legacy_toolkit']),
+      reason: skipReasonSchema,
       detail: z.string(),
     }),
   ),
@@ -342,8 +344,8 @@ export const migrationReportResponse = z.object({
     attachments_removed: z.number().int(),
   }),
   verification: z.object({
-    status: z.enum(['passed', 'failed', 'not_run']),
-    over: z.enum(['plan', 'database', 'none']),
+    status: verificationStatusSchema,
+    over: verificationOverSchema,
     agents_checked: z.number().int(),
     tools: z.array(z.string()),
     runs: z.array(z.string()),

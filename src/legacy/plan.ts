@@ -1,6 +1,7 @@
 // The enabled_tools planner: from an agent's legacy string and its current attachments (plain
 // rows), what it must hold so that its access equals the legacy check. Pure, and the only planner:
 // the bulk migration and the per-agent path (POST/PATCH with enabled_tools) both call it.
+import { z } from 'zod';
 import {
   legacyToolSetKey,
   mappedToolIds,
@@ -51,7 +52,8 @@ export interface PlanOptions {
   scope: 'bulk' | 'agent';
 }
 
-export type SkipReason = 'operator_attachments' | 'edited_legacy_grant' | 'edited_legacy_toolkit';
+export const skipReasonSchema = z.enum(['operator_attachments', 'edited_legacy_grant', 'edited_legacy_toolkit']);
+export type SkipReason = z.infer<typeof skipReasonSchema>;
 
 /** The agent's grant follows its string: after apply it holds exactly `tool_ids`, as one open attachment. */
 export interface FollowPlan {

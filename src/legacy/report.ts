@@ -1,10 +1,12 @@
 // The enabled_tools migration's report: what was (or would be) granted to whom, the tokens that
 // granted nothing, the agents left alone, and the verification. Built plan by plan with bounded
 // lists, so a table of any size gives a report of bounded size; counts are always complete.
+import { z } from 'zod';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
 import { planAgents, type AgentPlan, type LegacyAgentRow, type PlanOptions, type SkipReason } from './plan';
 
-export type MigrationMode = 'dry_run' | 'apply' | 'undo';
+export const migrationModeSchema = z.enum(['dry_run', 'apply', 'undo']);
+export type MigrationMode = z.infer<typeof migrationModeSchema>;
 
 export interface ReportLimits {
   /** Entries kept in the per-agent lists (unmatched tokens, skipped agents). */
@@ -17,6 +19,8 @@ export interface ReportLimits {
 
 export const DEFAULT_REPORT_LIMITS: ReportLimits = { agents_listed: 1000, tokens_listed: 500, token_chars: 120 };
 
+export const reportToolkitStatusSchema = z.enum(['create', 'created', 'reuse']);
+
 export interface ReportToolkit {
   tool_ids: string[];
   /** The toolkit's name; for one still to be made, the name it would get. */
@@ -24,7 +28,7 @@ export interface ReportToolkit {
   /** null while it does not exist yet (a dry run). */
   toolkit_id: number | null;
   /** `create`: a dry run would make it; `created`: this apply made it; `reuse`: it existed. */
-  status: 'create' | 'created' | 'reuse';
+  status: z.infer<typeof reportToolkitStatusSchema>;
   /** Agents whose grant is this toolkit after the run (changed or not). */
   agents: number;
   /** Why the name is not the plain one (an operator's toolkit holds it). */
@@ -62,10 +66,13 @@ export interface ParityMismatch {
   problem: string;
 }
 
+export const verificationStatusSchema = z.enum(['passed', 'failed', 'not_run']);
+export const verificationOverSchema = z.enum(['plan', 'database', 'none']);
+
 export interface Verification {
-  status: 'passed' | 'failed' | 'not_run';
+  status: z.infer<typeof verificationStatusSchema>;
   /** `plan`: the grants a dry run would make; `database`: what the apply wrote, read back before commit. */
-  over: 'plan' | 'database' | 'none';
+  over: z.infer<typeof verificationOverSchema>;
   agents_checked: number;
   tools: string[];
   runs: string[];

@@ -1,6 +1,11 @@
 // One step of an agent run as a model sees it (SEMANTICS §10): the run's tools, the conversation so
 // far, and the model's answer, either tool calls or the reply. Both model providers speak this.
+import { z } from 'zod';
 import type { ModelContext } from './model-context';
+
+/** What came of one tool call of a run: it ran (and succeeded or failed), was refused, or became an approval request. */
+export const stepStatusSchema = z.enum(['success', 'failure', 'denied', 'pending_approval']);
+export type StepStatus = z.infer<typeof stepStatusSchema>;
 
 /** A tool as the model is offered it: what it is for, and the JSON Schema of its input. */
 export interface AgentToolSpec {
@@ -45,7 +50,7 @@ export type AgentTurn =
   | { role: 'inbound'; message: InboundMessage }
   | { role: 'instruction'; text: string }
   | { role: 'tool_call'; call_id: string; tool: string; arguments: string }
-  | { role: 'tool_result'; call_id: string; tool: string; status: 'success' | 'failure' | 'denied' | 'pending_approval'; output?: unknown; error?: string }
+  | { role: 'tool_result'; call_id: string; tool: string; status: StepStatus; output?: unknown; error?: string }
   | { role: 'reply'; text: string };
 
 export interface AgentStepRequest {

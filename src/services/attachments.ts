@@ -5,7 +5,7 @@ import type { AgentToolkit, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
 import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
-import type { CapRule, RuleKind } from '../core/types';
+import type { CapPer, CapRule, RuleKind } from '../core/types';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
@@ -31,7 +31,7 @@ export interface AttachmentView {
 
 export interface CapView {
   tool_id: string | null;
-  per: 'agent' | 'sender';
+  per: CapPer;
   limit: number;
   window: string;
 }

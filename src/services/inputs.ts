@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/schemas';
 import { windowSeconds } from '../core/cap-window';
 import { routingKeyOf } from '../core/routing-key';
-import { toolIdSchema } from '../core/types';
+import { capPerSchema, toolIdSchema } from '../core/types';
 
 export const agentInputSchema = z.strictObject({
   name: name(200),
@@ -49,7 +49,7 @@ export const approvalSchema = z
 export const capInputSchema = z
   .strictObject({
     tool_id: toolIdSchema.nullable().default(null),
-    per: z.enum(['agent', 'sender']),
+    per: capPerSchema,
     limit: z.number().int().min(1, 'a cap lets at least one call through').max(10_000, 'at most 10000 calls a window'),
     window: z.string().max(20),
   })
