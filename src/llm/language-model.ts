@@ -18,7 +18,6 @@ export interface ModelSource {
 }
 
 export interface LanguageModel {
-  readonly provider: 'local' | 'openai';
   analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis>;
   writeReply(email: ModelEmail, analysis: EmailAnalysis, ctx: ModelContext): Promise<string>;
   answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<string>;

@@ -16,8 +16,6 @@ import { toneOf, toneScore } from './local/tone';
 import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
 
 export class LocalModel implements LanguageModel {
-  readonly provider = 'local' as const;
-
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {
     return guarded(() => analyze(email, ctx));
   }

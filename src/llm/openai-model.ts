@@ -48,7 +48,6 @@ function loadOpenAISdk(): OpenAISdk {
 }
 
 export class OpenAIModel implements LanguageModel {
-  readonly provider = 'openai' as const;
   readonly model: string;
   private readonly sdk: OpenAISdk;
   private readonly client: OpenAI;

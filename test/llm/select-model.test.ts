@@ -22,7 +22,7 @@ describe('createLanguageModel', () => {
   });
 
   test('when the provider is local, then other model settings are not needed', () => {
-    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'local' }).provider).toBe('local');
+    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'local' })).toBeInstanceOf(LocalModel);
   });
 
   test('when the provider is openai with a key, then the OpenAI model is used with the default model name', () => {
@@ -32,7 +32,7 @@ describe('createLanguageModel', () => {
   });
 
   test('when the provider is openai and only OPENAI_API_KEY is set, then that key is used', () => {
-    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test' }).provider).toBe('openai');
+    expect(createLanguageModel({ TOOLGATE_MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test' })).toBeInstanceOf(OpenAIModel);
   });
 
   test('when the provider is openai without a key, then the start fails naming TOOLGATE_MODEL_API_KEY', () => {
