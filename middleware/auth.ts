@@ -8,6 +8,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { editDistance } from '../src/core/closest-tool';
 import { isHostName } from '../src/core/host-name';
 import { unreachableHostOf } from '../src/core/reachable-host';
+import { OPTION_BOUNDS, OPTION_DEFAULTS } from '../src/option-bounds';
 import { AuthenticationUnavailableError, ForbiddenError, HostNotAllowedError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
 import { requestState, type AuthState, type Role } from './request-state';
 
@@ -43,7 +44,7 @@ export interface AuthHooks {
 }
 
 const ROLES: readonly Role[] = ['admin', 'scheduler', 'client', 'metrics'];
-const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = OPTION_BOUNDS.tokenLength;
 const BEARER = /^Bearer ([^\s]+)$/i;
 
 /** The token of an `Authorization: Bearer <token>` header; null for any other header or none. */
@@ -60,24 +61,39 @@ function callerOf(namespace: string, id: string): string {
   return createHash('sha256').update(`${namespace}\0${id}`, 'utf8').digest().subarray(0, 12).toString('hex');
 }
 
-export function authenticate(options: AuthOptions, hooks: AuthHooks = {}): RequestHandler {
-  const entries: { role: Role; digest: Buffer }[] = [];
+/** The auth options once checked: each token's role and digest, and who the client routes serve. */
+export interface CheckedAuth {
+  tokens: readonly { role: Role; digest: Buffer }[];
+  open: boolean;
+  roleOf: RoleOf | undefined;
+  allowedHosts: ReadonlySet<string>;
+  /** No client token, no roleOf, not open: the client routes serve no one, and say what to configure. */
+  clientAuthMissing: boolean;
+}
+
+/** Checks the tokens and the client routes' choice (createToolgate's options schema calls it); throws a ToolgateConfigError. */
+export function checkAuthOptions(options: AuthOptions): CheckedAuth {
+  const tokens: { role: Role; digest: Buffer }[] = [];
   const add = (role: Role, token: string | undefined) => {
     if (token === undefined) return;
     if (token.length < MIN_TOKEN_LENGTH) {
       throw new ToolgateConfigError('ERR_TOOLGATE_WEAK_TOKEN', `The ${role} token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random value (openssl rand -hex 32).`);
     }
-    if (entries.some((e) => timingSafeEqual(e.digest, digest(token)))) {
+    if (tokens.some((e) => timingSafeEqual(e.digest, digest(token)))) {
       throw new ToolgateConfigError('ERR_TOOLGATE_SHARED_TOKEN', `The ${role} token is also another role's token: give each role its own.`);
     }
-    entries.push({ role, digest: digest(token) });
+    tokens.push({ role, digest: digest(token) });
   };
   add('admin', options.adminToken);
   add('scheduler', options.schedulerToken);
   for (const token of options.clientTokens ?? []) add('client', token);
   add('metrics', options.metricsToken);
   const { open, roleOf, allowedHosts } = checkClientAuth(options);
-  const clientAuthMissing = !open && roleOf === undefined && (options.clientTokens ?? []).length === 0;
+  return { tokens, open, roleOf, allowedHosts, clientAuthMissing: !open && roleOf === undefined && (options.clientTokens ?? []).length === 0 };
+}
+
+export function authenticate(auth: CheckedAuth, hooks: AuthHooks = {}): RequestHandler {
+  const { tokens: entries, open, roleOf, allowedHosts, clientAuthMissing } = auth;
 
   return function authenticateCaller(req, res, next) {
     const state = requestState(res);
@@ -152,7 +168,7 @@ function authOfAnswer(answer: RoleOfAnswer): AuthState | ToolgateConfigError {
 
 function checkClientAuth(options: AuthOptions): { open: boolean; roleOf: RoleOf | undefined; allowedHosts: ReadonlySet<string> } {
   const fail = (message: string) => new ToolgateConfigError('ERR_TOOLGATE_CLIENT_AUTH', message);
-  const { clientRoutes = 'authenticated', roleOf, allowedHosts } = options;
+  const { clientRoutes = OPTION_DEFAULTS.clientRoutes, roleOf, allowedHosts } = options;
   if (!(CLIENT_ROUTES as readonly unknown[]).includes(clientRoutes)) {
     const guess = typeof clientRoutes === 'string' ? CLIENT_ROUTES.find((mode) => editDistance(clientRoutes.toLowerCase(), mode, 2) <= 2) : undefined;
     throw fail(`createToolgate({ clientRoutes: ${JSON.stringify(clientRoutes)} }) is not a mode${guess ? `: did you mean "${guess}"?` : '.'} Give 'open' (anyone may call the client routes) or 'authenticated' (the default).`);

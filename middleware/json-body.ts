@@ -14,10 +14,16 @@ export function isBodyLimit(limit: unknown): limit is string {
   return typeof limit === 'string' && BODY_LIMIT.test(limit) && Number.parseFloat(limit) > 0;
 }
 
-export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler, RequestHandler] {
-  if (!isBodyLimit(options.limit)) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_BODY_LIMIT', `createToolgate({ bodyLimit: ${JSON.stringify(options.limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`);
+/** createToolgate's bodyLimit, checked (by its options schema); throws a ToolgateConfigError. */
+export function checkBodyLimit(limit: unknown): string {
+  if (!isBodyLimit(limit)) {
+    throw new ToolgateConfigError('ERR_TOOLGATE_BODY_LIMIT', `createToolgate({ bodyLimit: ${JSON.stringify(limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`);
   }
+  return limit;
+}
+
+/** `limit` is checked already (checkBodyLimit). */
+export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequestHandler, RequestHandler] {
   const parser = express.json({ limit: options.limit, strict: false });
   return [
     parser,

@@ -5,11 +5,11 @@ import { z } from 'zod';
 import type { ClientRoutes } from '../middleware/auth';
 import { isBodyLimit } from '../middleware/json-body';
 import { isValidAuthservId } from './core/sender-authentication';
-import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS } from './agent-run-options';
 import { isHostName } from './core/host-name';
 import { DEMO_SETTINGS, type DemoSetting } from './demo/demo-mode';
 import { ToolgateConfigError } from './errors';
 import { LOG_FORMATS, type LogFormat } from './logger';
+import { HOUR_MS, OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from './option-bounds';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from './policy-cache-options';
 import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from './rate-limit-options';
 
@@ -19,11 +19,18 @@ const optionalText = z
   .optional()
   .transform((s) => (s ? s : undefined));
 
-/** An agent-run bound, in the range and with the default the plugin itself checks. */
-function limit(name: keyof typeof DEFAULT_AGENT_RUN_LIMITS) {
-  const [min, max] = AGENT_RUN_LIMIT_RANGES[name];
-  return z.coerce.number().int().min(min).max(max).default(DEFAULT_AGENT_RUN_LIMITS[name]);
+/** A whole number in an option's bounds, with its default: the plugin's own (option-bounds.ts). */
+function whole([min, max]: readonly [number, number], fallback: number) {
+  return z.coerce.number().int().min(min).max(max).default(fallback);
 }
+
+/** An agent-run bound, in the range and with the default the plugin itself checks. */
+function limit(name: keyof AgentRunLimits) {
+  return whole(OPTION_BOUNDS.agentRuns[name], OPTION_DEFAULTS.agentRuns[name]);
+}
+
+// The approval expiry in whole hours: from the first whole hour in the option's range to its last.
+const APPROVAL_EXPIRY_HOURS = OPTION_BOUNDS.approvalExpiryMs.map((ms, i) => (i === 0 ? Math.ceil(ms / HOUR_MS) : Math.floor(ms / HOUR_MS))) as [number, number];
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -32,18 +39,18 @@ const envSchema = z.object({
   TOOLGATE_DATA_DIR: z.string().default('.toolgate'),
   TOOLGATE_ADMIN_TOKEN: optionalText,
   TOOLGATE_SCHEDULER_TOKEN: optionalText,
-  TOOLGATE_METRICS_TOKEN: optionalText.refine((t) => t === undefined || t.length >= 16, 'a token of at least 16 characters (openssl rand -hex 32)'),
-  TOOLGATE_POLICY_CACHE: z.enum(POLICY_CACHE_MODES).default('listen'),
-  TOOLGATE_POLICY_CACHE_MAX_AGENTS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
-  TOOLGATE_POLICY_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
-  TOOLGATE_RATE_LIMIT_STORE: z.enum(RATE_LIMIT_STORES).default('postgres'),
+  TOOLGATE_METRICS_TOKEN: optionalText.refine((t) => t === undefined || t.length >= OPTION_BOUNDS.tokenLength, `a token of at least ${OPTION_BOUNDS.tokenLength} characters (openssl rand -hex 32)`),
+  TOOLGATE_POLICY_CACHE: z.enum(POLICY_CACHE_MODES).default(OPTION_DEFAULTS.policyCache.mode),
+  TOOLGATE_POLICY_CACHE_MAX_AGENTS: whole(OPTION_BOUNDS.policyCache.maxAgents, OPTION_DEFAULTS.policyCache.maxAgents),
+  TOOLGATE_POLICY_CACHE_MAX_AGE_MS: whole(OPTION_BOUNDS.policyCache.maxAgeMs, OPTION_DEFAULTS.policyCache.maxAgeMs),
+  TOOLGATE_RATE_LIMIT_STORE: z.enum(RATE_LIMIT_STORES).default(OPTION_DEFAULTS.rateLimitStore),
   TOOLGATE_CLIENT_TOKENS: optionalText,
   // While the client routes are open: the names, beside loopback ones and IP addresses, the API answers to.
   TOOLGATE_ALLOWED_HOSTS: optionalText
     .transform((text) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
     .refine((hosts) => hosts.every(isHostName), 'comma-separated host names alone, such as toolgate.internal (no scheme, port or path)'),
   TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
-  TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default('1mb'),
+  TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default(OPTION_DEFAULTS.bodyLimit),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
@@ -52,7 +59,7 @@ const envSchema = z.object({
   TOOLGATE_AGENT_MAX_TOOL_CALLS: limit('maxToolCalls'),
   TOOLGATE_AGENT_HISTORY_CHARS: limit('historyChars'),
   TOOLGATE_MESSAGE_ID_DOMAIN: optionalText.refine((d) => d === undefined || isHostName(d.toLowerCase()), 'a host name, such as mail.thescoop.com'),
-  TOOLGATE_APPROVAL_EXPIRY_HOURS: z.coerce.number().int().min(1).max(720).default(72),
+  TOOLGATE_APPROVAL_EXPIRY_HOURS: whole(APPROVAL_EXPIRY_HOURS, OPTION_DEFAULTS.approvalExpiryMs / HOUR_MS),
   TOOLGATE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
   TOOLGATE_TRUST_PROXY: z
@@ -100,7 +107,7 @@ export interface ServiceConfig {
   /** The longest one database query may take before the request is answered 503 (0: no limit). */
   dbQueryTimeoutMs: number;
   /** Bounds on one agent run, and the domain of its replies' Message-IDs. */
-  agentRuns: { maxSteps: number; maxToolCalls: number; historyChars: number; messageIdDomain?: string };
+  agentRuns: AgentRunLimits & { messageIdDomain?: string };
   /** How long an approval request waits for its decision. */
   approvalExpiryMs: number;
   /** On SIGTERM, how long the requests in flight are waited for before the service stops. */
@@ -155,7 +162,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       historyChars: e.TOOLGATE_AGENT_HISTORY_CHARS,
       ...(e.TOOLGATE_MESSAGE_ID_DOMAIN ? { messageIdDomain: e.TOOLGATE_MESSAGE_ID_DOMAIN.toLowerCase() } : {}),
     },
-    approvalExpiryMs: e.TOOLGATE_APPROVAL_EXPIRY_HOURS * 3_600_000,
+    approvalExpiryMs: e.TOOLGATE_APPROVAL_EXPIRY_HOURS * HOUR_MS,
     shutdownTimeoutMs: e.TOOLGATE_SHUTDOWN_TIMEOUT_MS,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,

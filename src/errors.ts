@@ -448,6 +448,7 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_NO_BODY_PARSER: "toolRun() met a JSON body no parser had read (answered 500 misconfigured): mount express.json() before toolRun().",
   ERR_TOOLGATE_NO_RUN: 'A route read the request\'s run, but toolRun() was not mounted before it (answered 500 misconfigured): mount toolRun() first.',
   ERR_TOOLGATE_OPENAI_MISSING: 'OpenAIModel needs the openai package, which toolgate does not install: npm install openai@6.',
+  ERR_TOOLGATE_OPTION_TYPE: "An option of createToolgate is not of the type it takes (senderCheck a function, logger an object with error(), model a LanguageModel, tools a list, a token a string): give the kind of value the message names.",
   ERR_TOOLGATE_POLICY_CACHE: "policyCache is not one of its modes, or a setting is unknown or out of range: give 'listen', 'strict' or 'off', alone or as { mode, maxAgents, maxAgeMs, heartbeatMs }.",
   ERR_TOOLGATE_RATE_LIMIT_LIMIT: 'The rate limit\'s limit is not a whole number of at least 1: give a budget such as 120, or turn the limit off.',
   ERR_TOOLGATE_RATE_LIMIT_SETTING: 'A rate limit setting is not "<requests>/<window>": write one such as "120/60s" or "1000/1h", or "off".',
@@ -463,6 +464,7 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_TOOL_INPUT: "A tool's input schema is not a zod object JSON Schema can describe: use plain z.object({ ... }) of named arguments.",
   ERR_TOOLGATE_TOOL_TIMEOUT: "A host tool's timeoutMs is out of range: give whole milliseconds from 1 to 3600000 (an hour).",
   ERR_TOOLGATE_TRUST_PROXY: 'The trust proxy setting is not one Express reads: give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".',
+  ERR_TOOLGATE_UNKNOWN_OPTION: 'createToolgate() was given an option it does not take, at the top level or inside agentRuns, approvals, recovery or rateLimit: correct the name (the message guesses the one meant) or drop it.',
   ERR_TOOLGATE_UNKNOWN_TOOL: 'requireTool() names no registered tool: register the tool, or correct the id (the message guesses the one meant).',
   ERR_TOOLGATE_WEAK_TOKEN: 'A token is shorter than 16 characters: use a long random value (openssl rand -hex 32).',
 } as const satisfies Record<`ERR_TOOLGATE_${string}`, string>;

@@ -11,7 +11,7 @@
 // The plugin.
 export { createToolgate, ROUTE_GROUPS } from './toolgate';
 export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
-export type { AgentRunLimits } from './agent-run-options';
+export type { AgentRunLimits } from './option-bounds';
 export type { AgentRunView, StepView, Stopped, ThreadView } from './agent/run-store';
 export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';

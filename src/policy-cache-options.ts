@@ -2,6 +2,7 @@
 // start from TOOLGATE_POLICY_CACHE*), each bad value a ToolgateConfigError naming it and the fix.
 import { DEFAULT_LISTENER_OPTIONS, type PolicyListenerOptions } from './db/policy-listener';
 import { ToolgateConfigError } from './errors';
+import { OPTION_BOUNDS, OPTION_DEFAULTS } from './option-bounds';
 
 export const POLICY_CACHE_MODES = ['off', 'listen', 'strict'] as const;
 export type PolicyCacheMode = (typeof POLICY_CACHE_MODES)[number];
@@ -31,12 +32,11 @@ export interface PolicyCacheConfig {
   listener: PolicyListenerOptions;
 }
 
-const DEFAULTS = { maxAgents: 10_000, maxAgeMs: 300_000, heartbeatMs: DEFAULT_LISTENER_OPTIONS.heartbeatMs };
-const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULTS = OPTION_DEFAULTS.policyCache;
+const BOUNDS = OPTION_BOUNDS.policyCache;
 
 export function checkPolicyCacheOptions(given: PolicyCacheSettings | PolicyCacheMode | undefined): PolicyCacheConfig {
-  // listen by default: as fast as off is slow, and never stale (it reads through whenever the LISTEN does not hold).
-  const options = typeof given === 'string' ? { mode: given } : (given ?? { mode: 'listen' as const });
+  const options = typeof given === 'string' ? { mode: given } : (given ?? { mode: DEFAULTS.mode });
   if (typeof options !== 'object' || options === null || !(POLICY_CACHE_MODES as readonly string[]).includes(String(options.mode))) {
     throw new ToolgateConfigError(
       'ERR_TOOLGATE_POLICY_CACHE',
@@ -47,9 +47,10 @@ export function checkPolicyCacheOptions(given: PolicyCacheSettings | PolicyCache
   if (unknown.length > 0) {
     throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `createToolgate({ policyCache: { ${unknown.join(', ')} } }) names no option: the options are mode, maxAgents, maxAgeMs and heartbeatMs.`);
   }
-  const maxAgents = whole('maxAgents', options.maxAgents ?? DEFAULTS.maxAgents, 1, 10_000_000, 'agents (e.g. 10000)');
-  const maxAgeMs = whole('maxAgeMs', options.maxAgeMs ?? DEFAULTS.maxAgeMs, 0, DAY_MS, 'milliseconds up to a day (e.g. 300000), or 0 for no limit');
-  const heartbeatMs = whole('heartbeatMs', options.heartbeatMs ?? DEFAULTS.heartbeatMs, 100, 10 * 60_000, 'milliseconds from 100 to 600000 (e.g. 5000)');
+  const maxAgents = whole('maxAgents', options.maxAgents ?? DEFAULTS.maxAgents, BOUNDS.maxAgents, `agents (e.g. ${DEFAULTS.maxAgents})`);
+  const maxAgeMs = whole('maxAgeMs', options.maxAgeMs ?? DEFAULTS.maxAgeMs, BOUNDS.maxAgeMs, `milliseconds up to a day (e.g. ${DEFAULTS.maxAgeMs}), or 0 for no limit`);
+  const [leastBeat, mostBeat] = BOUNDS.heartbeatMs;
+  const heartbeatMs = whole('heartbeatMs', options.heartbeatMs ?? DEFAULTS.heartbeatMs, BOUNDS.heartbeatMs, `milliseconds from ${leastBeat} to ${mostBeat} (e.g. ${DEFAULTS.heartbeatMs})`);
   return {
     mode: options.mode,
     maxAgents,
@@ -58,7 +59,7 @@ export function checkPolicyCacheOptions(given: PolicyCacheSettings | PolicyCache
   };
 }
 
-function whole(name: string, value: unknown, min: number, max: number, hint: string): number {
+function whole(name: string, value: unknown, [min, max]: readonly [number, number], hint: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `createToolgate({ policyCache: { ${name}: ${JSON.stringify(value)} } }) is not valid: give whole ${hint}.`);
   }

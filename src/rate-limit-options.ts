@@ -1,6 +1,7 @@
 // The client routes' rate limit as options, and in the text form of TOOLGATE_RATE_LIMIT: checked in
 // one place, so a bad value fails where it is given (app.use() time, or the service's start).
 import { ToolgateConfigError } from './errors';
+import { OPTION_BOUNDS } from './option-bounds';
 
 export interface ClientRateLimitOptions {
   /** The window the budget is counted over, in milliseconds (1 second to 1 day). */
@@ -18,8 +19,8 @@ export interface ClientRateLimitOptions {
 export const RATE_LIMIT_STORES = ['postgres', 'memory'] as const;
 export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 
-const MIN_WINDOW_MS = 1_000;
-const MAX_WINDOW_MS = 24 * 60 * 60 * 1_000;
+const [MIN_WINDOW_MS, MAX_WINDOW_MS] = OPTION_BOUNDS.rateLimit.windowMs;
+const [MIN_LIMIT, MAX_LIMIT] = OPTION_BOUNDS.rateLimit.limit;
 const SETTING = /^(\d{1,9})\s*\/\s*(\d{1,9})\s*(ms|s|m|h)$/i;
 const UNIT_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1_000], ['m', 60_000], ['h', 3_600_000]]);
 
@@ -49,10 +50,10 @@ export function checkRateLimitOptions(options: unknown): ClientRateLimitOptions 
       `clientRateLimit({ windowMs: ${String(windowMs)} }) is not a window: give whole milliseconds from ${MIN_WINDOW_MS} to ${MAX_WINDOW_MS} (e.g. 60000), or pass false to turn the limit off.`,
     );
   }
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < MIN_LIMIT || limit > MAX_LIMIT) {
     throw new ToolgateConfigError(
       'ERR_TOOLGATE_RATE_LIMIT_LIMIT',
-      `clientRateLimit({ limit: ${String(limit)} }) is not a budget: give a whole number of requests of at least 1 (e.g. 120), or pass false to turn the limit off.`,
+      `clientRateLimit({ limit: ${String(limit)} }) is not a budget: give a whole number of requests of at least ${MIN_LIMIT} (e.g. 120), or pass false to turn the limit off.`,
     );
   }
   if (store !== undefined && !(RATE_LIMIT_STORES as readonly unknown[]).includes(store)) {

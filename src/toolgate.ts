@@ -3,25 +3,22 @@
 // with the HTTP routes, each group of which can be switched off.
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
-import { authenticate, requireRole, type AuthOptions, type Role } from '../middleware/auth';
+import { authenticate, requireRole, type Role } from '../middleware/auth';
 import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
 import { errorFields } from '../middleware/error-handler';
 import { requestId } from '../middleware/request-id';
 import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
-import { clientRateLimit, type ClientRateLimitOptions } from '../middleware/rate-limit';
+import { clientRateLimit } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
-import { senderAsGiven, toolRun, type SenderCheck, type ToolRunOptions } from '../middleware/tool-run';
+import { senderAsGiven, toolRun, type ToolRunOptions } from '../middleware/tool-run';
 import { defineModels } from '../models';
 import type { RouteServices } from '../routes/route-services';
 import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
-import { AGENT_RUN_LIMIT_RANGES, DEFAULT_AGENT_RUN_LIMITS, type AgentRunLimits } from './agent-run-options';
 import { RunStore } from './agent/run-store';
 import { ApprovalStore } from './approvals/approval-store';
 import { ApprovalService } from './approvals/approvals';
-import { isHostName } from './core/host-name';
-import { closestToolId } from './core/closest-tool';
 import type { Resolution, Run, ToolDefinition } from './core/types';
 import { dedicatedClient } from './db/dedicated-client';
 import { NotificationsUndeliveredError } from './db/policy-listener';
@@ -32,15 +29,14 @@ import { DocumentStore } from './documents/document-store';
 import { ToolgateConfigError } from './errors';
 import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
 import type { MigrationReport } from './legacy/report';
-import type { LanguageModel } from './llm/language-model';
 import { LocalModel } from './llm/local-model';
 import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
-import { checkPolicyCacheOptions, type PolicyCacheConfig, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
-import { checkRateLimitOptions, type RateLimitStoreKind } from './rate-limit-options';
+import type { PolicyCacheConfig } from './policy-cache-options';
+import type { RateLimitStoreKind } from './rate-limit-options';
 import { ListenedPolicies, type Invalidation } from './run/listened-policies';
 import type { PolicyRead, PolicySource } from './run/policy-source';
-import { DEFAULT_APPROVAL_EXPIRY_MS, DEFAULT_GRACE_MS, RunService } from './run/run-service';
-import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './run/sweeper';
+import { RunService } from './run/run-service';
+import { Sweeper } from './run/sweeper';
 import { AccessRuleService } from './services/access-rules';
 import { VersionedPolicies } from './run/versioned-policies';
 import { loadPolicyVersion } from './services/policy-loader';
@@ -51,67 +47,14 @@ import { syncSystemToolkits, type SyncReport } from './services/system-toolkits'
 import { ToolkitService } from './services/toolkits';
 import { TaskStore } from './tasks/task-store';
 import type { ToolgateLogger } from './toolgate-logger';
+import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
 import { builtinTools } from './tools/builtin-tools';
-import { ToolRegistry, type HostTool } from './tools/tool-registry';
+import { ToolRegistry } from './tools/tool-registry';
 
 export { ROUTE_GROUPS };
 export type { RouteGroup };
 
-export interface ToolgateOptions extends AuthOptions {
-  /** A Sequelize instance on PostgreSQL; toolgate defines its models on it. */
-  sequelize: Sequelize;
-  /** The host's own tools, beside the four builtins. */
-  tools?: readonly HostTool[];
-  /** How a message's sender counts (SEMANTICS §7). Default: taken as given. */
-  senderCheck?: SenderCheck;
-  /** The JSON body cap of the router. Default `1mb`. */
-  bodyLimit?: string;
-  /**
-   * A per-caller budget on the client routes (admin and scheduler are not limited). Default off.
-   * Counted in the database (`store: 'postgres'`, the default), so every instance shares it.
-   */
-  rateLimit?: ClientRateLimitOptions | false;
-  /**
-   * How runs get their agent's compiled policy: `listen` (the default: cached per instance, dropped
-   * on PostgreSQL notifications, read through while the LISTEN does not hold; its connection never
-   * keeps the process alive, and close() ends it), `strict` (cached, checked against the agent's
-   * policy version with one indexed read per run, for PgBouncer in transaction mode) or `off` (one
-   * query and a compile per run).
-   */
-  policyCache?: PolicyCacheMode | PolicyCacheSettings;
-  /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
-  model?: LanguageModel;
-  /** Where toolgate reports what it cannot answer a request with. Default: nowhere. */
-  logger?: ToolgateLogger;
-  /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
-  routes?: Partial<Record<RouteGroup, boolean>>;
-  /**
-   * Agent runs: bounds on one run (model steps, default 8; tool calls, default 16; characters of a
-   * thread's history the model reads, default 32,000), and the domain of the Message-IDs its replies
-   * get (default `toolgate.invalid`: set your own mail domain).
-   */
-  agentRuns?: Partial<AgentRunLimits> & { messageIdDomain?: string };
-  /** Approval requests (SEMANTICS §12): how long one waits for its decision before it expires. Default 72 hours. */
-  approvals?: { expiryMs?: number };
-  /**
-   * After a crash (SEMANTICS §13): how often an instance beats its heartbeat (default 5 s), after how
-   * long a silent one is dead (30 s), how often the sweeper runs (15 s), and the grace added to a
-   * tool's timeout before a dead instance's `started` record is called interrupted (30 s).
-   */
-  recovery?: Partial<RecoveryTimings>;
-}
-
-export interface RecoveryTimings {
-  heartbeatMs: number;
-  staleAfterMs: number;
-  sweepIntervalMs: number;
-  graceMs: number;
-}
-
-const DEFAULT_RECOVERY: RecoveryTimings = { heartbeatMs: 5_000, staleAfterMs: 30_000, sweepIntervalMs: DEFAULT_SWEEP_INTERVAL_MS, graceMs: DEFAULT_GRACE_MS };
-
-/** A Message-ID domain that names no one's mail server: a host sets its own. */
-export const DEFAULT_MESSAGE_ID_DOMAIN = 'toolgate.invalid';
+export type { ToolgateOptions } from './toolgate-options';
 
 /** What `migrateEnabledTools()` does: a dry run (the default) or the applied, verified migration. */
 export interface EnabledToolsMigrationRequest {
@@ -177,26 +120,23 @@ export function internalsOf(tg: Toolgate): RouteServices {
  * app.post('/my/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), handler);
  * app.use(tg.errorHandler());
  */
-export function createToolgate(options: ToolgateOptions): Toolgate {
-  if (!options?.sequelize || typeof options.sequelize.getDialect !== 'function' || options.sequelize.getDialect() !== 'postgres') {
-    throw new ToolgateConfigError('ERR_TOOLGATE_DATABASE', 'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").');
-  }
-  const groups = routeGroups(options.routes);
-  const limits = agentRunLimits(options.agentRuns);
-  const messageIdDomain = messageIdDomainOf(options.agentRuns?.messageIdDomain);
-  const approvalExpiryMs = approvalExpiryOf(options.approvals);
-  const recovery = recoveryOf(options.recovery);
+export function createToolgate(given: ToolgateOptions): Toolgate {
+  const options = checkToolgateOptions(given);
+  const groups = options.routes;
+  const { limits, messageIdDomain } = options.agentRuns;
+  const approvalExpiryMs = options.approvals;
+  const recovery = options.recovery;
   const sequelize = options.sequelize;
   const models = defineModels(sequelize);
   const model = options.model ?? new LocalModel();
   const tasks = new TaskStore(sequelize);
   const documents = new DocumentStore(sequelize);
   const now = () => new Date();
-  const registry = new ToolRegistry(options.tools ?? [], builtinTools({ model, documents, tasks, now }));
+  const registry = new ToolRegistry(options.tools, builtinTools({ model, documents, tasks, now }));
   const manifest = registry.manifest;
   const logger = options.logger;
-  const cacheConfig = checkPolicyCacheOptions(options.policyCache);
-  const rateLimit = options.rateLimit === undefined || options.rateLimit === false ? false : checkRateLimitOptions(options.rateLimit);
+  const cacheConfig = options.policyCache;
+  const rateLimit = options.rateLimit;
   const metrics = new ToolgateMetrics(sequelize);
   const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
   const instances = new Instances(sequelize, { heartbeatMs: recovery.heartbeatMs, staleAfterMs: recovery.staleAfterMs });
@@ -232,14 +172,14 @@ export function createToolgate(options: ToolgateOptions): Toolgate {
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
-  const authenticateBearer = authenticate(options, {
+  const authenticateBearer = authenticate(options.auth, {
     onRoleOfError: (err) => logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
   });
   // Where callers are counted: the client limit's store, and the dashboard's count of wrong tokens.
   const limitStore: RateLimitStoreKind = rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres';
   const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;
   const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
-  const body = jsonBody({ limit: options.bodyLimit ?? '1mb' });
+  const body = jsonBody({ limit: options.bodyLimit });
 
   const parts: RouteServices = {
     sequelize,
@@ -362,73 +302,4 @@ function policySources(sequelize: Sequelize, config: PolicyCacheConfig, metrics:
     default:
       throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `Unknown policy cache mode ${JSON.stringify(config.mode)}.`);
   }
-}
-
-function routeGroups(routes: ToolgateOptions['routes']): ReadonlySet<RouteGroup> {
-  const on = new Set<RouteGroup>(ROUTE_GROUPS);
-  if (routes === undefined) return on;
-  if (typeof routes !== 'object' || routes === null) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes }) takes an object such as { chat: false }, not ${JSON.stringify(routes)}.`);
-  }
-  for (const [name, value] of Object.entries(routes)) {
-    if (!(ROUTE_GROUPS as readonly string[]).includes(name)) {
-      const guess = closestToolId(name, ROUTE_GROUPS);
-      throw new ToolgateConfigError(
-        'ERR_TOOLGATE_ROUTES',
-        `createToolgate({ routes: { ${name} } }) names no route group${guess ? `: did you mean "${guess}"?` : '.'} The groups are ${ROUTE_GROUPS.join(', ')}.`,
-      );
-    }
-    if (typeof value !== 'boolean') {
-      throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes: { ${name}: ${JSON.stringify(value)} } }): say true or false.`);
-    }
-    if (!value) on.delete(name as RouteGroup);
-  }
-  return on;
-}
-
-function agentRunLimits(given: ToolgateOptions['agentRuns']): AgentRunLimits {
-  const limits = { ...DEFAULT_AGENT_RUN_LIMITS };
-  for (const name of Object.keys(AGENT_RUN_LIMIT_RANGES) as (keyof AgentRunLimits)[]) {
-    const value = given?.[name] ?? limits[name];
-    const [min, max] = AGENT_RUN_LIMIT_RANGES[name];
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from ${min} to ${max}.`);
-    }
-    limits[name] = value;
-  }
-  return limits;
-}
-
-/** Each from a tenth of a second (for tests) to an hour; a heartbeat must beat well inside the time it is trusted. */
-function recoveryOf(given: ToolgateOptions['recovery']): RecoveryTimings {
-  const timings = { ...DEFAULT_RECOVERY, ...given };
-  for (const [name, value] of Object.entries(timings)) {
-    if (!Number.isInteger(value) || value < 100 || value > 3_600_000) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery: { ${name}: ${JSON.stringify(value)} } }): give a whole number of milliseconds from 100 to 3600000.`);
-    }
-  }
-  if (timings.staleAfterMs < 2 * timings.heartbeatMs) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery }): staleAfterMs (${timings.staleAfterMs}) must be at least twice heartbeatMs (${timings.heartbeatMs}), or a live instance would be taken for dead.`);
-  }
-  return timings;
-}
-
-function messageIdDomainOf(given: string | undefined): string {
-  if (given === undefined) return DEFAULT_MESSAGE_ID_DOMAIN;
-  if (typeof given !== 'string' || !isHostName(given.toLowerCase())) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { messageIdDomain: ${JSON.stringify(given)} } }): give a host name, such as mail.thescoop.com.`);
-  }
-  return given.toLowerCase();
-}
-
-/** From a minute to 30 days: long enough to reach someone, short enough that an old request is not approved by mistake. */
-const APPROVAL_EXPIRY_RANGE_MS = [60_000, 30 * 86_400_000] as const;
-
-function approvalExpiryOf(given: ToolgateOptions['approvals']): number {
-  const value = given?.expiryMs ?? DEFAULT_APPROVAL_EXPIRY_MS;
-  const [min, max] = APPROVAL_EXPIRY_RANGE_MS;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_APPROVALS', `createToolgate({ approvals: { expiryMs: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} (a minute) to ${max} (30 days).`);
-  }
-  return value;
 }

@@ -18,7 +18,7 @@ import { NOT_OFFERED, type CallOrigin, type ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { cutText } from './history';
 import { boundedJson, type StepView, type Stopped } from './run-store';
-import type { AgentRunLimits } from '../agent-run-options';
+import type { AgentRunLimits } from '../option-bounds';
 import { APPROVE_REQUEST, decideInput, describeRequest, isSystemTool, systemToolSpecs } from './system-tools';
 
 export interface AgentRunDeps {

@@ -53,11 +53,6 @@ export interface RunServiceOptions {
   observer?: RunObserver;
 }
 
-/** What is added to a tool's timeout before its `started` record, if its instance died, is called interrupted. */
-export const DEFAULT_GRACE_MS = 30_000;
-
-/** Three days: a weekend and a day, for a shop whose approver reads mail on weekdays. */
-export const DEFAULT_APPROVAL_EXPIRY_MS = 72 * 3_600_000;
 
 export class RunService {
   readonly read: PolicyRead;

@@ -31,8 +31,6 @@ export interface SweeperOptions {
   onError?(err: unknown): void;
 }
 
-export const DEFAULT_SWEEP_INTERVAL_MS = 15_000;
-
 const RECORDS = `
   UPDATE tool_calls SET status = 'interrupted',
          error = 'interrupted: the instance running it stopped before it ended; its outcome is unknown, and it is not run again'

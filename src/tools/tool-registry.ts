@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { BUILTIN_LEGACY_NAMES, createManifest, type ToolManifest } from '../core/tool-manifest';
 import type { ToolDefinition, ToolKind } from '../core/types';
 import { ToolgateConfigError } from '../errors';
+import { OPTION_DEFAULTS } from '../option-bounds';
+import { checkHostTools } from './check-host-tools';
 import type { AgentToolSpec, InboundMessage } from '../llm/agent-step';
 
 export interface ToolContext {
@@ -59,13 +61,6 @@ export interface HostTool<S extends z.ZodType = z.ZodType, R = unknown> extends 
   timeoutMs?: number;
 }
 
-export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
-const MAX_TOOL_TIMEOUT_MS = 3_600_000;
-
-/** What the tool-call records' `tool_name` column holds. */
-const MAX_LEGACY_NAME = 100;
-const legacyNameSchema = z.string().min(1).max(MAX_LEGACY_NAME).regex(/^[^\p{Cc}]+$/u);
-
 /** Identity, for inference: `defineTool({ input: z.object(...), execute: (input) => ... })`. */
 export function defineTool<S extends z.ZodType, R>(tool: HostTool<S, R>): HostTool<S, R> {
   return tool;
@@ -79,23 +74,7 @@ export class ToolRegistry {
 
   /** `builtins`: the implementations toolgate gives its own tools (tools/builtin-tools.ts). */
   constructor(hostTools: readonly HostTool[] = [], builtins: readonly ToolImplementation[] = []) {
-    for (const tool of hostTools) {
-      if (typeof tool.execute !== 'function') {
-        throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_EXECUTE', `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`);
-      }
-      if (tool.timeoutMs !== undefined && (!Number.isInteger(tool.timeoutMs) || tool.timeoutMs < 1 || tool.timeoutMs > MAX_TOOL_TIMEOUT_MS)) {
-        throw new ToolgateConfigError(
-          'ERR_TOOLGATE_TOOL_TIMEOUT',
-          `The host tool ${JSON.stringify(tool.id)} has the timeoutMs ${JSON.stringify(tool.timeoutMs)}: give a whole number of milliseconds from 1 to ${MAX_TOOL_TIMEOUT_MS} (an hour).`,
-        );
-      }
-      if (tool.legacy_name !== undefined && !legacyNameSchema.safeParse(tool.legacy_name).success) {
-        throw new ToolgateConfigError(
-          'ERR_TOOLGATE_LEGACY_NAME',
-          `The host tool ${JSON.stringify(tool.id)} has the legacy_name ${JSON.stringify(tool.legacy_name)}: a legacy name is 1 to ${MAX_LEGACY_NAME} characters with no control characters, as tool-call records store it.`,
-        );
-      }
-    }
+    checkHostTools(hostTools);
     const definitions: ToolDefinition[] = hostTools.map((t) => ({
       id: t.id,
       display_name: t.display_name,
@@ -127,7 +106,7 @@ export class ToolRegistry {
 
   /** The longest one call of the tool may run (the host's timeoutMs, else the default). */
   timeoutOf(id: string): number {
-    return this.hostTools.get(id)?.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    return this.hostTools.get(id)?.timeoutMs ?? OPTION_DEFAULTS.toolTimeoutMs;
   }
 
   legacyName(id: string): string {
