@@ -153,7 +153,3 @@ export function planAgent(row: LegacyAgentRow, options: PlanOptions): AgentPlan 
     toolkit_id: toolkitId,
   };
 }
-
-export function planAgents(rows: readonly LegacyAgentRow[], options: PlanOptions): AgentPlan[] {
-  return rows.map((row) => planAgent(row, options));
-}

@@ -3,7 +3,7 @@
 // lists, so a table of any size gives a report of bounded size; counts are always complete.
 import { z } from 'zod';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
-import { planAgents, type AgentPlan, type LegacyAgentRow, type PlanOptions, type SkipReason } from './plan';
+import type { AgentPlan, SkipReason } from './plan';
 
 export const migrationModeSchema = z.enum(['dry_run', 'apply', 'undo']);
 export type MigrationMode = z.infer<typeof migrationModeSchema>;
@@ -254,20 +254,4 @@ export class ReportBuilder {
     const max = this.#limits.token_chars;
     return token.length <= max ? token : `${token.slice(0, max)}… (${token.length} characters)`;
   }
-}
-
-/**
- * The whole plan and its report for rows already in memory (tests, small tables). The migration
- * service runs the same two steps batch by batch so that memory does not grow with the table.
- */
-export function planEnabledTools(
-  rows: readonly LegacyAgentRow[],
-  options: Omit<PlanOptions, 'scope'>,
-  limits?: Partial<ReportLimits>,
-): { plans: AgentPlan[]; report: MigrationReport } {
-  const plans = planAgents(rows, { ...options, scope: 'bulk' });
-  const report = new ReportBuilder('dry_run', options.mapTypos, [...options.registeredIds].sort(), limits);
-  for (const plan of plans) report.addPlan(plan);
-  for (const toolkit of options.toolkits.values()) report.knowToolkit(toolkit.legacy_tool_set, toolkit.id, toolkit.name);
-  return { plans, report: report.build() };
 }

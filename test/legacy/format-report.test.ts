@@ -1,7 +1,7 @@
 // The report as an admin reads it in a terminal: invisible characters spelt out, long tokens cut,
 // and a dry run saying plainly that nothing changed.
 import { formatReport, showToken } from '../../src/legacy/format-report';
-import { planEnabledTools } from '../../src/legacy/report';
+import { planEnabledTools } from './support/plan-enabled-tools';
 
 const IDS = new Set(['email_analyzer', 'task_creator']);
 

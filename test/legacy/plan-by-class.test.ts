@@ -5,7 +5,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { createManifest } from '../../src/core/tool-manifest';
 import { readLegacyToolkits, streamAgents, type StoredAgentRow } from '../../src/legacy/agent-rows';
 import { MAX_PLAIN_CLASSES, migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
-import { planEnabledTools, type MigrationReport, type ReportLimits } from '../../src/legacy/report';
+import type { MigrationReport, ReportLimits } from '../../src/legacy/report';
+import { planEnabledTools } from './support/plan-enabled-tools';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { insertLegacyAgents, LEGACY_AGENTS } from './fixtures/legacy-database';
 

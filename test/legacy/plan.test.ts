@@ -3,7 +3,7 @@
 // equals the legacy check for every string and every tool.
 import fc from 'fast-check';
 import { legacyHasTool, legacyToolkitName, legacyToolSetKey, TOOLKIT_NAME_MAX } from '../../src/core/legacy-enabled-tools';
-import { planEnabledTools } from '../../src/legacy/report';
+import { planEnabledTools } from './support/plan-enabled-tools';
 import { planAgent, type AgentAttachmentRow, type LegacyAgentRow, type LegacyToolkitRow, type PlanOptions } from '../../src/legacy/plan';
 
 const IDS = new Set(['email_analyzer', 'task_creator', 'document_search', 'reply_generator']);
