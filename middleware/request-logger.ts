@@ -2,7 +2,7 @@
 // operator needs to follow a request: never headers, tokens, bodies or query strings, which carry
 // senders and message text.
 import type { Request, RequestHandler } from 'express';
-import type { Logger } from '../src/logger';
+import type { ServiceLogger } from '../src/logger';
 import type { Role } from './auth';
 
 /** Paths are the caller's text: long ones are cut so a line stays a line. */
@@ -26,7 +26,7 @@ export interface RequestLogLine {
  * app.use(requestId());
  * app.use(requestLogger(logger));
  */
-export function requestLogger(logger: Logger): RequestHandler {
+export function requestLogger(logger: ServiceLogger): RequestHandler {
   return function logRequest(req, res, next) {
     const started = performance.now();
     let logged = false;

@@ -13,7 +13,7 @@ import { mountRoutes } from '../routes/route';
 import type { TrustProxy } from './config';
 import { dashboardRouter } from './dashboard/dashboard-router';
 import { ToolgateConfigError } from './errors';
-import type { Logger } from './logger';
+import type { ServiceLogger } from './logger';
 import { openApiDocument } from './openapi/openapi-document';
 import { referenceRouter, referenceRoutes } from './openapi/reference-router';
 import { internalsOf, type Toolgate } from './toolgate';
@@ -22,7 +22,7 @@ import { internalsOf, type Toolgate } from './toolgate';
 const SERVICE_VERSION = (require('../package.json') as { version: string }).version;
 
 export interface AppOptions {
-  logger: Logger;
+  logger: ServiceLogger;
   /** Extra routes a host mounts under /api before the 404 handler. */
   extraApiRoutes?: express.Router[];
   /**

@@ -11,7 +11,7 @@ import { seedUp } from './db/migrate';
 import { decideDemo, type DemoDecision } from './demo/demo-mode';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
 import { createLanguageModel } from './llm/select-model';
-import type { Logger } from './logger';
+import type { ServiceLogger } from './logger';
 import { authenticatedSender } from '../middleware/sender-check';
 import type { SyncReport } from './services/system-toolkits';
 import { createToolgate, type Toolgate } from './toolgate';
@@ -67,7 +67,7 @@ export async function openDatabase(
 }
 
 /** `ownSignals`: the caller stops everything itself on SIGTERM and SIGINT (the service, which drains first). */
-export async function openService(config: ServiceConfig, logger: Logger, options: { ownSignals?: boolean } = {}): Promise<Opened> {
+export async function openService(config: ServiceConfig, logger: ServiceLogger, options: { ownSignals?: boolean } = {}): Promise<Opened> {
   const database = await openDatabase(config, { queryTimeoutMs: config.dbQueryTimeoutMs, seeds: true, ownSignals: options.ownSignals });
   const { sequelize, demo } = database;
   let toolgate: Toolgate | undefined;

@@ -3,7 +3,11 @@
 import pino from 'pino';
 import pinoPretty from 'pino-pretty';
 
-export type Logger = pino.Logger;
+/**
+ * The service's own logger: pino, with its levels and child loggers. A host's logger is the smaller
+ * ToolgateLogger (toolgate-logger.ts), which this one fits.
+ */
+export type ServiceLogger = pino.Logger;
 
 /** `auto`: pretty when stdout is a terminal, JSON otherwise. */
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
@@ -15,7 +19,7 @@ export function resolveLogFormat(format: LogFormat, stream: { isTTY?: boolean } 
   return stream.isTTY === true ? 'pretty' : 'json';
 }
 
-export function createLogger(enabled = true, format: LogFormat = 'json'): Logger {
+export function createLogger(enabled = true, format: LogFormat = 'json'): ServiceLogger {
   const options: pino.LoggerOptions = {
     enabled,
     base: { service: 'toolgate' },

@@ -3,7 +3,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { CsrfError, HttpError, NotFoundError, PageNotFoundError } from '../errors';
-import type { Logger } from '../logger';
+import type { ServiceLogger } from '../logger';
 import { renderPage } from './render';
 import { ErrorPage } from './views/error-page';
 
@@ -13,7 +13,7 @@ export function dashboardNotFound(): RequestHandler {
   };
 }
 
-export function dashboardErrors(logger: Logger): ErrorRequestHandler {
+export function dashboardErrors(logger: ServiceLogger): ErrorRequestHandler {
   return function renderDashboardError(err, req, res, next) {
     if (res.headersSent) return next(err);
     const error = toPageError(err);

@@ -8,7 +8,7 @@ import helmet from 'helmet';
 import type { RouteServices } from '../../routes/route-services';
 import { unstorableBody } from '../../middleware/json-body';
 import { PostgresRateLimitStore } from '../db/postgres-rate-limit-store';
-import type { Logger } from '../logger';
+import type { ServiceLogger } from '../logger';
 import { sessionCsrf, signInCsrf } from './csrf';
 import { dashboardErrors, dashboardNotFound } from './dashboard-errors';
 import { JobStore } from './jobs';
@@ -24,7 +24,7 @@ import { requireSignedIn, signInRouter } from './sign-in';
 export interface DashboardOptions {
   /** The admin token: the one thing that signs an operator in. */
   adminToken: string;
-  logger: Logger;
+  logger: ServiceLogger;
 }
 
 // No script, no frame, no plugin: styles and images from here, forms posted only to here.
