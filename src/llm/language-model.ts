@@ -48,7 +48,7 @@ export function isModelError(err: unknown): err is ModelError {
 }
 
 /** How a gate stage reports a failed model: 502 `upstream_error`, with the model's sentence. */
-export function toUpstreamError(err: ModelError): UpstreamError {
+function toUpstreamError(err: ModelError): UpstreamError {
   return new UpstreamError(`The language model failed (${err.kind}): ${err.message}`);
 }
 

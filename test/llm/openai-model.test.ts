@@ -2,7 +2,7 @@
 // speaks the Chat Completions protocol: structured output in, every failure out as a ModelError.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ModelError, NO_ANSWER, toUpstreamError, type ModelContext } from '../../src/llm/language-model';
+import { ModelError, NO_ANSWER, orUpstreamError, type ModelContext } from '../../src/llm/language-model';
 import { OpenAIModel, type OpenAIModelOptions } from '../../src/llm/openai-model';
 import type { EmailAnalysis, ModelEmail } from '../../src/llm/schemas';
 import { apiError, completion, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
@@ -187,10 +187,10 @@ describe('upstream failures', () => {
     expect(err.kind).toBe('upstream');
   });
 
-  test('when a model call fails, then toUpstreamError gives the 502 upstream_error the routes answer with', () => {
-    const http = toUpstreamError(new ModelError('timeout', 'The model did not answer within 300 ms.'));
+  test('when a model call fails, then orUpstreamError gives the 502 upstream_error the routes answer with', async () => {
+    const http = await orUpstreamError(Promise.reject(new ModelError('timeout', 'The model did not answer within 300 ms.'))).catch((err: unknown) => err);
     expect(http).toMatchObject({ status: 502, code: 'upstream_error' });
-    expect(http.message).toContain('timeout');
+    expect((http as Error).message).toContain('timeout');
   });
 });
 
