@@ -34,8 +34,3 @@ export function sentenceSpans(text: string): Span[] {
   }
   return spans;
 }
-
-/** The sentences themselves, each a verbatim slice of the text. */
-export function splitSentences(text: string): string[] {
-  return sentenceSpans(text).map((s) => text.slice(s.start, s.end));
-}

@@ -1,8 +1,11 @@
 // The chunker: sentence boundaries, the size bound, the overlap, and the edge cases.
 import fc from 'fast-check';
 import { chunkText } from '../../src/documents/chunker';
-import { splitSentences } from '../../src/documents/sentences';
+import { sentenceSpans } from '../../src/documents/sentences';
 import { loadCorpus } from '../fixtures/corpus/load';
+
+/** The sentences themselves, each a verbatim slice of the text, as the chunker cuts between them. */
+const splitSentences = (text: string): string[] => sentenceSpans(text).map((s) => text.slice(s.start, s.end));
 
 const sentence = (i: number) => `Sentence ${i} says that the shop on Market Street sells ${i} pints of melted ice cream.`;
 const prose = (n: number) => Array.from({ length: n }, (_, i) => sentence(i)).join(' ');
