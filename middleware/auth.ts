@@ -7,6 +7,7 @@ import { inspect } from 'node:util';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { editDistance } from '../src/core/closest-tool';
 import { isHostName } from '../src/core/host-name';
+import { tokenDigest } from '../src/core/token-digest';
 import { unreachableHostOf } from '../src/core/reachable-host';
 import { OPTION_BOUNDS, OPTION_DEFAULTS } from '../src/option-bounds';
 import { AuthenticationUnavailableError, ForbiddenError, HostNotAllowedError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
@@ -52,10 +53,6 @@ export function bearerTokenOf(header: string | undefined): string | null {
   return header === undefined ? null : (BEARER.exec(header.trim())?.[1] ?? null);
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
 /** What is kept of a caller, for its Idempotency-Keys and its rate-limit budget: a digest, never the id itself. */
 function callerOf(namespace: string, id: string): string {
   return createHash('sha256').update(`${namespace}\0${id}`, 'utf8').digest().subarray(0, 12).toString('hex');
@@ -79,10 +76,10 @@ export function checkAuthOptions(options: AuthOptions): CheckedAuth {
     if (token.length < MIN_TOKEN_LENGTH) {
       throw new ToolgateConfigError('ERR_TOOLGATE_WEAK_TOKEN', `The ${role} token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random value (openssl rand -hex 32).`);
     }
-    if (tokens.some((e) => timingSafeEqual(e.digest, digest(token)))) {
+    if (tokens.some((e) => timingSafeEqual(e.digest, tokenDigest(token)))) {
       throw new ToolgateConfigError('ERR_TOOLGATE_SHARED_TOKEN', `The ${role} token is also another role's token: give each role its own.`);
     }
-    tokens.push({ role, digest: digest(token) });
+    tokens.push({ role, digest: tokenDigest(token) });
   };
   add('admin', options.adminToken);
   add('scheduler', options.schedulerToken);
@@ -100,7 +97,7 @@ export function authenticate(auth: CheckedAuth, hooks: AuthHooks = {}): RequestH
     const header = req.get('authorization');
     const token = bearerTokenOf(header);
     if (token !== null) {
-      const presented = digest(token);
+      const presented = tokenDigest(token);
       // Compare against every token, always, so timing says nothing about which one matched.
       let role: Role | null = null;
       for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && role === null) role = entry.role;
