@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 
@@ -290,7 +291,7 @@ describe('when two instances approve the same request at the same moment', () =>
 describe('when a route runs a tool the sender may only request', () => {
   test('then it is refused with 403 approval_required and a denied record: such a route cannot file a request', async () => {
     const sundae = await createSundae(t, 'approval');
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Approved analysis', member_tool_ids: ['email_analyzer'] }).expect(201)).body.id;
+    const kit = await makeToolkit(t, 'Approved analysis', ['email_analyzer']);
     await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit, approval: { approvers: ['*@thescoop.com'] } }).expect(201);
     const refused = await t.client().post(`/api/agents/${sundae.id}/email/analyze`).send({ from: 'jane@acme.com', body: 'Please refund my order.' }).expect(403);
     expect(refused.body).toMatchObject({ code: 'approval_required', tool: 'email_analyzer' });
@@ -306,7 +307,7 @@ describe('when an operator explains what a sender gets', () => {
     expect(explained.needs_approval).toEqual(['process_refund']);
     expect(explained.attachments.find((a: { attachment_id: number }) => a.attachment_id === sundae.finance)).toMatchObject({ approval: { approvers: ['*@thescoop.com'] }, needs_approval: true });
     expect((await t.admin().get(`/api/agents/${sundae.id}/tools?sender=mara@thescoop.com`).expect(200)).body.needs_approval).toEqual([]);
-    const direct = (await t.admin().post('/api/toolkits').send({ name: 'Refunds for Jane', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
+    const direct = await makeToolkit(t, 'Refunds for Jane', ['process_refund']);
     await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: direct, rules: [{ kind: 'allow', pattern: 'jane@acme.com' }] }).expect(201);
     expect((await t.admin().get(`/api/agents/${sundae.id}/tools?sender=jane@acme.com`).expect(200)).body.needs_approval).toEqual([]);
   });
@@ -345,8 +346,8 @@ describe("when a tool's schema transforms its input", () => {
     });
     const app = await createTestApp({ tools: [charge] });
     try {
-      const kit = (await app.admin().post('/api/toolkits').send({ name: 'Charges', member_tool_ids: ['charge_dollars'] }).expect(201)).body.id;
-      const agent = (await app.admin().post('/api/agents').send({ name: 'Till', toolkit_ids: [] }).expect(201)).body.id;
+      const kit = await makeToolkit(app, 'Charges', ['charge_dollars']);
+      const agent = await makeAgent(app, { name: 'Till', toolkit_ids: [] });
       await app.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit, approval: { approvers: [] } }).expect(201);
       const filed = (await app.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'charge_dollars', input: { dollars: 5 }, sender: 'jane@acme.com' }).expect(202)).body;
       expect(filed.request.input).toEqual({ dollars: 5 });

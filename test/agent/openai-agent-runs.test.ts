@@ -8,6 +8,7 @@ import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { createTestApp, type TestApp } from '../support/app';
 import { apiError, completion, startFakeOpenAI, toolCalls, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 const MAX_STEPS = 4;
 
@@ -21,10 +22,9 @@ beforeAll(async () => {
     model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }),
     agentRuns: { maxSteps: MAX_STEPS, maxToolCalls: 10 },
   });
-  const mk = async (name: string, members: string[]) => (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: members }).expect(201)).body.id as number;
-  const support = await mk('Support', ['lookup_order', 'check_flavor_stock']);
-  const finance = await mk('Finance', ['process_refund']);
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  const support = await makeToolkit(t, 'Support', ['lookup_order', 'check_flavor_stock']);
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 
@@ -105,8 +105,8 @@ describe('when the model calls a tool the run was not offered, with arguments th
 
 describe('when a scheduled run with no message files a task twice', () => {
   test('then the run files it once, and the next run files its own', async () => {
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Tasks', member_tool_ids: ['task_creator'] }).expect(201)).body.id;
-    const planner = (await t.admin().post('/api/agents').send({ name: 'Planner', toolkit_ids: [] }).expect(201)).body.id;
+    const kit = await makeToolkit(t, 'Tasks', ['task_creator']);
+    const planner = await makeAgent(t, { name: 'Planner', toolkit_ids: [] });
     await t.admin().post(`/api/agents/${planner}/toolkits`).send({ toolkit_id: kit, allow_proactive: true }).expect(201);
     const twice = toolCalls([['task_creator', '{"title":"Restock vanilla"}'], ['task_creator', '{"title":"Restock vanilla"}']]);
     const runOnce = async () => {

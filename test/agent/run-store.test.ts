@@ -5,6 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { RunStore, type ThreadRef } from '../../src/agent/run-store';
 import { Instances } from '../../src/db/instances';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 let store: RunStore;
@@ -14,8 +15,8 @@ let other: number;
 beforeAll(async () => {
   t = await createTestApp();
   store = new RunStore(t.sequelize, new Instances(t.sequelize, { heartbeatMs: 5_000, staleAfterMs: 30_000 }));
-  agent = (await t.admin().post('/api/agents').send({ name: 'Keeper', toolkit_ids: [] }).expect(201)).body.id;
-  other = (await t.admin().post('/api/agents').send({ name: 'Other', toolkit_ids: [] }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Keeper', toolkit_ids: [] });
+  other = await makeAgent(t, { name: 'Other', toolkit_ids: [] });
 });
 
 afterAll(() => t.close());

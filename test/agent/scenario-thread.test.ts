@@ -5,6 +5,7 @@
 // history, is refused at dispatch: the refusal is recorded and given back, and the run goes on.
 import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let sundae: number;
@@ -20,10 +21,9 @@ interface Step {
 
 beforeAll(async () => {
   t = await createTestApp();
-  const mk = async (name: string, members: string[]) => (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: members }).expect(201)).body.id as number;
-  const support = await mk('Support', ['lookup_order', 'check_flavor_stock']);
-  const finance = await mk('Finance', ['process_refund']);
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support], escalation_address: 'mara@thescoop.com' }).expect(201)).body.id;
+  const support = await makeToolkit(t, 'Support', ['lookup_order', 'check_flavor_stock']);
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support], escalation_address: 'mara@thescoop.com' });
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 
@@ -133,7 +133,7 @@ describe('when an operator reads the thread', () => {
   });
 
   test('then another agent\'s thread id is a 404, and a client may not read threads', async () => {
-    const other = (await t.admin().post('/api/agents').send({ name: 'Other' }).expect(201)).body.id;
+    const other = await makeAgent(t, { name: 'Other' });
     await t.admin().get(`/api/agents/${other}/threads/${thread}`).expect(404);
     await t.client().get(`/api/agents/${sundae}/threads/${thread}`).expect(403);
     await write({ from: 'jane@acme.com', body: 'hello' }, 'thr_00000000000000000000000000000000').expect(404);

@@ -2,16 +2,16 @@
 // only on the attachments that allow scheduled runs, and is the scheduler's to start.
 import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let scout: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const mk = async (name: string, members: string[]) => (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: members }).expect(201)).body.id as number;
-  const finance = await mk('Finance', ['process_refund']);
-  const operations = await mk('Operations', ['check_flavor_stock', 'send_email']);
-  scout = (await t.admin().post('/api/agents').send({ name: 'Scout', toolkit_ids: [finance] }).expect(201)).body.id;
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  const operations = await makeToolkit(t, 'Operations', ['check_flavor_stock', 'send_email']);
+  scout = await makeAgent(t, { name: 'Scout', toolkit_ids: [finance] });
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: operations, allow_proactive: true }).expect(201);
   await t.admin().post(`/api/agents/${scout}/access-rules`).send({ kind: 'allow', pattern: '*@thescoop.com' }).expect(201);
 });

@@ -3,6 +3,7 @@
 import { createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
 import { signedIn, type Visitor } from './session';
+import { makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let v: Visitor;
@@ -46,7 +47,7 @@ test('when Who gets what checks a sender, then each offered tool says whether it
 });
 
 test('when another attachment offers the capped tool uncapped, then Who gets what says the cap does not bind it', async () => {
-  const kit = (await t.admin().post('/api/toolkits').send({ name: 'Refunds without a cap', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
+  const kit = await makeToolkit(t, 'Refunds without a cap', ['process_refund']);
   const attached = (await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201)).body.id;
   const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
   expect(who.text).toContain('(no cap: another attachment offers it uncapped)');

@@ -7,13 +7,14 @@ import { QueryTypes } from 'sequelize';
 import { ToolCallsPage } from '../../src/dashboard/views/tool-calls';
 import { listToolCalls } from '../../src/services/tool-calls';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
   // An older row, as a version that kept bidirectional controls in keys wrote it.
   await t.sequelize.query(
     `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approved_by, created_at)

@@ -8,6 +8,7 @@ import type { AgentStepRequest, AgentStepResult } from '../../src/llm/agent-step
 import type { ModelContext, ModelSource } from '../../src/llm/language-model';
 import type { EmailAnalysis, ModelEmail } from '../../src/llm/schemas';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 /** The local model, counting every call it is asked for. */
 class CountingModel extends LocalModel {
@@ -41,8 +42,8 @@ let scout: number;
 beforeAll(async () => {
   t = await createTestApp({ model });
   // Scout holds everything, openly; only her access rules keep strangers out.
-  const everything = (await t.admin().post('/api/toolkits').send({ name: 'Everything', member_tool_ids: ['email_analyzer', 'task_creator', 'reply_generator', 'document_search', 'lookup_order', 'process_refund', 'check_flavor_stock'] }).expect(201)).body.id;
-  scout = (await t.admin().post('/api/agents').send({ name: 'Scout', toolkit_ids: [] }).expect(201)).body.id;
+  const everything = await makeToolkit(t, 'Everything', ['email_analyzer', 'task_creator', 'reply_generator', 'document_search', 'lookup_order', 'process_refund', 'check_flavor_stock']);
+  scout = await makeAgent(t, { name: 'Scout', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: everything, allow_proactive: true }).expect(201);
   await t.admin().post(`/api/agents/${scout}/access-rules`).send({ kind: 'allow', pattern: '*@TheScoop.com' }).expect(201);
   await t.admin().post(`/api/agents/${scout}/access-rules`).send({ kind: 'deny', pattern: 'intern@thescoop.com' }).expect(201);

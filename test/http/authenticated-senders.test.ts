@@ -3,15 +3,16 @@
 // leaves the run with no routing key, so only open gates admit it.
 import { authenticatedSender } from '../../middleware/sender-check';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let sundae: number;
 
 beforeAll(async () => {
   t = await createTestApp({ senderCheck: authenticatedSender('mx.thescoop.com') });
-  const support = (await t.admin().post('/api/toolkits').send({ name: 'Support', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-  const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  const support = await makeToolkit(t, 'Support', ['lookup_order']);
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 

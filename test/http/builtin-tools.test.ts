@@ -2,6 +2,7 @@
 // and the same work as the legacy routes' stages, checked and recorded by the one dispatch path.
 import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
@@ -9,7 +10,7 @@ let agent: number;
 beforeAll(async () => {
   t = await createTestApp();
   const defaults = (await t.admin().get('/api/toolkits').expect(200)).body.find((k: { system_key: string }) => k.system_key === 'default_tools').id;
-  agent = (await t.admin().post('/api/agents').send({ name: 'Desk', toolkit_ids: [defaults] }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Desk', toolkit_ids: [defaults] });
   await t.client().post(`/api/agents/${agent}/documents`).send({ title: 'Refunds', content: 'Melted pints are refunded in full within two days.' }).expect(201);
 });
 
@@ -54,8 +55,8 @@ test('when reply_generator is called, then the analysis it stands on is asked of
 });
 
 test('when reply_generator is offered but email_analyzer is not, then it fails and the analysis is refused and recorded denied', async () => {
-  const replies = (await t.admin().post('/api/toolkits').send({ name: 'Replies only', member_tool_ids: ['reply_generator'] }).expect(201)).body.id;
-  const writer = (await t.admin().post('/api/agents').send({ name: 'Writer', toolkit_ids: [replies] }).expect(201)).body.id;
+  const replies = await makeToolkit(t, 'Replies only', ['reply_generator']);
+  const writer = await makeAgent(t, { name: 'Writer', toolkit_ids: [replies] });
   const res = await t.client().post(`/api/agents/${writer}/tool-calls`).send({ tool: 'reply_generator', input: { body: 'Refund me.' }, sender: 'jane@acme.com' }).expect(200);
   expect(res.body).toMatchObject({ tool: 'reply_generator', status: 'failure', error: expect.stringMatching(/email_analyzer/) });
   expect(await recordsOf(writer)).toEqual([

@@ -2,6 +2,7 @@
 // document_search; bounds and empty cases that answer rather than fail.
 import { loadCorpus } from '../fixtures/corpus/load';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
@@ -10,8 +11,8 @@ const ids = new Map<string, number>();
 
 beforeAll(async () => {
   t = await createTestApp();
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', enabled_tools: 'document_search' }).expect(201)).body.id;
-  empty = (await t.admin().post('/api/agents').send({ name: 'Empty', enabled_tools: 'document_search' }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Sundae', enabled_tools: 'document_search' });
+  empty = await makeAgent(t, { name: 'Empty', enabled_tools: 'document_search' });
   for (const doc of loadCorpus()) {
     const res = await t.client().post(`/api/agents/${agent}/documents`).send({ title: doc.title, content: doc.content }).expect(201);
     expect(res.body).toEqual({ id: expect.any(Number), title: doc.title, chunk_count: expect.any(Number), created_at: expect.any(String) });

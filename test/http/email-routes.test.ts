@@ -4,6 +4,7 @@
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { apiError, completion, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
@@ -12,7 +13,7 @@ const MESSAGE = { from: 'Jane Doe <jane@acme.com>', subject: 'Melted order', bod
 
 beforeAll(async () => {
   t = await createTestApp({ bodyLimit: '64kb' });
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', enabled_tools: 'email_analyzer,task_creator,reply_generator' }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Sundae', enabled_tools: 'email_analyzer,task_creator,reply_generator' });
 });
 afterAll(() => t.close());
 
@@ -75,7 +76,7 @@ describe('when the language model fails', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI();
     flaky = await createTestApp({ model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 2000, maxRetries: 0 }) });
-    flakyAgent = (await flaky.admin().post('/api/agents').send({ name: 'Flaky', enabled_tools: 'email_analyzer,reply_generator' }).expect(201)).body.id;
+    flakyAgent = await makeAgent(flaky, { name: 'Flaky', enabled_tools: 'email_analyzer,reply_generator' });
   });
   afterAll(async () => {
     await flaky.close();

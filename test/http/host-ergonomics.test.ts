@@ -18,14 +18,15 @@ import { LocalModel } from '../../src/llm/local-model';
 import { internalsOf } from '../../src/toolgate';
 import { createTestApp, ADMIN_TOKEN, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const analysis = (await t.admin().post('/api/toolkits').send({ name: 'Analysis', member_tool_ids: ['email_analyzer'] }).expect(201)).body.id;
-  agent = (await t.admin().post('/api/agents').send({ name: 'Gated', toolkit_ids: [] }).expect(201)).body.id;
+  const analysis = await makeToolkit(t, 'Analysis', ['email_analyzer']);
+  agent = await makeAgent(t, { name: 'Gated', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 
@@ -179,7 +180,7 @@ describe('when a host grants from its own code', () => {
 });
 
 test('the module has the model class the library defaults to', () => {
-  expect(new LocalModel().provider).toBe('local');
+  expect(typeof new LocalModel().agentStep).toBe('function');
 });
 
 describe('when the thread and approval options are wrong', () => {

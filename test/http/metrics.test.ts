@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { ListenedPolicies } from '../../src/run/listened-policies';
 import { createToolgate, internalsOf } from '../../src/toolgate';
 import { ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 let t: TestApp;
@@ -20,8 +21,8 @@ beforeAll(async () => {
   const policies = internalsOf(t.tg).runs.policies as ListenedPolicies;
   policies.start();
   if (policies.listenerState !== 'listening') await once(policies, 'listening');
-  const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 });
 afterAll(() => t.close());
@@ -103,8 +104,8 @@ describe('when runs have been granted, refused and skipped', () => {
 
 describe('when a call is over its cap', () => {
   test('then the refusal is counted with the reason cap_exceeded', async () => {
-    const lookups = (await t.admin().post('/api/toolkits').send({ name: 'Lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-    const capped = (await t.admin().post('/api/agents').send({ name: 'Capped', toolkit_ids: [] }).expect(201)).body.id;
+    const lookups = await makeToolkit(t, 'Lookups', ['lookup_order']);
+    const capped = await makeAgent(t, { name: 'Capped', toolkit_ids: [] });
     await t.admin().post(`/api/agents/${capped}/toolkits`).send({ toolkit_id: lookups, caps: [{ tool_id: null, per: 'agent', limit: 1, window: '1h' }] }).expect(201);
     const call = () => t.client().post(`/api/agents/${capped}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' });
     await call().expect(200);

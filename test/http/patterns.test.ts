@@ -1,6 +1,7 @@
 // Gate patterns over HTTP: every rejection of SEMANTICS §4 is a 422 whose message says why, and
 // accepted patterns are stored normalized.
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
@@ -8,8 +9,8 @@ let attachment: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const toolkit = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  const toolkit = await makeToolkit(t, 'Finance', ['process_refund']);
+  agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
   attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: toolkit }).expect(201)).body.id;
 });
 

@@ -3,6 +3,7 @@
 // endpoint is called and checked: which answer 403, which degrade, which work, and which
 // tool-call records appear, with their canonical ids and legacy names.
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 
@@ -145,7 +146,7 @@ describe.each(RECIPES)('when the legacy recipe "$purpose" ($enabled_tools) is mi
   let agent: number;
 
   beforeAll(async () => {
-    agent = (await t.admin().post('/api/agents').send({ name: recipe.purpose, enabled_tools: recipe.enabled_tools }).expect(201)).body.id;
+    agent = await makeAgent(t, { name: recipe.purpose, enabled_tools: recipe.enabled_tools });
     await t.client().post(`/api/agents/${agent}/documents`).send({ title: 'Refund policy', content: 'Melted orders are refunded in full within five days. Refunds go back to the original card.' }).expect(201);
   });
 
@@ -193,7 +194,7 @@ describe.each(RECIPES)('when the legacy recipe "$purpose" ($enabled_tools) is mi
 
 describe('when the same workflow message is retried', () => {
   test('then the tasks it filed are not duplicated', async () => {
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Retry', enabled_tools: 'email_analyzer,task_creator' }).expect(201)).body.id;
+    const agent = await makeAgent(t, { name: 'Retry', enabled_tools: 'email_analyzer,task_creator' });
     const first = await t.client().post(`/api/agents/${agent}/workflows/email`).send(MESSAGE).expect(200);
     const second = await t.client().post(`/api/agents/${agent}/workflows/email`).send(MESSAGE).expect(200);
     expect(first.body.tasks.length).toBeGreaterThan(0);

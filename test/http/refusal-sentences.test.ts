@@ -10,6 +10,7 @@ import { OpenAIModel } from '../../src/llm/openai-model';
 import { createTestApp, type TestApp } from '../support/app';
 import { completion, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../support/fake-openai';
 import { createSundae, type Sundae } from '../support/scoop';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let fake: FakeOpenAI;
 let t: TestApp;
@@ -55,8 +56,8 @@ describe('when POST /tool-calls names a tool the agent holds for other senders o
   });
 
   test('then a deny rule, a message with no sender address and a scheduled run are each said as what they are', async () => {
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Stock', member_tool_ids: ['check_flavor_stock'] }).expect(201)).body.id as number;
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Denier', toolkit_ids: [] }).expect(201)).body.id as number;
+    const kit = await makeToolkit(t, 'Stock', ['check_flavor_stock']);
+    const agent = await makeAgent(t, { name: 'Denier', toolkit_ids: [] });
     await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'deny', pattern: '*@acme.com' }] }).expect(201);
     const call = { tool: 'check_flavor_stock', input: { flavor: 'Mint Chip' } };
     expect((await dispatch(agent, { ...call, sender: 'jane@acme.com' }).expect(403)).body.detail).toMatch(/: a deny rule of its gate matches this sender\./);

@@ -7,6 +7,7 @@ import { QueryTypes } from 'sequelize';
 import { currentRun } from '../../middleware/tool-run';
 import { ToolgateConfigError } from '../../src/errors';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let host: express.Express;
@@ -15,10 +16,10 @@ let gated: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const analysis = (await t.admin().post('/api/toolkits').send({ name: 'Analysis', member_tool_ids: ['email_analyzer'] }).expect(201)).body.id;
-  const tasks = (await t.admin().post('/api/toolkits').send({ name: 'Tasks', member_tool_ids: ['task_creator'] }).expect(201)).body.id;
-  open = (await t.admin().post('/api/agents').send({ name: 'Open', toolkit_ids: [analysis, tasks] }).expect(201)).body.id;
-  gated = (await t.admin().post('/api/agents').send({ name: 'Gated', toolkit_ids: [] }).expect(201)).body.id;
+  const analysis = await makeToolkit(t, 'Analysis', ['email_analyzer']);
+  const tasks = await makeToolkit(t, 'Tasks', ['task_creator']);
+  open = await makeAgent(t, { name: 'Open', toolkit_ids: [analysis, tasks] });
+  gated = await makeAgent(t, { name: 'Gated', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${gated}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 
   host = express();

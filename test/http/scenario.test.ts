@@ -3,6 +3,7 @@
 // run that draws only from attachments that allow it.
 import { QueryTypes } from 'sequelize';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 let t: TestApp;
 let sundae: number;
@@ -17,10 +18,10 @@ beforeAll(async () => {
   finance = await mk('Finance', ['process_refund']);
   const operations = await mk('Operations', ['check_flavor_stock', 'send_email']);
 
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
   await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
 
-  scout = (await t.admin().post('/api/agents').send({ name: 'Scout', toolkit_ids: [] }).expect(201)).body.id;
+  scout = await makeAgent(t, { name: 'Scout', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: finance }).expect(201);
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: operations, allow_proactive: true }).expect(201);
 });

@@ -5,6 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { createToolgate } from '../../src/toolgate';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 
@@ -21,7 +22,7 @@ const systemRows = () =>
 
 describe('when no sync has run yet', () => {
   test('then a new agent gets no toolkits, and so no tools', async () => {
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Early' }).expect(201)).body.id;
+    const agent = await makeAgent(t, { name: 'Early' });
     expect((await t.admin().get(`/api/agents/${agent}/toolkits`).expect(200)).body).toEqual([]);
     expect((await t.admin().get(`/api/agents/${agent}/tools`).query({ sender: 'a@b.com' }).expect(200)).body.tools).toEqual([]);
   });
@@ -97,20 +98,20 @@ describe('when someone deletes a system toolkit', () => {
 
 describe('when an agent is created after the sync', () => {
   test('then it gets Default Tools with an open gate', async () => {
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Fresh' }).expect(201)).body.id;
+    const agent = await makeAgent(t, { name: 'Fresh' });
     const attachments = (await t.admin().get(`/api/agents/${agent}/toolkits`).expect(200)).body;
     expect(attachments).toEqual([expect.objectContaining({ allow_proactive: false, rules: [], toolkit: expect.objectContaining({ system_key: 'default_tools' }) })]);
   });
 
   test('then naming its toolkits replaces Default Tools', async () => {
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Only this', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Named', toolkit_ids: [kit] }).expect(201)).body.id;
+    const kit = await makeToolkit(t, 'Only this', ['lookup_order']);
+    const agent = await makeAgent(t, { name: 'Named', toolkit_ids: [kit] });
     const attachments = (await t.admin().get(`/api/agents/${agent}/toolkits`).expect(200)).body;
     expect(attachments.map((a: { toolkit: { id: number } }) => a.toolkit.id)).toEqual([kit]);
   });
 
   test('then an empty legacy enabled_tools string grants nothing', async () => {
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Chat only', enabled_tools: '' }).expect(201)).body.id;
+    const agent = await makeAgent(t, { name: 'Chat only', enabled_tools: '' });
     expect((await t.admin().get(`/api/agents/${agent}/toolkits`).expect(200)).body).toEqual([]);
   });
 });

@@ -1,14 +1,15 @@
 // GET /agents/:id/tool-calls?status=: an agent's records of one status, newest first, the way the
 // dashboard's Tool calls page shows refusals.
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+  agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
   const refund = (sender: string) => t.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender });
   await refund('jane@acme.com').expect(403);

@@ -4,6 +4,7 @@ import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
 import { createTestApp, type TestApp } from '../support/app';
 import { insertLegacyAgents } from './fixtures/legacy-database';
 import { internalsOf } from '../../src/toolgate';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -55,8 +56,8 @@ describe('when the toolkit for the string\'s set has had its members edited', ()
 
 describe('when a legacy client updates an agent\'s enabled_tools', () => {
   test("then its legacy grant follows the new string and the operator's grants stay", async () => {
-    const finance = (await t.admin().post('/api/toolkits').send({ name: 'Finance', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
-    const agent = (await t.admin().post('/api/agents').send({ name: 'Mixed', enabled_tools: 'email_analyzer', toolkit_ids: [finance] }).expect(201)).body.id;
+    const finance = await makeToolkit(t, 'Finance', ['process_refund']);
+    const agent = await makeAgent(t, { name: 'Mixed', enabled_tools: 'email_analyzer', toolkit_ids: [finance] });
     await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: 'document_search,email_analyzer' }).expect(204);
     expect((await grants(agent)).sort()).toEqual(['Finance', 'Legacy: document_search, email_analyzer']);
     await t.admin().patch(`/api/agents/${agent}`).send({ enabled_tools: null }).expect(204);

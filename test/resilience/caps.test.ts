@@ -4,6 +4,7 @@
 import { QueryTypes } from 'sequelize';
 import { createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { createSundae } from '../support/scoop';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 
@@ -67,7 +68,7 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
   });
 
   test('then another attachment that offers the tool uncapped lets the call run: grants only add', async () => {
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Refunds for Mara', member_tool_ids: ['process_refund'] }).expect(201)).body.id;
+    const kit = await makeToolkit(t, 'Refunds for Mara', ['process_refund']);
     await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201);
     await resetOrders();
     await refund(sundae, 'SCP-1050').expect(200);
@@ -103,8 +104,8 @@ describe('when 64 calls of a capped tool arrive at once on two instances', () =>
     const second = await createSecondInstance(t);
     try {
       // Lookups are this agent's only grant, so every call is capped.
-      const made = { id: (await t.admin().post('/api/agents').send({ name: 'Busy', toolkit_ids: [] }).expect(201)).body.id as number };
-      const kit = (await t.admin().post('/api/toolkits').send({ name: 'Lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+      const made = { id: (await makeAgent(t, { name: 'Busy', toolkit_ids: [] })) };
+      const kit = await makeToolkit(t, 'Lookups', ['lookup_order']);
       await t.admin().post(`/api/agents/${made.id}/toolkits`).send({ toolkit_id: kit, caps: [{ tool_id: null, per: 'agent', limit: 10, window: '1h' }] }).expect(201);
       const answers = await Promise.all(
         Array.from({ length: 64 }, (_, i) =>

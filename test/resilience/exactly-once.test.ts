@@ -8,6 +8,7 @@ import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { defineTool } from '../../src/tools/tool-registry';
 import { ADMIN_TOKEN, CLIENT_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 /** A tool that runs until the test lets it finish: a request caught mid-tool. */
 let release: () => void = () => undefined;
@@ -47,7 +48,7 @@ let sundae: Sundae;
 beforeAll(async () => {
   t = await createTestApp({ tools: [...SCOOP_TOOLS, slowLookup, chargeCard] });
   sundae = await createSundae(t, 'gate');
-  const slow = (await t.admin().post('/api/toolkits').send({ name: 'Slow', member_tool_ids: ['slow_lookup', 'charge_card'] }).expect(201)).body.id;
+  const slow = await makeToolkit(t, 'Slow', ['slow_lookup', 'charge_card']);
   await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: slow }).expect(201);
 });
 afterAll(() => t.close());
@@ -152,7 +153,7 @@ describe('an Idempotency-Key', () => {
   });
 
   test('on an email analysis files its tasks once: the retry gets the same tasks and files none', async () => {
-    const analyst = (await t.admin().post('/api/agents').send({ name: 'Analyst', enabled_tools: 'email_analyzer,task_creator' }).expect(201)).body.id;
+    const analyst = await makeAgent(t, { name: 'Analyst', enabled_tools: 'email_analyzer,task_creator' });
     const analyze = () =>
       t.client().post(`/api/agents/${analyst}/email/analyze`).set('Idempotency-Key', 'k-analyze').send({ from: 'jane@acme.com', subject: 'Melted order', body: 'My order arrived melted. Please refund it by Friday.' });
     const first = await analyze().expect(200);

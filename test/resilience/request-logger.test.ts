@@ -8,6 +8,7 @@ import { errorHandler, notFoundHandler } from '../../middleware/error-handler';
 import { requestId } from '../../middleware/request-id';
 import { requestLogger } from '../../middleware/request-logger';
 import { ADMIN_TOKEN, CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
+import { makeAgent } from '../support/factories';
 
 const SENDER = 'Mara Quill <mara.quill+billing@thescoop.com>';
 const SENDER_KEY = 'mara.quill@thescoop.com';
@@ -23,7 +24,7 @@ let agentId: number;
 beforeAll(async () => {
   t = await createTestApp();
   const toolkit = await t.admin().post('/api/toolkits').send({ name: 'Support', member_tool_ids: ['check_flavor_stock', 'send_email'] }).expect(201);
-  agentId = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [toolkit.body.id] }).expect(201)).body.id;
+  agentId = await makeAgent(t, { name: 'Sundae', toolkit_ids: [toolkit.body.id] });
 
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {

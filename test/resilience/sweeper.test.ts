@@ -10,6 +10,7 @@ import { Sweeper } from '../../src/run/sweeper';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
+import { makeToolkit } from '../support/factories';
 
 let release: () => void = () => undefined;
 let entered: Promise<void> = Promise.resolve();
@@ -40,7 +41,7 @@ const mine = { records: [] as number[], runs: [] as number[] };
 beforeAll(async () => {
   t = await createTestApp({ tools: [...SCOOP_TOOLS, slow] });
   sundae = await createSundae(t, 'gate');
-  const kit = (await t.admin().post('/api/toolkits').send({ name: 'Slow', member_tool_ids: ['slow_lookup'] }).expect(201)).body.id;
+  const kit = await makeToolkit(t, 'Slow', ['slow_lookup']);
   await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit }).expect(201);
   me = new Instances(t.sequelize, { heartbeatMs: 60_000, staleAfterMs: 30_000 });
   await me.register();

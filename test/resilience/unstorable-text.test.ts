@@ -11,6 +11,7 @@ import { OpenAIModel } from '../../src/llm/openai-model';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createTestApp, type TestApp } from '../support/app';
 import { completion, startFakeOpenAI, toolCalls, type FakeOpenAI } from '../support/fake-openai';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let fake: FakeOpenAI;
 let t: TestApp;
@@ -31,9 +32,9 @@ const garbled = defineTool({
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   t = await createTestApp({ tools: [...SCOOP_TOOLS, garbled], model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }) });
-  const kit = (await t.admin().post('/api/toolkits').send({ name: 'Everything', member_tool_ids: ['lookup_order', 'check_flavor_stock', 'send_email', 'document_search', 'garbled_lookup'] }).expect(201)).body.id;
-  sundae = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [kit] }).expect(201)).body.id;
-  scout = (await t.admin().post('/api/agents').send({ name: 'Scout', toolkit_ids: [] }).expect(201)).body.id;
+  const kit = await makeToolkit(t, 'Everything', ['lookup_order', 'check_flavor_stock', 'send_email', 'document_search', 'garbled_lookup']);
+  sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [kit] });
+  scout = await makeAgent(t, { name: 'Scout', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: kit, allow_proactive: true }).expect(201);
 });
 afterAll(async () => {
@@ -130,7 +131,7 @@ describe("when toolgate's own work fails after a tool ran", () => {
   test('then the email workflow, its tasks filed, reports the reply stage it could not run as failed in a 200, and its retry files no task again', async () => {
     const local = await createTestApp();
     try {
-      const agent = (await local.admin().post('/api/agents').send({ name: 'Sundae', enabled_tools: 'email_analyzer,task_creator,reply_generator' }).expect(201)).body.id;
+      const agent = await makeAgent(local, { name: 'Sundae', enabled_tools: 'email_analyzer,task_creator,reply_generator' });
       // The reply stage's record cannot be written, so it cannot run; the tasks before it were filed.
       await local.sequelize.query("ALTER TABLE tool_calls ADD CONSTRAINT no_reply CHECK (tool_id <> 'reply_generator') NOT VALID");
       const workflow = () =>
@@ -173,8 +174,8 @@ describe("when toolgate's own work fails after a tool ran", () => {
   });
 
   test('then a call filed for approval counts as having acted: a fault after it is a 200 that names the request, and the run is kept', async () => {
-    const kit = (await t.admin().post('/api/toolkits').send({ name: 'Approved lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-    const careful = (await t.admin().post('/api/agents').send({ name: 'Careful', toolkit_ids: [] }).expect(201)).body.id;
+    const kit = await makeToolkit(t, 'Approved lookups', ['lookup_order']);
+    const careful = await makeAgent(t, { name: 'Careful', toolkit_ids: [] });
     await t.admin().post(`/api/agents/${careful}/toolkits`).send({ toolkit_id: kit, approval: { approvers: ['*@thescoop.com'] } }).expect(201);
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1042"}']]) : completion('Filed. — Careful')));
@@ -200,8 +201,8 @@ describe("when toolgate's own work fails after a tool ran", () => {
     }
     const local = await createTestApp({ model: new Flaky() });
     try {
-      const kit = (await local.admin().post('/api/toolkits').send({ name: 'Lookups', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-      const agent = (await local.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [kit] }).expect(201)).body.id;
+      const kit = await makeToolkit(local, 'Lookups', ['lookup_order']);
+      const agent = await makeAgent(local, { name: 'Sundae', toolkit_ids: [kit] });
       const res = await local.client().post(`/api/agents/${agent}/messages`).send({ message: { from: 'jane@acme.com', body: 'Where is SCP-1042?' } }).expect(200);
       expect(res.body).toMatchObject({ stopped: 'error', error: expect.stringMatching(/toolgate's log has it/), steps: [{ tool: 'lookup_order', status: 'success' }] });
     } finally {

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { toolIdSchema } from '../../src/core/types';
 import { ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let agent: number;
@@ -26,7 +27,7 @@ async function ensureFixtures(): Promise<void> {
   if (row.n === '1') return;
   const name = `Finance ${sent}`;
   toolkit = (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: ['process_refund', 'lookup_order'] }).expect(201)).body.id;
-  agent = (await t.admin().post('/api/agents').send({ name: 'Sundae', toolkit_ids: [] }).expect(201)).body.id;
+  agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
   attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: toolkit, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201)).body.id;
 }
 
@@ -240,8 +241,8 @@ describe('when generated hostile requests hit every route', () => {
 
   test('then senders with long non-ASCII domains get no key past the limits, and every call that runs is recorded', async () => {
     // An open attachment runs the tool whatever the sender, so every request ends in a record.
-    const open = (await t.admin().post('/api/toolkits').send({ name: `Open lookups ${sent}`, member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
-    const openAgent = (await t.admin().post('/api/agents').send({ name: 'Open', toolkit_ids: [open] }).expect(201)).body.id;
+    const open = await makeToolkit(t, `Open lookups ${sent}`, ['lookup_order']);
+    const openAgent = await makeAgent(t, { name: 'Open', toolkit_ids: [open] });
     let keyed = 0;
     let overLongLabel = 0;
     await fc.assert(

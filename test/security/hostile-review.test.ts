@@ -9,6 +9,7 @@ import { toolIdSchema } from '../../src/core/types';
 import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
 
 const ID = 'mx.thescoop.com';
 
@@ -42,12 +43,11 @@ const dispatch = (agent: number, body: Record<string, unknown>) => t.client().po
 
 /** Two agents over the same toolkits: one holds them openly, one behind *@thescoop.com. */
 async function arrange(app: TestApp): Promise<{ open: number; gated: number }> {
-  const mk = async (name: string, members: string[]) => (await app.admin().post('/api/toolkits').send({ name, member_tool_ids: members }).expect(201)).body.id as number;
-  const everything = await mk('Everything', ['process_refund', 'lookup_order', 'slow_report']);
-  const finance = await mk('Finance', ['process_refund']);
+  const everything = await makeToolkit(app, 'Everything', ['process_refund', 'lookup_order', 'slow_report']);
+  const finance = await makeToolkit(app, 'Finance', ['process_refund']);
   // An open attachment admits runs with no routing key too, so a tool runs whatever the sender.
-  const openAgent = (await app.admin().post('/api/agents').send({ name: 'Open', toolkit_ids: [everything] }).expect(201)).body.id;
-  const gatedAgent = (await app.admin().post('/api/agents').send({ name: 'Gated', toolkit_ids: [] }).expect(201)).body.id;
+  const openAgent = await makeAgent(app, { name: 'Open', toolkit_ids: [everything] });
+  const gatedAgent = await makeAgent(app, { name: 'Gated', toolkit_ids: [] });
   await app.admin().post(`/api/agents/${gatedAgent}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
   await app.admin().post(`/api/agents/${gatedAgent}/toolkits`).send({ toolkit_id: everything, allow_proactive: true, rules: [{ kind: 'allow', pattern: 'nobody@thescoop.com' }] }).expect(201);
   return { open: openAgent, gated: gatedAgent };

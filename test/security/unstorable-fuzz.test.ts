@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { API_ROUTES } from '../../routes/api-routes';
 import { createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
+import { makeToolkit } from '../support/factories';
 
 let t: TestApp;
 let sundae: Sundae;
@@ -15,7 +16,7 @@ let request: number;
 beforeAll(async () => {
   t = await createTestApp();
   sundae = await createSundae(t, 'approval');
-  toolkit = (await t.admin().post('/api/toolkits').send({ name: 'Fuzz', member_tool_ids: ['lookup_order'] }).expect(201)).body.id;
+  toolkit = await makeToolkit(t, 'Fuzz', ['lookup_order']);
   const filed = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(202);
   request = filed.body.approval_request_id;
 });

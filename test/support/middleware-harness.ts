@@ -1,7 +1,7 @@
 // One request through one middleware (or a short chain), in a bare Express app with toolgate's
 // error handler: what it answered, or that it passed the request on, and the state it left in
 // res.locals.toolgate. Middleware tests say what goes in and what comes out, nothing else.
-import express, { type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import request from 'supertest';
 import { errorHandler } from '../../middleware/error-handler';
 import type { ToolgateRequestState } from '../../middleware/request-state';
@@ -31,7 +31,7 @@ export interface HarnessAnswer {
 
 const PASSED = 299;
 
-export async function throughMiddleware(middleware: RequestHandler | RequestHandler[], given: HarnessRequest = {}): Promise<HarnessAnswer> {
+export async function throughMiddleware(middleware: RequestHandler | readonly (RequestHandler | ErrorRequestHandler)[], given: HarnessRequest = {}): Promise<HarnessAnswer> {
   let state: ToolgateRequestState | undefined;
   const app = express();
   if (!given.raw) app.use(express.json());
@@ -39,7 +39,7 @@ export async function throughMiddleware(middleware: RequestHandler | RequestHand
     if (given.state) res.locals.toolgate = { ...given.state };
     next();
   });
-  app[given.method ?? 'post'](given.route ?? '*path', ...[middleware].flat(), (_req, res) => {
+  app[given.method ?? 'post'](given.route ?? '*path', ...(Array.isArray(middleware) ? middleware : [middleware]), (_req, res) => {
     state = res.locals.toolgate;
     res.status(PASSED).json({ passed: true });
   });
