@@ -3,12 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { OPTION_BOUNDS } from './option-bounds';
 
 export async function ensureAdminToken(dataDir: string): Promise<{ token: string; file: string; created: boolean }> {
   const file = path.resolve(dataDir, 'admin-token');
   try {
     const token = (await fs.readFile(file, 'utf8')).trim();
-    if (token.length >= 16) return { token, file, created: false };
+    // A kept token too short for the plugin to take is replaced, not handed on to fail its check.
+    if (token.length >= OPTION_BOUNDS.tokenLength) return { token, file, created: false };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
