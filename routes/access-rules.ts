@@ -1,6 +1,6 @@
 // Agent access rules (admin): which senders the agent handles at all (SEMANTICS §9).
 import { z } from 'zod';
-import { ruleResponse } from '../src/http/responses';
+import { ruleResponse } from './responses';
 import { ruleSchema } from '../src/services/inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
-import { emailMessageSchema, inboundMessage } from '../src/email/message';
-import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from '../src/http/responses';
+import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
+import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from './responses';
 import { idText, text } from '../src/http/schemas';
 import { parsedBody, routeSection } from './route';
 import type { RouteServices } from './route-services';

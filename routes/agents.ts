@@ -1,6 +1,6 @@
 // Agents: create/update/delete (admin), read (admin or client).
 import { z } from 'zod';
-import { agentCreatedResponse, agentResponse } from '../src/http/responses';
+import { agentCreatedResponse, agentResponse } from './responses';
 import { agentInputSchema, agentPatchSchema } from '../src/services/inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

@@ -3,7 +3,7 @@
 // a request that is no longer pending is a 409 and nothing runs.
 import { z } from 'zod';
 import { APPROVAL_STATUSES } from '../src/core/approval-request';
-import { approvalRequestResponse } from '../src/http/responses';
+import { approvalRequestResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

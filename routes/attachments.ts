@@ -1,6 +1,6 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { z } from 'zod';
-import { attachmentResponse, ruleResponse } from '../src/http/responses';
+import { attachmentResponse, ruleResponse } from './responses';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

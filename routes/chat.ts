@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
 import { text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import { chatResponse } from '../src/http/responses';
+import { chatResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

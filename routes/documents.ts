@@ -7,7 +7,7 @@ import { searchResult } from '../src/documents/document-search';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/schemas';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import { askResponse, documentResponse, searchResponse } from '../src/http/responses';
+import { askResponse, documentResponse, searchResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

@@ -4,8 +4,8 @@
 import { currentRun } from '../middleware/tool-run';
 import { analyzeEmail } from '../src/email/analyze-email';
 import { runEmailWorkflow } from '../src/email/email-workflow';
-import { emailMessageSchema } from '../src/email/message';
-import { analyzeResponse, workflowResponse } from '../src/http/responses';
+import { emailMessageSchema } from '../src/http/email-message';
+import { analyzeResponse, workflowResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

@@ -2,7 +2,7 @@
 // pending): outside /api, for load balancers.
 import type { Sequelize } from 'sequelize';
 import { pendingMigrations } from '../src/db/migrate';
-import { healthResponse, readyResponse } from '../src/http/responses';
+import { healthResponse, readyResponse } from './responses';
 import { routeSection } from './route';
 
 export const healthRoutes = routeSection<{ sequelize: Sequelize }>('Health', (route) => [

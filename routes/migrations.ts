@@ -2,7 +2,7 @@
 // verified inside its transaction. Answers the report either way.
 import { z } from 'zod';
 import { migrateEnabledTools } from '../src/legacy/migrate-enabled-tools';
-import { migrationReportResponse } from '../src/http/responses';
+import { migrationReportResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

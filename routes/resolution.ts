@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
 import { text } from '../src/http/schemas';
-import { resolutionResponse } from '../src/http/responses';
+import { resolutionResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

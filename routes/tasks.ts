@@ -1,6 +1,6 @@
 // GET /agents/:id/tasks (client): the tasks task_creator filed, oldest first.
 import { z } from 'zod';
-import { taskResponse } from '../src/http/responses';
+import { taskResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

@@ -5,7 +5,7 @@ import { toolIdSchema } from '../src/core/types';
 import { authenticationResultsSchema, text } from '../src/http/schemas';
 import { listToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
-import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from '../src/http/responses';
+import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

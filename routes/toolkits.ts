@@ -1,6 +1,6 @@
 // Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
 import { z } from 'zod';
-import { syncReportResponse, toolkitResponse } from '../src/http/responses';
+import { syncReportResponse, toolkitResponse } from './responses';
 import { toolkitInputSchema, toolkitPatchSchema } from '../src/services/inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

@@ -1,6 +1,6 @@
 // GET /tools: the manifest, as the dashboard's checklist shows it.
 import { z } from 'zod';
-import { toolResponse } from '../src/http/responses';
+import { toolResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

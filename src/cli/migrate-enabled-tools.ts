@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { pendingMigrations } from '../db/migrate';
 import { HttpError, ParityMismatchError } from '../errors';
-import { openCliDatabase } from '../legacy/cli-database';
+import { openCliDatabase } from './cli-database';
 import { formatReport } from '../legacy/format-report';
 import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';

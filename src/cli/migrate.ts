@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp, withMigrationLock } from '../db/migrate';
 import { ParityMismatchError } from '../errors';
-import { openCliDatabase } from '../legacy/cli-database';
+import { openCliDatabase } from './cli-database';
 import { formatReport } from '../legacy/format-report';
 import { migrateEnabledTools } from '../legacy/migrate-enabled-tools';
 import { progressBar } from '../legacy/progress-bar';

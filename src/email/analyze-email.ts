@@ -6,7 +6,7 @@ import type { ToolRun } from '../run/tool-run';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
-import { modelEmail, type EmailMessage } from './message';
+import { modelEmail, type EmailMessage } from '../http/email-message';
 
 export interface AnalyzeEmailResult {
   routing_key: string | null;

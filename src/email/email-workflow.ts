@@ -9,7 +9,7 @@ import type { TaskView } from '../tasks/task-store';
 import { runAnalysis } from './analyze-email';
 import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
-import { modelEmail, type EmailMessage } from './message';
+import { modelEmail, type EmailMessage } from '../http/email-message';
 
 export const stageNameSchema = z.enum(['analysis', 'tasks', 'reply']);
 export const stageStatusSchema = z.enum(['completed', 'skipped', 'fallback', 'failed']);

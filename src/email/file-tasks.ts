@@ -4,7 +4,7 @@ import type { EmailAnalysis } from '../llm/schemas';
 import type { ToolRun } from '../run/tool-run';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';
-import { taskSource, type EmailMessage } from './message';
+import { taskSource, type EmailMessage } from '../http/email-message';
 
 /** The tasks filed from the analysis's action items, or null when task_creator was skipped. */
 export async function fileTasks(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<TaskView[] | null> {

@@ -6,8 +6,8 @@ import type { Sequelize } from 'sequelize';
 import type { ListenerState } from '../db/policy-listener';
 import type { CacheOutcome } from '../run/policy-cache';
 import type { DispatchDecision } from '../run/tool-run';
+import type { InvalidationSource } from '../run/listened-policies';
 
-export type InvalidationSource = 'notification' | 'notification_all' | 'local_write' | 'listener_lost' | 'listener_listening';
 
 const LISTENER_STATES: readonly ListenerState[] = ['idle', 'connecting', 'listening', 'lost', 'closed'];
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { DescribedSection, RouteDescription } from '../../routes/route';
 import { ERROR_CODES, type ErrorCode } from '../errors';
 import { idText } from '../http/schemas';
-import { errorResponse } from '../http/responses';
+import { errorResponse } from '../../routes/responses';
 
 export interface DocumentOptions {
   title: string;

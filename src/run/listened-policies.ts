@@ -17,9 +17,11 @@ import type { Sequelize } from 'sequelize';
 import type { PgClient } from '../db/connect';
 import { PolicyListener, type ListenerState, type PolicyListenerOptions } from '../db/policy-listener';
 import { watchPolicyWrites } from '../db/policy-write-watch';
-import type { InvalidationSource } from '../metrics/toolgate-metrics';
 import { PolicyCache, type CachedPolicy, type PolicyCacheOptions } from './policy-cache';
 import type { PolicyRead, PolicySource } from './policy-source';
+
+/** Why a cached policy was dropped: a notification (of some agents, or of all), this instance's own write, or the listener lost or regained. */
+export type InvalidationSource = 'notification' | 'notification_all' | 'local_write' | 'listener_lost' | 'listener_listening';
 
 export interface Invalidation {
   source: InvalidationSource;

@@ -6,7 +6,7 @@ import { queryTextSchema, topKSchema } from '../documents/schemas';
 import { searchResult } from '../documents/document-search';
 import type { BuiltinToolId } from '../core/tool-manifest';
 import type { DocumentStore } from '../documents/document-store';
-import { emailMessageSchema, taskSource } from '../email/message';
+import { emailMessageSchema, taskSource } from '../http/email-message';
 import { text } from '../http/schemas';
 import { modelContext, type LanguageModel } from '../llm/language-model';
 import type { EmailAnalysis, ModelEmail } from '../llm/schemas';

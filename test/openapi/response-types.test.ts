@@ -11,7 +11,7 @@ import type { SearchResult } from '../../src/documents/document-search';
 import type { DocumentView } from '../../src/documents/document-store';
 import type { AnalyzeEmailResult } from '../../src/email/analyze-email';
 import type { EmailWorkflowResult } from '../../src/email/email-workflow';
-import * as r from '../../src/http/responses';
+import * as r from '../../routes/responses';
 import type { MigrationReport } from '../../src/legacy/report';
 import type { AgentCreated, AgentView } from '../../src/services/agents';
 import type { AttachmentView } from '../../src/services/attachments';

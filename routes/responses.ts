@@ -2,16 +2,16 @@
 // the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
 // here and the type it describes drift apart.
 import { z } from 'zod';
-import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema } from '../core/types';
-import { newThreadReasonSchema, stoppedSchema } from '../agent/run-store';
-import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../email/email-workflow';
-import { skipReasonSchema } from '../legacy/plan';
-import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../legacy/report';
-import { stepStatusSchema } from '../llm/agent-step';
-import { emailAnalysisSchema } from '../llm/schemas';
-import { TOOL_CALL_STATUSES } from '../../models/tool-call';
-import { systemKeySchema } from '../../models/toolkit';
-import { APPROVAL_STATUSES, decidedViaSchema } from '../core/approval-request';
+import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema } from '../src/core/types';
+import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
+import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
+import { skipReasonSchema } from '../src/legacy/plan';
+import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
+import { stepStatusSchema } from '../src/llm/agent-step';
+import { emailAnalysisSchema } from '../src/llm/schemas';
+import { TOOL_CALL_STATUSES } from '../models/tool-call';
+import { systemKeySchema } from '../models/toolkit';
+import { APPROVAL_STATUSES, decidedViaSchema } from '../src/core/approval-request';
 
 const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
 

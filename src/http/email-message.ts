@@ -2,7 +2,7 @@
 // language model and task filing read from it.
 import { z } from 'zod';
 import { messageIdsOf } from '../core/message-ids';
-import { authenticationResultsSchema, MAX_BODY_CHARS, text } from '../http/schemas';
+import { authenticationResultsSchema, MAX_BODY_CHARS, text } from './schemas';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ModelEmail } from '../llm/schemas';
 import type { TaskSource } from '../tasks/schemas';
