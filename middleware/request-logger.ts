@@ -2,13 +2,13 @@
 // operator needs to follow a request: never headers, tokens, bodies or query strings, which carry
 // senders and message text.
 import type { Request, RequestHandler } from 'express';
-import type { ServiceLogger } from '../src/logger';
+import type { ToolgateLogger } from '../src/toolgate-logger';
 import type { Role } from './auth';
 
 /** Paths are the caller's text: long ones are cut so a line stays a line. */
 const MAX_PATH_LENGTH = 200;
 
-export interface RequestLogLine {
+export type RequestLogLine = {
   request_id: string | null;
   method: string;
   path: string;
@@ -17,7 +17,7 @@ export interface RequestLogLine {
   role: Role | null;
   /** true when the caller went away before the answer was sent. */
   aborted?: true;
-}
+};
 
 /**
  * Mount after requestId(), before the routes.
@@ -26,7 +26,7 @@ export interface RequestLogLine {
  * app.use(requestId());
  * app.use(requestLogger(logger));
  */
-export function requestLogger(logger: ServiceLogger): RequestHandler {
+export function requestLogger(logger: Required<Pick<ToolgateLogger, 'error' | 'info'>>): RequestHandler {
   return function logRequest(req, res, next) {
     const started = performance.now();
     let logged = false;

@@ -4,9 +4,9 @@
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
-import { dashboardRouter } from '../../src/dashboard/dashboard-router';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { dashboardRouter } from '../../src/service/dashboard/dashboard-router';
+import { createApp } from '../../src/service/app';
+import { createLogger } from '../../src/service/logger';
 import { createToolgate, internalsOf } from '../../src/toolgate';
 import { ADMIN_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { signedIn, visitor } from './session';

@@ -2,11 +2,11 @@
 // on a fresh test database, listening on a free loopback port.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/app';
+import { createApp } from '../../src/service/app';
 import { seedUp } from '../../src/db/migrate';
-import { ensureScoopData } from '../../src/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
-import { createLogger } from '../../src/logger';
+import { ensureScoopData } from '../../src/service/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { createLogger } from '../../src/service/logger';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { ADMIN_TOKEN } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';

@@ -24,7 +24,7 @@ function run(script: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       TSX,
-      [path.join(ROOT, 'src', 'cli', script), ...args],
+      [path.join(ROOT, 'src', 'service', 'cli', script), ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, TOOLGATE_DEMO: 'off', TOOLGATE_LOG: 'silent' }, maxBuffer: 10 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -4,11 +4,11 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
+import { createApp } from '../../src/service/app';
 import { createSequelize } from '../../src/db/connect';
-import { ensureScoopData } from '../../src/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
-import { createLogger } from '../../src/logger';
+import { ensureScoopData } from '../../src/service/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { createLogger } from '../../src/service/logger';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startFreezableProxy, type FreezableProxy } from './freezable-proxy';

@@ -3,11 +3,11 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Sequelize } from 'sequelize';
-import { createApp } from '../../src/app';
+import { createApp } from '../../src/service/app';
 import { createSequelize } from '../../src/db/connect';
-import { ensureScoopData } from '../../src/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/demo/scoop-tools';
-import { createLogger } from '../../src/logger';
+import { ensureScoopData } from '../../src/service/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { createLogger } from '../../src/service/logger';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { createTestDatabase } from './database';
 

@@ -1,4 +1,4 @@
-// The service as an operator runs it (`src/server.ts` in its own process), for the tests that need
+// The service as an operator runs it (`src/service/server.ts` in its own process), for the tests that need
 // its real start, logs and SIGTERM: ready once it logs that it listens, and killed if it hangs.
 //
 //   const service = await startService({ env: { ...process.env, DATABASE_URL: db.url } });
@@ -50,7 +50,7 @@ export async function startService({ env, startTimeoutMs = 60_000, stopTimeoutMs
   // One process, node with tsx's loader, so SIGTERM reaches the service itself, as the README says to
   // signal it (not a tsx command that relays it to a child).
   // Its own process group, so that a kill on a timeout reaches anything it started.
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'server.ts')], { cwd: ROOT, detached: true, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'service', 'server.ts')], { cwd: ROOT, detached: true, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
   const lines: string[] = [];
   let output = '';

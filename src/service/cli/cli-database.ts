@@ -1,0 +1,22 @@
+// What the migration CLIs open: the service's database (DATABASE_URL, or the embedded cluster under
+// the data folder) and the service's tool manifest, without applying any schema migration (a dry
+// run must change nothing; the deploy path applies them itself).
+import type { Sequelize } from 'sequelize';
+import { openDatabase } from '../bootstrap';
+import { readConfig } from '../config';
+import type { ToolManifest } from '../../core/tool-manifest';
+import { SCOOP_TOOLS } from '../demo/scoop-tools';
+import { ToolRegistry } from '../../tools/tool-registry';
+
+export interface CliDatabase {
+  sequelize: Sequelize;
+  /** The manifest `npm start` serves: the builtins, plus the demo tools only where the demo is active (src/service/demo/demo-mode.ts). */
+  manifest: ToolManifest;
+  close(): Promise<void>;
+}
+
+export async function openCliDatabase(): Promise<CliDatabase> {
+  // An operator's batch over every agent: no request is waiting, so no per-query time limit.
+  const { sequelize, demo, close } = await openDatabase(readConfig(), { queryTimeoutMs: 0, seeds: false });
+  return { sequelize, manifest: new ToolRegistry(demo.active ? SCOOP_TOOLS : []).manifest, close };
+}

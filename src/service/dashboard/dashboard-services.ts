@@ -1,0 +1,10 @@
+// What the dashboard's pages work with: the toolgate's own services (no HTTP round trip), and the
+// job store for long operations.
+import type { RouteServices } from '../../../routes/route-services';
+import type { ServiceLogger } from '../logger';
+import type { JobStore } from './jobs';
+
+export type DashboardServices = Pick<RouteServices, 'accessRules' | 'agents' | 'approvals' | 'attachments' | 'registry' | 'runs' | 'sequelize' | 'toolkits'> & {
+  jobs: JobStore;
+  logger: ServiceLogger;
+};

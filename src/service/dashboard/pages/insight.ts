@@ -1,0 +1,43 @@
+// Who gets what (the explanation view) and Tool calls (the records), both read-only GET forms.
+import { Router } from 'express';
+import { routingKeyOf } from '../../../core/routing-key';
+import type { Resolution } from '../../../core/types';
+import { listToolCalls } from '../../../services/tool-calls';
+import type { DashboardServices } from '../dashboard-services';
+import { chosenAgent, pageContext, queryText } from '../form-data';
+import { renderPage } from '../render';
+import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../../models/tool-call';
+import { ToolCallsPage } from '../views/tool-calls';
+import { WhoGetsWhatPage, type WhoQuery } from '../views/who-gets-what';
+
+const RECORDS_SHOWN = 100;
+
+export function insightPages(d: DashboardServices): Router {
+  const router = Router();
+
+  router.get('/who-gets-what', async (req, res) => {
+    const agents = await d.agents.list();
+    const query: WhoQuery = {
+      agentId: chosenAgent(req, agents),
+      run: queryText(req, 'run') === 'scheduled' ? 'scheduled' : 'sender',
+      sender: queryText(req, 'sender').slice(0, 1000),
+    };
+    // An answer once asked: a sender typed, or a scheduled run picked.
+    const asked = query.run === 'scheduled' || 'sender' in req.query;
+    let resolution: Resolution | null = null;
+    if (asked && query.agentId !== null) {
+      resolution = await d.runs.explain(query.agentId, query.run === 'scheduled' ? { kind: 'scheduled' } : { kind: 'sender', routing_key: routingKeyOf(query.sender) });
+    }
+    renderPage(res, 200, WhoGetsWhatPage({ ctx: pageContext(req), agents, query, resolution, tools: d.registry.manifest.list() }));
+  });
+
+  router.get('/tool-calls', async (req, res) => {
+    const agents = await d.agents.list();
+    const agentId = chosenAgent(req, agents);
+    const wanted = queryText(req, 'status');
+    const status = (TOOL_CALL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ToolCallStatus) : undefined;
+    const calls = agentId === null ? [] : await listToolCalls(d.sequelize, agentId, RECORDS_SHOWN, status);
+    renderPage(res, 200, ToolCallsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', calls, limit: RECORDS_SHOWN }));
+  });
+  return router;
+}

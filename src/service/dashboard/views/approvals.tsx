@@ -1,0 +1,122 @@
+// Approvals: an agent's approval requests (SEMANTICS §12), pending ones first, each with the exact
+// input it would run, who asked and where, and Approve and Deny; decided ones with who decided and
+// what came of the one execution.
+import type { ApprovalRequestView, ApprovalStatus } from '../../../core/approval-request';
+import type { AgentView } from '../../../services/agents';
+import { AgentFilter } from './agent-filter';
+import { PostForm } from './form';
+import { Layout, type PageContext } from './layout';
+import { VisibleText } from './visible-text';
+
+const STATUS_WORDS: Record<ApprovalStatus, string> = {
+  pending: 'pending (waiting for a decision)',
+  approved: 'approved (ran once)',
+  denied: 'denied (never runs)',
+  expired: 'expired (never runs)',
+  void: 'void (its terms changed; never runs)',
+};
+
+export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; requests: ApprovalRequestView[]; limit: number }) {
+  const { ctx } = props;
+  const agent = props.agents.find((a) => a.id === props.agentId);
+  return (
+    <Layout
+      ctx={ctx}
+      section="approvals"
+      title="Approvals"
+      lead="A call that needs approval does not run: it waits here with the exact input it was asked with. Approving runs that input once, on the requester's behalf; denying means it never runs."
+    >
+      <AgentFilter ctx={ctx} path="/approvals" label="Filter approval requests" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
+      {agent ? (
+        <section aria-labelledby="requests">
+          <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} most recent` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>
+          {props.requests.length === 0 ? null : (
+            <table>
+              <caption class="visually-hidden">{`Approval requests of ${agent.name}`}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Request</th>
+                  <th scope="col">Tool and input</th>
+                  <th scope="col">Asked by</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Decision</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.requests.map((r) => (
+                  <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
+                    <th scope="row">
+                      Request {r.id}
+                      <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
+                    </th>
+                    <td>
+                      <code>{r.tool}</code>
+                      <pre class="input">
+                        <VisibleText text={JSON.stringify(r.input, null, 2)} />
+                      </pre>
+                    </td>
+                    <td>
+                      {r.requested_by.routing_key !== null ? <VisibleText text={r.requested_by.routing_key} /> : <span class="muted">a scheduled run</span>}
+                      {r.requested_by.thread_id ? <p class="hint">in thread <code>{r.requested_by.thread_id}</code></p> : null}
+                    </td>
+                    <td>
+                      <span class={`badge ${r.status}`}>{r.status}</span>
+                      {r.void_reason ? <p class="hint">{r.void_reason}</p> : null}
+                    </td>
+                    <td>{r.status === 'pending' ? <Decide ctx={ctx} request={r} /> : <Decided request={r} />}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+function Decide({ ctx, request }: { ctx: PageContext; request: ApprovalRequestView }) {
+  const action = `${ctx.base}/approvals/${request.agent_id}/${request.id}`;
+  return (
+    <div class="row">
+      <PostForm action={`${action}/approve`} csrfToken={ctx.csrfToken}>
+        <button type="submit" aria-label={`Approve request ${request.id}`}>
+          Approve
+        </button>
+      </PostForm>
+      <PostForm action={`${action}/deny`} csrfToken={ctx.csrfToken}>
+        <button type="submit" class="danger" aria-label={`Deny request ${request.id}`}>
+          Deny
+        </button>
+      </PostForm>
+    </div>
+  );
+}
+
+function Decided({ request }: { request: ApprovalRequestView }) {
+  const by = request.decided_by ? (request.decided_by.routing_key ?? `an operator (${request.decided_by.via})`) : null;
+  const result = request.result;
+  return (
+    <>
+      {by ? (
+        <p>
+          <VisibleText text={`By ${by}${request.decided_at ? `, ${when(request.decided_at)}` : ''}`} />
+        </p>
+      ) : null}
+      {result ? (
+        <p class={result.status === 'failure' ? 'warning-text' : undefined}>
+          {result.status === 'success' ? 'Ran: ' : 'Ran, and failed: '}
+          <code>
+            <VisibleText text={result.status === 'success' ? JSON.stringify(result.output) : result.error} />
+          </code>
+        </p>
+      ) : request.status === 'approved' ? (
+        <p class="warning-text">Approved, with no result recorded: it was running, or the service stopped while it ran.</p>
+      ) : null}
+    </>
+  );
+}
+
+function when(iso: string): string {
+  return `${iso.replace('T', ' ').slice(0, 16)} UTC`;
+}

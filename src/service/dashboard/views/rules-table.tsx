@@ -1,0 +1,73 @@
+// A list of allow/deny rules with a Remove button each, and the form that adds one: a sender gate's
+// rules on Configure Access Settings, and an agent's access rules on its page.
+import type { RuleView } from '../../../services/attachments';
+import { PostForm, SelectField, TextField, type FieldErrors } from './form';
+
+/** What the add-a-rule form was sent with, shown again beside its errors. */
+export interface RuleFormValues {
+  kind: string;
+  pattern: string;
+}
+
+/**
+ * The form that adds one rule. `prefix` sets the fields apart where a page has two rule forms
+ * (`access`: ids access-kind and access-pattern, labels "Access kind" and "Access pattern").
+ */
+export function RuleForm(props: { action: string; csrfToken: string; label: string; prefix?: string; value: RuleFormValues; errors: FieldErrors; hint: string; submit: string }) {
+  const id = (field: string) => (props.prefix ? `${props.prefix}-${field}` : field);
+  const label = (field: string) => (props.prefix ? `${props.prefix[0]!.toUpperCase()}${props.prefix.slice(1)} ${field}` : `${field[0]!.toUpperCase()}${field.slice(1)}`);
+  return (
+    <PostForm action={props.action} csrfToken={props.csrfToken} class="rule-form" label={props.label}>
+      <SelectField
+        id={id('kind')}
+        name="kind"
+        label={label('kind')}
+        value={props.value.kind}
+        options={[
+          { value: 'allow', label: 'allow' },
+          { value: 'deny', label: 'deny' },
+        ]}
+        errors={props.errors}
+      />
+      <TextField id={id('pattern')} name="pattern" label={label('pattern')} value={props.value.pattern} errors={props.errors} placeholder="*@thescoop.com" hint={props.hint} />
+      <button type="submit">{props.submit}</button>
+    </PostForm>
+  );
+}
+
+export function RulesTable(props: { caption: string; rules: RuleView[]; csrfToken: string; removeAction: (rule: RuleView) => string; removeLabel: (rule: RuleView) => string }) {
+  if (props.rules.length === 0) return null;
+  return (
+    <table>
+      <caption class="visually-hidden">{props.caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col">Pattern</th>
+          <th scope="col">
+            <span class="visually-hidden">Remove</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rules.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <span class={`badge ${r.kind}`}>{r.kind}</span>
+            </td>
+            <td>
+              <code>{r.pattern}</code>
+            </td>
+            <td class="actions">
+              <PostForm action={props.removeAction(r)} csrfToken={props.csrfToken}>
+                <button type="submit" class="link" aria-label={props.removeLabel(r)}>
+                  Remove
+                </button>
+              </PostForm>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,71 @@
+// Tool calls: an agent's recent records, newest first, filterable by status; refusals stand out.
+import type { ToolCallStatus } from '../../../../models/tool-call';
+import type { AgentView } from '../../../services/agents';
+import type { ToolCallView } from '../../../services/tool-calls';
+import { AgentFilter } from './agent-filter';
+import { Layout, type PageContext } from './layout';
+import { VisibleText } from './visible-text';
+
+const STATUS_WORDS: Record<ToolCallStatus, string> = {
+  started: 'started (running, or never completed)',
+  success: 'success',
+  failure: 'failure (the tool threw)',
+  denied: 'denied (not offered to the run)',
+  skipped: 'skipped (an enhancement left out)',
+  pending_approval: 'pending approval (filed as a request; did not run)',
+  interrupted: 'interrupted (its instance died while it ran: outcome unknown)',
+};
+
+export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; calls: ToolCallView[]; limit: number }) {
+  const { ctx } = props;
+  const agent = props.agents.find((a) => a.id === props.agentId);
+  return (
+    <Layout ctx={ctx} section="tool-calls" title="Tool calls" lead="Every execution, refusal and skip is recorded. A denied call is a tool the run was not offered, asked for anyway.">
+      <AgentFilter ctx={ctx} path="/tool-calls" label="Filter tool calls" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
+      {agent ? (
+        <section aria-labelledby="records">
+          <h2 id="records">
+            {`${agent.name}: ${props.calls.length === props.limit ? `the ${props.limit} most recent` : props.calls.length}${props.status ? ` ${props.status}` : ''} ${props.calls.length === 1 ? 'record' : 'records'}`}
+          </h2>
+          {props.calls.length === 0 ? (
+            <p>No records{props.status ? ` with status ${props.status}` : ''}.</p>
+          ) : (
+            <table>
+              <caption class="visually-hidden">{`Tool calls of ${agent.name}`}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When (UTC)</th>
+                  <th scope="col">Tool</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Run</th>
+                  <th scope="col">Sender</th>
+                  <th scope="col">Took</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Approval</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.calls.map((c) => (
+                  <tr key={c.id} class={c.status === 'denied' ? 'refused' : undefined}>
+                    <td>{c.created_at ? c.created_at.replace('T', ' ').slice(0, 19) : '—'}</td>
+                    <td>
+                      <code>{c.tool_id}</code>
+                    </td>
+                    <td>
+                      <span class={`badge ${c.status}`}>{c.status}</span>
+                    </td>
+                    <td>{c.run}</td>
+                    <td>{c.routing_key !== null ? <VisibleText text={c.routing_key} /> : <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>}</td>
+                    <td>{`${c.duration_ms} ms`}</td>
+                    <td>{c.error === null ? '' : <VisibleText text={c.error} />}</td>
+                    <td>{c.approval_request_id === null ? '' : <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
