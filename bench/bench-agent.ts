@@ -9,7 +9,10 @@ export async function createBenchAgent(tg: Toolgate, label = 'Bench'): Promise<n
   const agent = await tg.agents.create({ name: label, toolkit_ids: [] });
   const ids = tg.tools.map((t) => t.id);
   for (let a = 0; a < 10; a++) {
-    const kit = await tg.toolkits.create({ name: `${label} kit ${a}`, member_tool_ids: [ids[a % ids.length]!, ids[(a + 3) % ids.length]!] });
+    const kit = await tg.toolkits.create({
+      name: `${label} kit ${a}`,
+      member_tool_ids: [ids[a % ids.length]!, ids[(a + 3) % ids.length]!],
+    });
     await tg.attachments.attach(agent.id, {
       toolkit_id: kit.id,
       rules: [

@@ -30,11 +30,20 @@ function grants(): AgentPolicyData {
     const members = kind === 'block-list' ? [TOOLS[16 + (a - 8) * 2]!, TOOLS[17 + (a - 8) * 2]!] : [TOOLS[a]!, TOOLS[(a + 5) % 16]!];
     const rules =
       kind === 'allow-list'
-        ? [`user${a}@acme.com`, `*@partner${a}.com`, `boss@dept${a}.thescoop.com`, `*@team${a}.thescoop.com`, `ops${a}@thescoop.com`].map((pattern, j) => ({ id: a * 10 + j, kind: 'allow' as const, pattern }))
+        ? [`user${a}@acme.com`, `*@partner${a}.com`, `boss@dept${a}.thescoop.com`, `*@team${a}.thescoop.com`, `ops${a}@thescoop.com`].map(
+            (pattern, j) => ({ id: a * 10 + j, kind: 'allow' as const, pattern }),
+          )
         : kind === 'block-list'
           ? [`blocked${a}@thescoop.com`, `*@spam${a}.example`].map((pattern, j) => ({ id: a * 10 + j, kind: 'deny' as const, pattern }))
           : [];
-    attachments.push({ attachment_id: a + 1, toolkit_id: a + 1, toolkit_name: `Kit ${a}`, allow_proactive: false, member_tool_ids: members, rules });
+    attachments.push({
+      attachment_id: a + 1,
+      toolkit_id: a + 1,
+      toolkit_name: `Kit ${a}`,
+      allow_proactive: false,
+      member_tool_ids: members,
+      rules,
+    });
   }
   return { agent_id: 1, attachments };
 }
@@ -53,7 +62,15 @@ function casbinLines(data: AgentPolicyData): string {
   return lines.join('\n');
 }
 
-const SENDERS = Array.from({ length: 10 }, (_, a) => [`user${a}@acme.com`, `x@partner${a}.com`, `boss@dept${a}.thescoop.com`, `ann@team${a}.thescoop.com`, `blocked${a}@thescoop.com`, `y@spam${a}.example`, `stranger${a}@elsewhere.org`]).flat();
+const SENDERS = Array.from({ length: 10 }, (_, a) => [
+  `user${a}@acme.com`,
+  `x@partner${a}.com`,
+  `boss@dept${a}.thescoop.com`,
+  `ann@team${a}.thescoop.com`,
+  `blocked${a}@thescoop.com`,
+  `y@spam${a}.example`,
+  `stranger${a}@elsewhere.org`,
+]).flat();
 
 function rate(label: string, work: (i: number) => number, ms = 1500): number {
   let sink = 0;
@@ -68,7 +85,9 @@ function rate(label: string, work: (i: number) => number, ms = 1500): number {
     now = process.hrtime.bigint();
   }
   const perSecond = calls / (Number(now - start) / 1e9);
-  console.log(`  ${label.padEnd(46)} ${Math.round(perSecond).toLocaleString('en-US').padStart(12)} /s  ${(1e9 / perSecond).toFixed(0).padStart(7)} ns each${sink === -1 ? '!' : ''}`);
+  console.log(
+    `  ${label.padEnd(46)} ${Math.round(perSecond).toLocaleString('en-US').padStart(12)} /s  ${(1e9 / perSecond).toFixed(0).padStart(7)} ns each${sink === -1 ? '!' : ''}`,
+  );
   return perSecond;
 }
 
@@ -81,10 +100,18 @@ export async function benchCasbin(): Promise<void> {
   let same = 0;
   for (const q of questions) if (policy.offers(run(q.key), q.tool) === enforcer.enforceSync(q.key, q.tool)) same += 1;
   const granted = questions.filter((q) => policy.offers(run(q.key), q.tool)).length;
-  console.log(`compiled policy vs node-casbin on the same grants (10 attachments, 34 rules, ${TOOLS.length} tools; ${questions.length} questions, ${granted} granted): ${same} of ${questions.length} decisions agree`);
+  console.log(
+    `compiled policy vs node-casbin on the same grants (10 attachments, 34 rules, ${TOOLS.length} tools; ${questions.length} questions, ${granted} granted): ${same} of ${questions.length} decisions agree`,
+  );
   const runs = questions.map((q) => run(q.key));
-  const ours = rate('toolgate compiled offers(run, tool)', (i) => (policy.offers(runs[i % runs.length]!, questions[i % questions.length]!.tool) ? 1 : 0));
-  const theirs = rate('node-casbin enforceSync(sub, obj)', (i) => (enforcer.enforceSync(questions[i % questions.length]!.key, questions[i % questions.length]!.tool) ? 1 : 0), 3000);
+  const ours = rate('toolgate compiled offers(run, tool)', (i) =>
+    policy.offers(runs[i % runs.length]!, questions[i % questions.length]!.tool) ? 1 : 0,
+  );
+  const theirs = rate(
+    'node-casbin enforceSync(sub, obj)',
+    (i) => (enforcer.enforceSync(questions[i % questions.length]!.key, questions[i % questions.length]!.tool) ? 1 : 0),
+    3000,
+  );
   console.log(`  the compiled check is ${(ours / theirs).toFixed(0)}× node-casbin's`);
   const senders = ['jane@acme.com', 'Mara+billing@TheScoop.com', 'Mara <mara+billing@thescoop.com>', 'first.last@sub.example.org'];
   console.log('routing key per call:');
@@ -92,7 +119,11 @@ export async function benchCasbin(): Promise<void> {
   const full = rate('the RFC 5322 parser path, same addresses', (i) => parsedRoutingKey(senders[i % senders.length]!)?.length ?? 0, 1000);
   const quoted = ['"Jane Doe" <jane@acme.com>', '"Doe, Jane" <jane+x@acme.com>'];
   rate('routingKeyOf, quoted names ("Doe, Jane" <...>)', (i) => routingKeyOf(quoted[i % quoted.length])?.length ?? 0, 1000);
-  rate('routingKeyOf, non-plain ("J. Doe" <a@bücher.de>)', (i) => routingKeyOf(i % 2 ? '"J. Doe" <a@bücher.de>' : 'a@b.com.')?.length ?? 0, 1000);
+  rate(
+    'routingKeyOf, non-plain ("J. Doe" <a@bücher.de>)',
+    (i) => routingKeyOf(i % 2 ? '"J. Doe" <a@bücher.de>' : 'a@b.com.')?.length ?? 0,
+    1000,
+  );
   console.log(`  the fast path is ${(fast / full).toFixed(0)}× the parser's path on plain addresses`);
 }
 

@@ -80,7 +80,9 @@ async function fillLegacyAgents(sequelize: Sequelize, count: number): Promise<vo
     const n = Math.min(5000, count - first);
     const names = Array.from({ length: n }, (_, i) => `Agent ${first + i + 1}`);
     const strings = names.map((_, i) => STRINGS[(first + i) % STRINGS.length] ?? null);
-    await sequelize.query('INSERT INTO agents (name, enabled_tools) SELECT * FROM unnest($1::text[], $2::text[])', { bind: [names, strings] });
+    await sequelize.query('INSERT INTO agents (name, enabled_tools) SELECT * FROM unnest($1::text[], $2::text[])', {
+      bind: [names, strings],
+    });
   }
 }
 
@@ -109,7 +111,11 @@ async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResul
       results.push({ phase, ms: performance.now() - started, peak: memory.take(), note: note(report) });
       return report;
     };
-    await timed('dry run', () => migrateEnabledTools(sequelize, manifest, { mode: 'dry_run' }), (r) => `${r.agents.changed} to change, check ${r.verification.status}`);
+    await timed(
+      'dry run',
+      () => migrateEnabledTools(sequelize, manifest, { mode: 'dry_run' }),
+      (r) => `${r.agents.changed} to change, check ${r.verification.status}`,
+    );
 
     // The apply's two halves apart: planning and writing, then the check before commit.
     let verifyStarted = 0;
@@ -120,19 +126,41 @@ async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResul
     const applied = await migrateEnabledTools(sequelize, manifest, { mode: 'apply', onProgress });
     const applyEnded = performance.now();
     const applyPeak = memory.take();
-    results.push({ phase: 'apply: plan + write', ms: verifyStarted - applyStarted, peak: applyPeak, note: `${applied.changes.attachments_created} grants, ${applied.changes.toolkits_created} toolkits` });
-    results.push({ phase: 'apply: verify', ms: applyEnded - verifyStarted, peak: applyPeak, note: `${applied.verification.agents_checked} agents × ${applied.verification.tools.length} tools, ${applied.verification.status}` });
+    results.push({
+      phase: 'apply: plan + write',
+      ms: verifyStarted - applyStarted,
+      peak: applyPeak,
+      note: `${applied.changes.attachments_created} grants, ${applied.changes.toolkits_created} toolkits`,
+    });
+    results.push({
+      phase: 'apply: verify',
+      ms: applyEnded - verifyStarted,
+      peak: applyPeak,
+      note: `${applied.verification.agents_checked} agents × ${applied.verification.tools.length} tools, ${applied.verification.status}`,
+    });
     results.push({ phase: 'apply: total', ms: applyEnded - applyStarted, peak: applyPeak, note: 'one transaction' });
 
-    await timed('second apply', () => migrateEnabledTools(sequelize, manifest, { mode: 'apply' }), (r) => `${r.changes.attachments_created + r.changes.attachments_removed} changes`);
-    await timed('undo', () => undoEnabledTools(sequelize, manifest), (r) => `${r.changes.attachments_removed} grants removed`);
+    await timed(
+      'second apply',
+      () => migrateEnabledTools(sequelize, manifest, { mode: 'apply' }),
+      (r) => `${r.changes.attachments_created + r.changes.attachments_removed} changes`,
+    );
+    await timed(
+      'undo',
+      () => undoEnabledTools(sequelize, manifest),
+      (r) => `${r.changes.attachments_removed} grants removed`,
+    );
 
     let live = 0;
     const probe = () => {
       collectGarbage();
       live = Math.max(live, process.memoryUsage().heapUsed);
     };
-    await timed('apply, live-heap probe', () => migrateEnabledTools(sequelize, manifest, { mode: 'apply', onProgress: probe }), () => `live heap at batch boundaries, after GC: at most ${mb(live)}`);
+    await timed(
+      'apply, live-heap probe',
+      () => migrateEnabledTools(sequelize, manifest, { mode: 'apply', onProgress: probe }),
+      () => `live heap at batch boundaries, after GC: at most ${mb(live)}`,
+    );
     return results;
   } finally {
     memory.stop();
@@ -143,8 +171,14 @@ async function benchOneSize(adminUrl: string, count: number): Promise<PhaseResul
 
 /** The server as a reader of the figures needs it named: version and JIT settings, as shipped or set. */
 async function describeServer(adminUrl: string): Promise<string> {
-  const row = await withClient(adminUrl, async (c) =>
-    (await c.query<{ v: string; jit: string; cost: string }>(`SELECT current_setting('server_version') AS v, current_setting('jit') AS jit, current_setting('jit_above_cost') AS cost`)).rows[0]!,
+  const row = await withClient(
+    adminUrl,
+    async (c) =>
+      (
+        await c.query<{ v: string; jit: string; cost: string }>(
+          `SELECT current_setting('server_version') AS v, current_setting('jit') AS jit, current_setting('jit_above_cost') AS cost`,
+        )
+      ).rows[0]!,
   );
   return `PostgreSQL ${row.v.split(' ')[0]}, jit = ${row.jit}, jit_above_cost = ${row.cost}`;
 }
@@ -164,7 +198,10 @@ export async function benchEnabledToolsMigration(sizes: readonly number[] = SIZE
       for (const count of sizes) {
         const results = await benchOneSize(adminUrl, count);
         const lines = [`  ${'phase'.padEnd(22)}${'time'.padStart(10)}${'peak RSS'.padStart(11)}${'peak heap'.padStart(11)}  notes`];
-        for (const r of results) lines.push(`  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`);
+        for (const r of results)
+          lines.push(
+            `  ${r.phase.padEnd(22)}${s(r.ms).padStart(10)}${mb(r.peak.rss).padStart(11)}${mb(r.peak.heapUsed).padStart(11)}  ${r.note}`,
+          );
         const title = `${count.toLocaleString('en-US')} agents, ${named}`;
         console.log(`\n${title}\n${lines.join('\n')}`);
         tables.push({ title, lines });
@@ -197,7 +234,8 @@ function parseArgs(argv: string[]): { sizes: number[]; only?: 'url' | 'embedded'
     const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
     if (arg.startsWith('--agents')) {
       sizes = (value ?? '').split(',').map((n) => Number(n.replace(/_/g, '')));
-      if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--agents takes whole numbers, comma-separated: got "${value}"`);
+      if (sizes.some((n) => !Number.isInteger(n) || n < 1))
+        throw new Error(`--agents takes whole numbers, comma-separated: got "${value}"`);
     } else if (arg.startsWith('--only')) {
       if (value !== 'url' && value !== 'embedded') throw new Error(`--only takes url or embedded: got "${value}"`);
       only = value;

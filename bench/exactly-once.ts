@@ -22,7 +22,13 @@ const ROUNDS = 10;
 const CLIENT_TOKEN = 'bench-client-token-0123456789abcdef';
 
 // A tool that does nothing, so the figures are toolgate's own cost, not a tool's.
-const noop = defineTool({ id: 'noop', display_name: 'No-op', summary: 'Does nothing.', input: z.strictObject({ n: z.number().int() }), execute: async ({ n }) => ({ n }) });
+const noop = defineTool({
+  id: 'noop',
+  display_name: 'No-op',
+  summary: 'Does nothing.',
+  input: z.strictObject({ n: z.number().int() }),
+  execute: async ({ n }) => ({ n }),
+});
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -95,7 +101,8 @@ async function benchOn(url: string): Promise<void> {
         kind.sql = seen.slice(before);
       }
     };
-    const call = (agent: number, i: number, headers?: Record<string, string>) => () => post(`/api/agents/${agent}/tool-calls`, { tool: 'noop', input: { n: i }, sender: `user${i % SENDERS}@acme.com` }, headers);
+    const call = (agent: number, i: number, headers?: Record<string, string>) => () =>
+      post(`/api/agents/${agent}/tool-calls`, { tool: 'noop', input: { n: i }, sender: `user${i % SENDERS}@acme.com` }, headers);
 
     // The per-agent counter holds 7,500 calls inside its window, as a busy day would leave it; each
     // phase starts it there again, so no phase fills it.
@@ -111,20 +118,45 @@ async function benchOn(url: string): Promise<void> {
     };
 
     const replayKey = 'bench-replay-key';
-    const replay = () => post(`/api/agents/${plain}/tool-calls`, { tool: 'noop', input: { n: -1 }, sender: 'user0@acme.com' }, { 'idempotency-key': replayKey });
+    const replay = () =>
+      post(
+        `/api/agents/${plain}/tool-calls`,
+        { tool: 'noop', input: { n: -1 }, sender: 'user0@acme.com' },
+        { 'idempotency-key': replayKey },
+      );
     await replay();
     // A redelivered message: the first delivery runs the agent (the local model); every later one
     // with the same Message-ID, sender and content is answered from what the first stored.
-    const message = { message: { from: 'user0@acme.com', subject: 'Order', body: 'Where is my order SCP-1042?', message_id: '<bench-redelivery@acme.com>' } };
+    const message = {
+      message: { from: 'user0@acme.com', subject: 'Order', body: 'Where is my order SCP-1042?', message_id: '<bench-redelivery@acme.com>' },
+    };
     const redeliver = () => post(`/api/agents/${plain}/messages`, message);
     if ((await redeliver()).status !== 200) throw new Error('the first delivery of the message failed');
 
     let key = 0;
     const kinds: Kind[] = [
       { label: 'uncapped', send: (i) => call(plain, i)(), times: [], statements: [], perSecond: 0 },
-      { label: `capped, per sender (up to ${Math.ceil((WARMUP + REQUESTS) / SENDERS)} calls a counter)`, send: (i) => call(lightlyCapped, i)(), times: [], statements: [], perSecond: 0 },
-      { label: `capped, per agent (${HEAVY_FILL} and more of 10000 counted)`, send: (i) => call(heavilyCapped, i)(), times: [], statements: [], perSecond: 0 },
-      { label: 'uncapped, a fresh Idempotency-Key', send: (i) => call(plain, i, { 'idempotency-key': `bench-${process.pid}-${key++}` })(), times: [], statements: [], perSecond: 0 },
+      {
+        label: `capped, per sender (up to ${Math.ceil((WARMUP + REQUESTS) / SENDERS)} calls a counter)`,
+        send: (i) => call(lightlyCapped, i)(),
+        times: [],
+        statements: [],
+        perSecond: 0,
+      },
+      {
+        label: `capped, per agent (${HEAVY_FILL} and more of 10000 counted)`,
+        send: (i) => call(heavilyCapped, i)(),
+        times: [],
+        statements: [],
+        perSecond: 0,
+      },
+      {
+        label: 'uncapped, a fresh Idempotency-Key',
+        send: (i) => call(plain, i, { 'idempotency-key': `bench-${process.pid}-${key++}` })(),
+        times: [],
+        statements: [],
+        perSecond: 0,
+      },
       { label: 'a replay (same Idempotency-Key and body)', send: replay, times: [], statements: [], perSecond: 0 },
       { label: 'a redelivered message (same Message-ID)', send: redeliver, times: [], statements: [], perSecond: 0 },
     ];
@@ -158,23 +190,37 @@ async function benchOn(url: string): Promise<void> {
     for (const kind of kinds) kind.perSecond = REQUESTS / (spent.get(kind)! / 1000);
     server.close();
 
-    console.log(`Exactly once on the dispatch path: POST /tool-calls through the service app, a no-op tool (${REQUESTS} requests per kind, keep-alive, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}; one at a time interleaved, then ${IN_FLIGHT} in flight in ${ROUNDS} rounds):`);
+    console.log(
+      `Exactly once on the dispatch path: POST /tool-calls through the service app, a no-op tool (${REQUESTS} requests per kind, keep-alive, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}; one at a time interleaved, then ${IN_FLIGHT} in flight in ${ROUNDS} rounds):`,
+    );
     console.log(`  ${''.padEnd(54)}   one at a time: median      p95   /s  statements   ${IN_FLIGHT} in flight: /s`);
     for (const kind of kinds) {
       const sorted = [...kind.times].sort((a, b) => a - b);
       const total = kind.times.reduce((a, b) => a + b, 0);
       const stmts = [...kind.statements].sort((a, b) => a - b);
-      console.log(`  ${kind.label.padEnd(54)} ${us(percentile(sorted, 50))} ${us(percentile(sorted, 95))} ${(REQUESTS / (total / 1000)).toFixed(0).padStart(5)}  ${String(percentile(stmts, 50)).padStart(2)} (max ${stmts.at(-1)})   ${kind.perSecond.toFixed(0).padStart(9)}`);
+      console.log(
+        `  ${kind.label.padEnd(54)} ${us(percentile(sorted, 50))} ${us(percentile(sorted, 95))} ${(REQUESTS / (total / 1000)).toFixed(0).padStart(5)}  ${String(percentile(stmts, 50)).padStart(2)} (max ${stmts.at(-1)})   ${kind.perSecond.toFixed(0).padStart(9)}`,
+      );
     }
-    const statements = (kind: Kind) => percentile([...kind.statements].sort((a, b) => a - b), 50);
-    console.log(`  statements a cap adds: ${statements(kinds[1]!) - statements(kinds[0]!)} (per sender), ${statements(kinds[2]!) - statements(kinds[0]!)} (per agent); a fresh key adds ${statements(kinds[3]!) - statements(kinds[0]!)} (read, claim, keep the answer)`);
-    for (const [label, sql] of [['replay', replaySql], ['redelivery', redeliverySql]] as const) {
+    const statements = (kind: Kind) =>
+      percentile(
+        [...kind.statements].sort((a, b) => a - b),
+        50,
+      );
+    console.log(
+      `  statements a cap adds: ${statements(kinds[1]!) - statements(kinds[0]!)} (per sender), ${statements(kinds[2]!) - statements(kinds[0]!)} (per agent); a fresh key adds ${statements(kinds[3]!) - statements(kinds[0]!)} (read, claim, keep the answer)`,
+    );
+    for (const [label, sql] of [
+      ['replay', replaySql],
+      ['redelivery', redeliverySql],
+    ] as const) {
       for (const statement of sql ?? []) {
         const text = statement.replace(/^Executing \([^)]*\): /, '');
         const plan = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${text}`, { type: QueryTypes.SELECT });
         console.log(`  the ${label}'s statement: ${text.slice(0, 90)}${text.length > 90 ? '…' : ''}`);
         // Its scans: each reads by an index, none by a sequential scan.
-        for (const line of plan.map((p) => p['QUERY PLAN']).filter((l) => /Scan/.test(l))) console.log(`    ${line.replace(/^\s*(->\s*)?/, '')}`);
+        for (const line of plan.map((p) => p['QUERY PLAN']).filter((l) => /Scan/.test(l)))
+          console.log(`    ${line.replace(/^\s*(->\s*)?/, '')}`);
       }
     }
     await tg.close();

@@ -27,7 +27,11 @@ async function main(): Promise<void> {
     input: z.object({ order_id: z.string() }),
     execute: async ({ order_id }) => ({ order_id, status: 'delivered' }),
   });
-  const readme = createToolgate({ sequelize: createSequelize(url), adminToken: 'bench-admin-token-0123456789abcdef', tools: [lookupOrder] });
+  const readme = createToolgate({
+    sequelize: createSequelize(url),
+    adminToken: 'bench-admin-token-0123456789abcdef',
+    tools: [lookupOrder],
+  });
   await cached.migrate();
   await cached.syncSystemToolkits();
   const agent = await createBenchAgent(cached);

@@ -50,7 +50,14 @@ async function drive(url: string, server: number): Promise<Figures> {
   // autocannon's own percentiles are whole milliseconds; each response's time is a fraction of one.
   const times: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const options = { url, connections: CONNECTIONS, duration: SECONDS, method: 'POST' as const, headers: { 'content-type': 'application/json' }, requests: ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })) };
+    const options = {
+      url,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      requests: ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })),
+    };
     const instance = autocannon(options, (err, res) => (err ? reject(err) : resolve(res)));
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => times.push(ms));
   });
@@ -82,7 +89,11 @@ const ROOT = path.join(__dirname, '..');
 
 /** Compiles the bench server and the toolgate it imports, as `npm run build` compiles the package. */
 function buildServer(): string {
-  const built = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(__dirname, 'tsconfig.gate-server.json')], { cwd: ROOT, stdio: 'inherit' });
+  const built = spawnSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', path.join(__dirname, 'tsconfig.gate-server.json')],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   if (built.status !== 0) throw new Error(`compiling the bench server failed (tsc exited ${built.status})`);
   return path.join(ROOT, 'dist', 'bench-server', 'bench', 'gate-server.js');
 }
@@ -101,12 +112,27 @@ export async function benchGateThroughput(): Promise<void> {
         child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)));
       });
       const { port, agent, pid } = JSON.parse(first) as { port: number; agent: number; pid: number };
-      const routes = { bare: `http://127.0.0.1:${port}/bare/${agent}`, layers: `http://127.0.0.1:${port}/two-layers/${agent}`, gated: `http://127.0.0.1:${port}/gated/${agent}`, uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}`, readme: `http://127.0.0.1:${port}/readme/${agent}` };
-      for (const url of Object.values(routes)) await autocannon({ url, connections: CONNECTIONS, duration: 2, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: ADMITTED[0] }) });
+      const routes = {
+        bare: `http://127.0.0.1:${port}/bare/${agent}`,
+        layers: `http://127.0.0.1:${port}/two-layers/${agent}`,
+        gated: `http://127.0.0.1:${port}/gated/${agent}`,
+        uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}`,
+        readme: `http://127.0.0.1:${port}/readme/${agent}`,
+      };
+      for (const url of Object.values(routes))
+        await autocannon({
+          url,
+          connections: CONNECTIONS,
+          duration: 2,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ from: ADMITTED[0] }),
+        });
       const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [], readme: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Each round drives bare and gated back to back, in turn first, so each pair sees the same machine.
-        const order: (keyof typeof routes)[] = round % 2 ? ['readme', 'gated', 'bare', 'layers', 'uncached'] : ['bare', 'gated', 'readme', 'layers', 'uncached'];
+        const order: (keyof typeof routes)[] =
+          round % 2 ? ['readme', 'gated', 'bare', 'layers', 'uncached'] : ['bare', 'gated', 'readme', 'layers', 'uncached'];
         for (const name of order) runs[name].push(await drive(routes[name], pid));
       }
       const med = (xs: Figures[], k: keyof Figures) => median(xs.map((x) => x[k]));
@@ -127,8 +153,12 @@ export async function benchGateThroughput(): Promise<void> {
         const ratios = xs.map((x, i) => (100 * x.rps) / base[i]!.rps);
         const added = (k: 'p50' | 'p99' | 'cpuUs') => xs.map((x, i) => x[k] - base[i]![k]);
         const [p50s, p99s, cpus] = [added('p50'), added('p99'), added('cpuUs')];
-        console.log(`  ${label} keeps ${median(ratios).toFixed(1)}% of its throughput (rounds: ${ratios.map((r) => r.toFixed(0)).join(', ')}%)`);
-        console.log(`    adds p50 ${median(p50s).toFixed(2)} ms (rounds ${range(p50s, 2)}), p99 ${median(p99s).toFixed(2)} ms (rounds ${range(p99s, 2)}), server CPU ${median(cpus).toFixed(0)} µs/request (rounds ${range(cpus, 0)})`);
+        console.log(
+          `  ${label} keeps ${median(ratios).toFixed(1)}% of its throughput (rounds: ${ratios.map((r) => r.toFixed(0)).join(', ')}%)`,
+        );
+        console.log(
+          `    adds p50 ${median(p50s).toFixed(2)} ms (rounds ${range(p50s, 2)}), p99 ${median(p99s).toFixed(2)} ms (rounds ${range(p99s, 2)}), server CPU ${median(cpus).toFixed(0)} µs/request (rounds ${range(cpus, 0)})`,
+        );
       };
       compare('against the bare route, toolRun + requireTool with cache', runs.gated);
       compare('against the bare route, two middleware that do nothing', runs.layers);
@@ -136,7 +166,9 @@ export async function benchGateThroughput(): Promise<void> {
       compare('against the bare route, toolRun + requireTool without cache', runs.uncached);
       compare("against the bare route, the README example's route (library defaults)", runs.readme);
       const readmeRatio = median(runs.readme.map((x, i) => x.rps / runs.bare[i]!.rps));
-      console.log(`  the README example's route as a host writes it: ${readmeRatio.toFixed(2)} of the bare route's throughput (target at least 0.90: ${readmeRatio >= 0.9 ? 'met' : 'NOT met'})`);
+      console.log(
+        `  the README example's route as a host writes it: ${readmeRatio.toFixed(2)} of the bare route's throughput (target at least 0.90: ${readmeRatio >= 0.9 ? 'met' : 'NOT met'})`,
+      );
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));

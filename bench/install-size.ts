@@ -33,8 +33,15 @@ async function main(): Promise<void> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-size-'));
   try {
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-    const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; size: number; unpackedSize: number; entryCount: number }[];
-    console.log(`tarball ${pack!.filename}: ${pack!.entryCount} files, ${(pack!.size / 1e3).toFixed(1)} kB packed, ${(pack!.unpackedSize / 1e3).toFixed(1)} kB unpacked`);
+    const [pack] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      entryCount: number;
+    }[];
+    console.log(
+      `tarball ${pack!.filename}: ${pack!.entryCount} files, ${(pack!.size / 1e3).toFixed(1)} kB packed, ${(pack!.unpackedSize / 1e3).toFixed(1)} kB unpacked`,
+    );
     const rows: [string, string[]][] = [
       ['express alone', ['express@5']],
       ['express + toolgate', ['express@5', path.join(tmp, pack!.filename)]],

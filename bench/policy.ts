@@ -7,7 +7,6 @@ import { routingKeyOf } from '../src/core/routing-key';
 import type { AgentPolicyData, AttachmentPolicy, GateRule, Run } from '../src/core/types';
 
 const ATTACHMENTS = 10;
-const RULES_PER_ATTACHMENT = 5;
 const SAMPLES = 7;
 const SAMPLE_MS = 200;
 
@@ -88,7 +87,9 @@ function measure(label: string, work: (i: number) => number): void {
   const median = rates[Math.floor(rates.length / 2)] ?? 0;
   const spread = `${format(rates[0] ?? 0)}–${format(rates[rates.length - 1] ?? 0)}`;
   blackhole += sink;
-  console.log(`${label.padEnd(34)} ${format(median).padStart(12)} /s  ${(1e9 / median).toFixed(0).padStart(7)} ns each  (samples ${spread})`);
+  console.log(
+    `${label.padEnd(34)} ${format(median).padStart(12)} /s  ${(1e9 / median).toFixed(0).padStart(7)} ns each  (samples ${spread})`,
+  );
 }
 
 function format(rate: number): string {
@@ -105,7 +106,9 @@ export async function benchPolicy(): Promise<void> {
   const policy: CompiledPolicy = compilePolicy(data, LIVE);
   const coldMicros = Number(process.hrtime.bigint() - coldStart) / 1000;
 
-  console.log(`toolgate policy bench: ${data.attachments.length} attachments, ${rules} rules, ${runs.length} runs (${keyed.length} with a key, 1 without, 1 scheduled); node ${process.version}`);
+  console.log(
+    `toolgate policy bench: ${data.attachments.length} attachments, ${rules} rules, ${runs.length} runs (${keyed.length} with a key, 1 without, 1 scheduled); node ${process.version}`,
+  );
   console.log(`${'compilePolicy, first (one shot)'.padEnd(34)} ${coldMicros.toFixed(0).padStart(12)} µs`);
   measure('compilePolicy, patterns seen', () => compilePolicy(data, LIVE).agent_id);
   measure('toolsFor, mixed runs', (i) => policy.toolsFor(runs[i % runs.length] as Run).size);

@@ -94,11 +94,15 @@ async function benchOn(url: string): Promise<void> {
     const g = summary(gatedAdmitted);
     const r = summary(gatedRefused);
     const s = summary(start);
-    console.log(`requireTool latency over HTTP (${REQUESTS} sequential requests per route, keep-alive, agent with 10 attachments / 50 rules, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}):`);
+    console.log(
+      `requireTool latency over HTTP (${REQUESTS} sequential requests per route, keep-alive, agent with 10 attachments / 50 rules, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'}):`,
+    );
     console.log(`  bare route                        median ${us(b.median)}  p95 ${us(b.p95)}  p99 ${us(b.p99)}`);
     console.log(`  toolRun+requireTool, admitted     median ${us(g.median)}  p95 ${us(g.p95)}  p99 ${us(g.p99)}`);
     console.log(`  toolRun+requireTool, refused 403  median ${us(r.median)}  p95 ${us(r.p95)}  p99 ${us(r.p99)}`);
-    console.log(`  added by the gate: admitted median ${us(g.median - b.median)} (p95 ${us(g.p95 - b.p95)}); refused, with its denied record, median ${us(r.median - b.median)}`);
+    console.log(
+      `  added by the gate: admitted median ${us(g.median - b.median)} (p95 ${us(g.p95 - b.p95)}); refused, with its denied record, median ${us(r.median - b.median)}`,
+    );
     console.log(`  runs.start() in-process (load in one query + compile + resolve): median ${us(s.median)}  p95 ${us(s.p95)}`);
   } finally {
     await sequelize.close();

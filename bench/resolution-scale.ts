@@ -30,7 +30,9 @@ const WARM_ROUNDS = 200;
 
 async function fill(url: string, agents: number): Promise<void> {
   await withClient(url, async (c) => {
-    await c.query(`INSERT INTO toolkits (name, member_tool_ids) SELECT 'Scale kit ' || k, ARRAY['lookup_order', 'check_flavor_stock', 'email_analyzer'] FROM generate_series(1, 20) k`);
+    await c.query(
+      `INSERT INTO toolkits (name, member_tool_ids) SELECT 'Scale kit ' || k, ARRAY['lookup_order', 'check_flavor_stock', 'email_analyzer'] FROM generate_series(1, 20) k`,
+    );
     await c.query(`INSERT INTO agents (name) SELECT 'Scale agent ' || g FROM generate_series(1, ${agents}) g`);
     await c.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id)
                    SELECT a.id, t.id FROM agents a JOIN toolkits t ON t.name IN ('Scale kit ' || (a.id % 20 + 1), 'Scale kit ' || ((a.id + 7) % 20 + 1), 'Scale kit ' || ((a.id + 13) % 20 + 1))`);
@@ -164,7 +166,10 @@ class SizeProcess {
   readonly #replies: ChildMessage[] = [];
   #waiting: ((m: ChildMessage) => void) | undefined;
 
-  constructor(readonly size: number, adminUrl: string) {
+  constructor(
+    readonly size: number,
+    adminUrl: string,
+  ) {
     this.#proc = fork(__filename, ['--size', String(size)], { env: { ...process.env, DATABASE_URL: adminUrl }, stdio: 'inherit' });
     const deliver = (m: ChildMessage) => {
       const waiting = this.#waiting;
@@ -207,7 +212,9 @@ class SizeProcess {
 
 export async function benchResolutionScale(sizes: readonly number[] = SIZES): Promise<void> {
   await withPostgresServer(async (adminUrl) => {
-    console.log(`resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules; each size in a process of its own):`);
+    console.log(
+      `resolution at scale (a sample of ${SAMPLE} agents spread over the table; each agent: 3 attachments, 2 rules; each size in a process of its own):`,
+    );
     const procs: SizeProcess[] = [];
     try {
       // One after the other: preparing fills a database, which would color the other's cold runs.
@@ -228,7 +235,9 @@ export async function benchResolutionScale(sizes: readonly number[] = SIZES): Pr
       }
       procs.forEach((p, i) => {
         const passes = warm.get(p)!;
-        console.log(`  ${p.size.toLocaleString('en-US').padStart(7)} agents: ${lines[i]}; warm (cache hit) ${median(passes).toFixed(2)} µs a run (median of ${WARM_ROUNDS} passes, slowest ${Math.max(...passes).toFixed(2)} µs)`);
+        console.log(
+          `  ${p.size.toLocaleString('en-US').padStart(7)} agents: ${lines[i]}; warm (cache hit) ${median(passes).toFixed(2)} µs a run (median of ${WARM_ROUNDS} passes, slowest ${Math.max(...passes).toFixed(2)} µs)`,
+        );
       });
       // Each round's largest size against its smallest, then the median: the pairs see the same minute.
       const [small, large] = [procs[0], procs[procs.length - 1]];
@@ -236,7 +245,9 @@ export async function benchResolutionScale(sizes: readonly number[] = SIZES): Pr
         const [a, b] = [warm.get(small)!, warm.get(large)!];
         const ratios = b.map((x, i) => x / a[i]!);
         const pct = (r: number) => `${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(1)}%`;
-        console.log(`  warm, ${large.size.toLocaleString('en-US')} agents against ${small.size.toLocaleString('en-US')}: ${pct(median(ratios))} (median of the ${WARM_ROUNDS} paired rounds; quartiles ${pct(quantile(ratios, 0.25))} and ${pct(quantile(ratios, 0.75))})`);
+        console.log(
+          `  warm, ${large.size.toLocaleString('en-US')} agents against ${small.size.toLocaleString('en-US')}: ${pct(median(ratios))} (median of the ${WARM_ROUNDS} paired rounds; quartiles ${pct(quantile(ratios, 0.25))} and ${pct(quantile(ratios, 0.75))})`,
+        );
       }
     } finally {
       for (const p of procs) await p.close();

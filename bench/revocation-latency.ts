@@ -44,7 +44,13 @@ export async function benchRevocation(): Promise<void> {
       let stale = 0;
       for (let t = 0; t < TRIALS; t++) {
         const agent = await a.agents.create({ name: `Revoke ${t}`, toolkit_ids: [] });
-        const att = await a.attachments.attach(agent.id, { toolkit_id: kit.id, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }, { kind: 'allow', pattern: 'boss@thescoop.com' }] });
+        const att = await a.attachments.attach(agent.id, {
+          toolkit_id: kit.id,
+          rules: [
+            { kind: 'allow', pattern: 'mara@thescoop.com' },
+            { kind: 'allow', pattern: 'boss@thescoop.com' },
+          ],
+        });
         const rule = att.rules.find((r) => r.pattern === 'mara@thescoop.com')!;
         while (!(await grantedOn(b, agent.id)));
         // The notifications of the grant's own creation may still drop it once: warm until it holds.
@@ -58,13 +64,21 @@ export async function benchRevocation(): Promise<void> {
       }
       const sorted = [...latencies].sort((x, y) => x - y);
       console.log(`revocation from instance A to a refusal on instance B (${TRIALS} trials, B polling from its warm cache):`);
-      console.log(`  median ${sorted[Math.floor(TRIALS / 2)]!.toFixed(2)} ms, max ${sorted[TRIALS - 1]!.toFixed(2)} ms, min ${sorted[0]!.toFixed(2)} ms (B's grants served while the notification was on its way: ${stale})`);
+      console.log(
+        `  median ${sorted[Math.floor(TRIALS / 2)]!.toFixed(2)} ms, max ${sorted[TRIALS - 1]!.toFixed(2)} ms, min ${sorted[0]!.toFixed(2)} ms (B's grants served while the notification was on its way: ${stale})`,
+      );
 
       let staleAfterKill = 0;
       const back: number[] = [];
       for (let t = 0; t < TRIALS; t++) {
         const agent = await a.agents.create({ name: `Killed ${t}`, toolkit_ids: [] });
-        const att = await a.attachments.attach(agent.id, { toolkit_id: kit.id, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }, { kind: 'allow', pattern: 'boss@thescoop.com' }] });
+        const att = await a.attachments.attach(agent.id, {
+          toolkit_id: kit.id,
+          rules: [
+            { kind: 'allow', pattern: 'mara@thescoop.com' },
+            { kind: 'allow', pattern: 'boss@thescoop.com' },
+          ],
+        });
         const rule = att.rules.find((r) => r.pattern === 'mara@thescoop.com')!;
         await ready(b);
         while (!(await grantedOn(b, agent.id)));
@@ -78,8 +92,12 @@ export async function benchRevocation(): Promise<void> {
         back.push(performance.now() - killedAt);
       }
       const backSorted = [...back].sort((x, y) => x - y);
-      console.log(`listening connection killed (pg_terminate_backend), then the grant revoked by plain SQL (${TRIALS} trials, 50 runs on B each):`);
-      console.log(`  stale grants served by B: ${staleAfterKill} of ${TRIALS * 50} runs; B listening again after median ${backSorted[Math.floor(TRIALS / 2)]!.toFixed(0)} ms, max ${backSorted[TRIALS - 1]!.toFixed(0)} ms (reading through meanwhile)`);
+      console.log(
+        `listening connection killed (pg_terminate_backend), then the grant revoked by plain SQL (${TRIALS} trials, 50 runs on B each):`,
+      );
+      console.log(
+        `  stale grants served by B: ${staleAfterKill} of ${TRIALS * 50} runs; B listening again after median ${backSorted[Math.floor(TRIALS / 2)]!.toFixed(0)} ms, max ${backSorted[TRIALS - 1]!.toFixed(0)} ms (reading through meanwhile)`,
+      );
     } finally {
       await a.close();
       await b.close();

@@ -6,10 +6,24 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
-const BENCHES = ['policy', 'casbin-compare', 'warm-gate', 'gate-throughput', 'resolution-scale', 'revocation-latency', 'require-tool', 'exactly-once'];
+const BENCHES = [
+  'policy',
+  'casbin-compare',
+  'warm-gate',
+  'gate-throughput',
+  'resolution-scale',
+  'revocation-latency',
+  'require-tool',
+  'exactly-once',
+];
 
 function main(): void {
-  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; node ${process.version}\n`);
+  console.log(
+    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; node ${process.version}\n`,
+  );
   for (const bench of BENCHES) {
     const ran = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, `${bench}.ts`)], { stdio: 'inherit' });
     if (ran.status !== 0) {

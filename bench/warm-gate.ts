@@ -43,7 +43,9 @@ export async function benchWarmGate(): Promise<void> {
       let keys = 0;
       for (let i = 0; i < REQUESTS; i++) if (routingKeyOf(SENDERS[i % SENDERS.length]) !== null) keys += 1;
       const keyUs = (process.cpuUsage(keyStart).user + process.cpuUsage(keyStart).system) / REQUESTS;
-      console.log(`warm gate in process (${REQUESTS.toLocaleString('en-US')} requests, cache hits, ${granted === REQUESTS + 20_000 ? 'all' : granted} granted): ${cpuUs.toFixed(2)} µs CPU per request (${wallUs.toFixed(2)} µs wall), of which the routing key ${keyUs.toFixed(2)} µs (${keys === REQUESTS ? 'all keyed' : keys})`);
+      console.log(
+        `warm gate in process (${REQUESTS.toLocaleString('en-US')} requests, cache hits, ${granted === REQUESTS + 20_000 ? 'all' : granted} granted): ${cpuUs.toFixed(2)} µs CPU per request (${wallUs.toFixed(2)} µs wall), of which the routing key ${keyUs.toFixed(2)} µs (${keys === REQUESTS ? 'all keyed' : keys})`,
+      );
     } finally {
       await tg.close();
       await sequelize.close();

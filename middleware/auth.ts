@@ -10,7 +10,13 @@ import { isHostName } from '../src/core/host-name';
 import { tokenDigest } from '../src/core/token-digest';
 import { unreachableHostOf } from '../src/core/reachable-host';
 import { OPTION_BOUNDS, OPTION_DEFAULTS } from '../src/option-bounds';
-import { AuthenticationUnavailableError, ForbiddenError, HostNotAllowedError, ToolgateConfigError, UnauthenticatedError } from '../src/errors';
+import {
+  AuthenticationUnavailableError,
+  ForbiddenError,
+  HostNotAllowedError,
+  ToolgateConfigError,
+  UnauthenticatedError,
+} from '../src/errors';
 import { requestState, type AuthState, type Role } from './request-state';
 
 export type { AuthState, Role } from './request-state';
@@ -74,7 +80,10 @@ export function checkAuthOptions(options: AuthOptions): CheckedAuth {
   const add = (role: Role, token: string | undefined) => {
     if (token === undefined) return;
     if (token.length < MIN_TOKEN_LENGTH) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_WEAK_TOKEN', `The ${role} token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random value (openssl rand -hex 32).`);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_WEAK_TOKEN',
+        `The ${role} token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random value (openssl rand -hex 32).`,
+      );
     }
     if (tokens.some((e) => timingSafeEqual(e.digest, tokenDigest(token)))) {
       throw new ToolgateConfigError('ERR_TOOLGATE_SHARED_TOKEN', `The ${role} token is also another role's token: give each role its own.`);
@@ -86,7 +95,13 @@ export function checkAuthOptions(options: AuthOptions): CheckedAuth {
   for (const token of options.clientTokens ?? []) add('client', token);
   add('metrics', options.metricsToken);
   const { open, roleOf, allowedHosts } = checkClientAuth(options);
-  return { tokens, open, roleOf, allowedHosts, clientAuthMissing: !open && roleOf === undefined && (options.clientTokens ?? []).length === 0 };
+  return {
+    tokens,
+    open,
+    roleOf,
+    allowedHosts,
+    clientAuthMissing: !open && roleOf === undefined && (options.clientTokens ?? []).length === 0,
+  };
 }
 
 export function authenticate(auth: CheckedAuth, hooks: AuthHooks = {}): RequestHandler {
@@ -110,7 +125,13 @@ export function authenticate(auth: CheckedAuth, hooks: AuthHooks = {}): RequestH
     // token of its own (a JWT), a session cookie, or anything else.
     if (roleOf) return askRoleOf(roleOf, req, res, next, hooks);
     if (header !== undefined) {
-      return next(new UnauthenticatedError(token !== null ? 'The bearer token is not one this service knows: check the token.' : 'The Authorization header must be "Bearer <token>".'));
+      return next(
+        new UnauthenticatedError(
+          token !== null
+            ? 'The bearer token is not one this service knows: check the token.'
+            : 'The Authorization header must be "Bearer <token>".',
+        ),
+      );
     }
     if (open) {
       // Only a caller with no token is let in by the open mode, and only such a caller is a web page's
@@ -157,38 +178,54 @@ function authOfAnswer(answer: RoleOfAnswer): AuthState | ToolgateConfigError {
     if (answer.caller === undefined) return { role: answer.role, anonymousClient: false, caller: null, source: 'roleOf' };
     // A user id as the host keeps it: a string, or a whole number (a database's integer id).
     const caller = typeof answer.caller === 'number' && Number.isSafeInteger(answer.caller) ? String(answer.caller) : answer.caller;
-    if (typeof caller === 'string' && caller !== '') return { role: answer.role, anonymousClient: false, caller: callerOf('roleOf', caller), source: 'roleOf' };
+    if (typeof caller === 'string' && caller !== '')
+      return { role: answer.role, anonymousClient: false, caller: callerOf('roleOf', caller), source: 'roleOf' };
   }
   const shown = inspect(answer, { depth: 2, breakLength: Infinity }).slice(0, 100);
-  return new ToolgateConfigError('ERR_TOOLGATE_ROLE_OF', `roleOf answered ${shown}: answer one of ${ROLES.map((r) => `'${r}'`).join(', ')}, { role, caller } with a non-empty caller id (a string or a whole number), or null for no one.`);
+  return new ToolgateConfigError(
+    'ERR_TOOLGATE_ROLE_OF',
+    `roleOf answered ${shown}: answer one of ${ROLES.map((r) => `'${r}'`).join(', ')}, { role, caller } with a non-empty caller id (a string or a whole number), or null for no one.`,
+  );
 }
 
 function checkClientAuth(options: AuthOptions): { open: boolean; roleOf: RoleOf | undefined; allowedHosts: ReadonlySet<string> } {
   const fail = (message: string) => new ToolgateConfigError('ERR_TOOLGATE_CLIENT_AUTH', message);
   const { clientRoutes = OPTION_DEFAULTS.clientRoutes, roleOf, allowedHosts } = options;
   if (!(CLIENT_ROUTES as readonly unknown[]).includes(clientRoutes)) {
-    const guess = typeof clientRoutes === 'string' ? CLIENT_ROUTES.find((mode) => editDistance(clientRoutes.toLowerCase(), mode, 2) <= 2) : undefined;
-    throw fail(`createToolgate({ clientRoutes: ${JSON.stringify(clientRoutes)} }) is not a mode${guess ? `: did you mean "${guess}"?` : '.'} Give 'open' (anyone may call the client routes) or 'authenticated' (the default).`);
+    const guess =
+      typeof clientRoutes === 'string' ? CLIENT_ROUTES.find((mode) => editDistance(clientRoutes.toLowerCase(), mode, 2) <= 2) : undefined;
+    throw fail(
+      `createToolgate({ clientRoutes: ${JSON.stringify(clientRoutes)} }) is not a mode${guess ? `: did you mean "${guess}"?` : '.'} Give 'open' (anyone may call the client routes) or 'authenticated' (the default).`,
+    );
   }
   if (roleOf !== undefined && typeof roleOf !== 'function') {
-    throw fail(`createToolgate({ roleOf }) takes a function from a request to a role ('client', 'admin', ...) or null, not ${JSON.stringify(roleOf)}.`);
+    throw fail(
+      `createToolgate({ roleOf }) takes a function from a request to a role ('client', 'admin', ...) or null, not ${JSON.stringify(roleOf)}.`,
+    );
   }
   const open = clientRoutes === 'open';
   if (open && (options.clientTokens ?? []).length > 0) {
-    throw fail("createToolgate({ clientRoutes: 'open' }) with clientTokens: a caller with no token would pass anyway. Drop clientTokens, or clientRoutes to require them.");
+    throw fail(
+      "createToolgate({ clientRoutes: 'open' }) with clientTokens: a caller with no token would pass anyway. Drop clientTokens, or clientRoutes to require them.",
+    );
   }
   if (open && roleOf !== undefined) {
     throw fail("createToolgate({ clientRoutes: 'open' }) with roleOf: a caller it refuses would pass anyway. Drop one of them.");
   }
   if (allowedHosts === undefined) return { open, roleOf, allowedHosts: new Set() };
   if (!open) {
-    throw fail("createToolgate({ allowedHosts }) applies only with clientRoutes: 'open' (it keeps web pages from reaching open routes by DNS rebinding): drop it, or open the client routes.");
+    throw fail(
+      "createToolgate({ allowedHosts }) applies only with clientRoutes: 'open' (it keeps web pages from reaching open routes by DNS rebinding): drop it, or open the client routes.",
+    );
   }
-  if (!Array.isArray(allowedHosts)) throw fail(`createToolgate({ allowedHosts }) takes a list of host names, not ${JSON.stringify(allowedHosts)}.`);
+  if (!Array.isArray(allowedHosts))
+    throw fail(`createToolgate({ allowedHosts }) takes a list of host names, not ${JSON.stringify(allowedHosts)}.`);
   const names = new Set<string>();
   for (const host of allowedHosts as readonly unknown[]) {
     if (typeof host !== 'string' || !isHostName(host.toLowerCase())) {
-      throw fail(`createToolgate({ allowedHosts }): ${JSON.stringify(host)} is not a host name: give names alone, such as toolgate.internal (no scheme, port or path).`);
+      throw fail(
+        `createToolgate({ allowedHosts }): ${JSON.stringify(host)} is not a host name: give names alone, such as toolgate.internal (no scheme, port or path).`,
+      );
     }
     names.add(host.toLowerCase());
   }
@@ -200,14 +237,16 @@ export function requireRole(...roles: Role[]): RequestHandler {
   const allowed = new Set<Role>(roles);
   return function checkRole(_req, res, next) {
     const auth = res.locals.toolgate?.auth;
-    if (!auth) return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
+    if (!auth)
+      return next(new ToolgateConfigError('ERR_TOOLGATE_AUTH_ORDER', 'requireRole() runs after authenticate(): mount authenticate first.'));
     if (auth.role === null) {
       if (allowed.has('client') && auth.anonymousClient) return next();
       return next(new UnauthenticatedError(refusalFor(auth, allowed)));
     }
     if (auth.role === 'admin' || allowed.has(auth.role)) return next();
     const needed = [...allowed].join(' or ');
-    if (auth.source === 'roleOf') return next(new ForbiddenError(`roleOf gives this caller the ${auth.role} role, which may not call this route: it needs ${needed}.`));
+    if (auth.source === 'roleOf')
+      return next(new ForbiddenError(`roleOf gives this caller the ${auth.role} role, which may not call this route: it needs ${needed}.`));
     next(new ForbiddenError(`The ${auth.role} token may not call this route: it needs the ${needed} token.`));
   };
 }

@@ -29,7 +29,10 @@ export class Drain {
     this.#draining = true;
     if (this.#inFlight > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.#idle.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
       clearTimeout(timer);
     }
     return { drained: this.#inFlight === 0, left: this.#inFlight };

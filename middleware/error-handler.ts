@@ -4,7 +4,16 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError } from 'sequelize';
 import { isDatabaseUnavailable } from '../src/db/unavailable';
-import { BadRequestError, HttpError, InternalError, MisconfiguredError, NotFoundError, RouteNotFoundError, ToolgateConfigError, UnavailableError } from '../src/errors';
+import {
+  BadRequestError,
+  HttpError,
+  InternalError,
+  MisconfiguredError,
+  NotFoundError,
+  RouteNotFoundError,
+  ToolgateConfigError,
+  UnavailableError,
+} from '../src/errors';
 import type { ToolgateLogger } from '../src/toolgate-logger';
 
 export interface ErrorHandlerOptions {
@@ -27,7 +36,10 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
     if (error === null) return next(err);
     const requestId = res.locals.toolgate?.requestId;
     if (error.status >= 500) {
-      logger?.error({ err: errorFields(err), request_id: requestId ?? null, method: req.method, path: req.baseUrl + req.path, status: error.status }, 'request failed');
+      logger?.error(
+        { err: errorFields(err), request_id: requestId ?? null, method: req.method, path: req.baseUrl + req.path, status: error.status },
+        'request failed',
+      );
     }
     res
       .status(error.status)

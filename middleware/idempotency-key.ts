@@ -18,13 +18,21 @@ export function idempotencyKey(keys: IdempotencyKeys): RequestHandler {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
     if (!KEY.test(key)) {
-      throw new ValidationError([{ loc: ['header', 'Idempotency-Key'], msg: 'an Idempotency-Key is 1 to 255 printable ASCII characters, such as a UUID', type: 'invalid_idempotency_key' }]);
+      throw new ValidationError([
+        {
+          loc: ['header', 'Idempotency-Key'],
+          msg: 'an Idempotency-Key is 1 to 255 printable ASCII characters, such as a UUID',
+          type: 'invalid_idempotency_key',
+        },
+      ]);
     }
     // Keys are the caller's own: its token's, or the user's roleOf named. Callers roleOf let in
     // without naming them share one scope, as holders of one client token do, never the anonymous one.
     const auth = res.locals.toolgate?.auth;
     const scope = `${auth?.caller ?? (auth?.source === 'roleOf' ? 'roleOf' : 'anonymous')} ${req.method} ${req.baseUrl}${req.path}`;
-    const hash = createHash('sha256').update(canonicalJson(req.body ?? null)).digest('hex');
+    const hash = createHash('sha256')
+      .update(canonicalJson(req.body ?? null))
+      .digest('hex');
     // A retry is one indexed read; only a key not seen yet is claimed.
     let stored = await orUnavailable(keys.find(scope, key));
     if (stored === null) {

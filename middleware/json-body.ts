@@ -17,7 +17,10 @@ export function isBodyLimit(limit: unknown): limit is string {
 /** createToolgate's bodyLimit, checked (by its options schema); throws a ToolgateConfigError. */
 export function checkBodyLimit(limit: unknown): string {
   if (!isBodyLimit(limit)) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_BODY_LIMIT', `createToolgate({ bodyLimit: ${JSON.stringify(limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_BODY_LIMIT',
+      `createToolgate({ bodyLimit: ${JSON.stringify(limit)} }) is not a size: give one such as "1mb", "512kb" or "100b".`,
+    );
   }
   return limit;
 }
@@ -44,6 +47,7 @@ export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequ
 export function unstorableBody(body: unknown): ValidationError | undefined {
   const at = body === undefined ? null : unstorableAt(body);
   if (at === null) return undefined;
-  const msg = 'holds a lone UTF-16 surrogate or a NUL character, which cannot be stored: send well-formed Unicode text (a surrogate only as half of a pair) with no NUL';
+  const msg =
+    'holds a lone UTF-16 surrogate or a NUL character, which cannot be stored: send well-formed Unicode text (a surrogate only as half of a pair) with no NUL';
   return new ValidationError([{ loc: ['body', ...at], msg, type: 'unstorable_text' }]);
 }

@@ -17,7 +17,12 @@ export interface RequireToolOptions {
   legacySentence?: boolean;
 }
 
-export function requireTool(manifest: ToolManifest, toolId: string, observe?: (decision: DispatchDecision) => void, options: RequireToolOptions = {}): RequestHandler {
+export function requireTool(
+  manifest: ToolManifest,
+  toolId: string,
+  observe?: (decision: DispatchDecision) => void,
+  options: RequireToolOptions = {},
+): RequestHandler {
   const tool = manifest.get(toolId);
   if (!tool) {
     const guess = closestToolId(toolId, manifest.ids);

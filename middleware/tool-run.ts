@@ -43,7 +43,10 @@ export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === '
 export function toolRun(runs: Pick<RunService, 'start' | 'startCached'>, options: ToolRunOptions = {}): RequestHandler {
   const agentParam = options.agentParam ?? 'id';
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(agentParam)) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_PARAM', `toolRun({ agentParam: ${JSON.stringify(agentParam)} }) is not a route parameter name: use a name like "id".`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_AGENT_PARAM',
+      `toolRun({ agentParam: ${JSON.stringify(agentParam)} }) is not a route parameter name: use a name like "id".`,
+    );
   }
   const runOf = options.runOf ?? defaultRunOf;
   const senderCheck = options.senderCheck ?? senderAsGiven;
@@ -73,14 +76,18 @@ function dispatchRunOf(req: Request, state: ToolgateRequestState, asked: RunRequ
   const role = state.auth?.role;
   if (asked.kind === 'scheduled') {
     if (role !== 'scheduler' && role !== 'admin') {
-      throw new ForbiddenError('Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.');
+      throw new ForbiddenError(
+        'Only the scheduler or admin token may start a scheduled run: send the sender instead, or use the scheduler token.',
+      );
     }
     return { kind: 'scheduled' };
   }
   // The scheduler's token starts scheduled runs only (HTTP.md): a sender run would reach
   // toolkits that never opted in to scheduled runs, under a role that is not rate-limited.
   if (role === 'scheduler') {
-    throw new ForbiddenError('The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.');
+    throw new ForbiddenError(
+      'The scheduler token starts scheduled runs only: send "scheduled": true, or use a client token for a message\'s sender.',
+    );
   }
   return { kind: 'sender', routing_key: senderCheck(req, asked.sender, asked.authentication_results) };
 }
@@ -117,7 +124,7 @@ export function currentRun(req: Request): ToolRun {
 export function runIn(state: ToolgateRequestState | undefined): ToolRun {
   const run = state?.run;
   if (!run) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', 'This route reads the request\'s run, but toolRun() is not mounted before it.');
+    throw new ToolgateConfigError('ERR_TOOLGATE_NO_RUN', "This route reads the request's run, but toolRun() is not mounted before it.");
   }
   return run;
 }

@@ -1,6 +1,14 @@
 // An agent access rule: one allow/deny address pattern deciding whether the agent handles a
 // sender's message at all (SEMANTICS §9).
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type ForeignKey,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { RuleKind } from '../src/core/types';
 
 export class AgentAccessRule extends Model<InferAttributes<AgentAccessRule>, InferCreationAttributes<AgentAccessRule>> {
@@ -23,7 +31,15 @@ export function defineAgentAccessRule(sequelize: Sequelize): typeof AgentAccessR
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'AgentAccessRule', tableName: 'agent_access_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    {
+      sequelize,
+      modelName: 'AgentAccessRule',
+      tableName: 'agent_access_rules',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   );
   return Bound;
 }

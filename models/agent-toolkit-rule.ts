@@ -1,5 +1,13 @@
 // A gate rule: one allow/deny address pattern on an attachment's sender gate.
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type ForeignKey,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { RuleKind } from '../src/core/types';
 
 export class AgentToolkitRule extends Model<InferAttributes<AgentToolkitRule>, InferCreationAttributes<AgentToolkitRule>> {
@@ -22,7 +30,15 @@ export function defineAgentToolkitRule(sequelize: Sequelize): typeof AgentToolki
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'AgentToolkitRule', tableName: 'agent_toolkit_rules', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    {
+      sequelize,
+      modelName: 'AgentToolkitRule',
+      tableName: 'agent_toolkit_rules',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   );
   return Bound;
 }

@@ -1,5 +1,14 @@
 // The attachment: one toolkit granted to one agent, on its own terms (gate rules, scheduled runs).
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type NonAttribute, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type ForeignKey,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type NonAttribute,
+  type Sequelize,
+} from 'sequelize';
 import type { CapRule } from '../src/core/types';
 import type { AgentToolkitRule } from './agent-toolkit-rule';
 import type { Toolkit } from './toolkit';
@@ -35,7 +44,15 @@ export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'AgentToolkit', tableName: 'agent_toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    {
+      sequelize,
+      modelName: 'AgentToolkit',
+      tableName: 'agent_toolkits',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   );
   return Bound;
 }

@@ -26,7 +26,15 @@ export function defineAgent(sequelize: Sequelize): typeof Agent {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'Agent', tableName: 'agents', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    {
+      sequelize,
+      modelName: 'Agent',
+      tableName: 'agents',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   );
   return Bound;
 }

@@ -1,5 +1,13 @@
 // The tool-call record: every execution, refusal and skip, with the canonical id and legacy name.
-import { DataTypes, Model, type CreationOptional, type ForeignKey, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type ForeignKey,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /**
  * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
@@ -32,7 +40,14 @@ export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
   Bound.init(
     {
       // BIGINT comes back from pg as a string; ids are integers in the API, and far below 2^53.
-      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true, get(this: ToolCall) { return Number(this.getDataValue('id')); } },
+      id: {
+        type: DataTypes.BIGINT,
+        primaryKey: true,
+        autoIncrement: true,
+        get(this: ToolCall) {
+          return Number(this.getDataValue('id'));
+        },
+      },
       tool_id: { type: DataTypes.STRING(64), allowNull: false },
       tool_name: { type: DataTypes.STRING(100), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
@@ -44,7 +59,15 @@ export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
       approved_by: { type: DataTypes.STRING(320), allowNull: true },
       created_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'ToolCall', tableName: 'tool_calls', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: false },
+    {
+      sequelize,
+      modelName: 'ToolCall',
+      tableName: 'tool_calls',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: false,
+    },
   );
   return Bound;
 }

@@ -30,7 +30,15 @@ export function defineToolkit(sequelize: Sequelize): typeof Toolkit {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    { sequelize, modelName: 'Toolkit', tableName: 'toolkits', underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    {
+      sequelize,
+      modelName: 'Toolkit',
+      tableName: 'toolkits',
+      underscored: true,
+      timestamps: true,
+      createdAt: 'created_at',
+      updatedAt: 'updated_at',
+    },
   );
   return Bound;
 }

@@ -49,7 +49,10 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
       }),
     ],
     handle: async (tg, { req, res, body }) => {
-      const handled = await handleMessage(tg.agentRuns, currentRun(req), { thread_id: body.thread_id, message: inboundMessage(body.message) });
+      const handled = await handleMessage(tg.agentRuns, currentRun(req), {
+        thread_id: body.thread_id,
+        message: inboundMessage(body.message),
+      });
       // A redelivered message gets its first handling's answer, as a replayed Idempotency-Key does.
       if (handled.replayed) res.set('Idempotent-Replayed', 'true');
       return handled.answer;
@@ -84,7 +87,8 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     path: '/agents/:id/threads/:threadId',
     params: { threadId: threadReference },
     summary: 'A thread and a page of its messages',
-    description: 'At most `limit` messages after `after`, oldest first, and fewer once the page holds about a million characters; `next_after` reads on.',
+    description:
+      'At most `limit` messages after `after`, oldest first, and fewer once the page holds about a million characters; `next_after` reads on.',
     roles: ['admin'],
     query: threadPageQuery,
     success: {
@@ -103,14 +107,16 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     method: 'get',
     path: '/agents/:id/runs',
     summary: "An agent's runs",
-    description: 'Newest first, scheduled runs included, in pages: at most `limit`, fewer once a page holds about a million characters; the Link header names the next page.',
+    description:
+      'Newest first, scheduled runs included, in pages: at most `limit`, fewer once a page holds about a million characters; the Link header names the next page.',
     roles: ['admin'],
     query: agentRunsPageQuery,
     success: { status: 200, description: 'The runs', schema: z.array(storedRunResponse) },
     handle: async (tg, { req, res, ids, query }) => {
       await tg.agents.get(ids.id);
       const page = await tg.agentRuns.store.runs(ids.id, { before: query.before ?? null, limit: query.limit });
-      if (page.next_before !== null) res.links({ next: `${req.baseUrl}/agents/${ids.id}/runs?limit=${query.limit}&before=${page.next_before}` });
+      if (page.next_before !== null)
+        res.links({ next: `${req.baseUrl}/agents/${ids.id}/runs?limit=${query.limit}&before=${page.next_before}` });
       return page.runs;
     },
   }),

@@ -26,7 +26,8 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
     method: 'post',
     path: '/agents',
     summary: 'Create an agent',
-    description: "With neither toolkit_ids nor enabled_tools, the agent gets Default Tools with an open gate; with toolkit_ids, exactly those; with enabled_tools, the legacy string's access.",
+    description:
+      "With neither toolkit_ids nor enabled_tools, the agent gets Default Tools with an open gate; with toolkit_ids, exactly those; with enabled_tools, the legacy string's access.",
     roles: ['admin'],
     body: agentInputSchema,
     success: { status: 201, description: 'The agent', schema: agentCreatedResponse },

@@ -52,7 +52,11 @@ export const API_ROUTES: readonly ApiSection[] = [
  * Mounts the sections of the groups that are on. The router has read the bearer token already;
  * `legacy` are the services of the routes that answer with the legacy sentence.
  */
-export function mountApiRoutes(router: Router, groups: ReadonlySet<RouteGroup>, services: { parts: RouteServices; legacy: RouteServices }): void {
+export function mountApiRoutes(
+  router: Router,
+  groups: ReadonlySet<RouteGroup>,
+  services: { parts: RouteServices; legacy: RouteServices },
+): void {
   const mount: MountServices = { requireRole: services.parts.requireRole, idempotencyKey: services.parts.idempotencyKey };
   for (const { group, section, legacySentence } of API_ROUTES) {
     if (groups.has(group)) router.use(mountRoutes(section, legacySentence ? services.legacy : services.parts, mount));

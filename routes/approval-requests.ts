@@ -17,7 +17,8 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
     method: 'get',
     path: '/agents/:id/approval-requests',
     summary: "An agent's approval requests",
-    description: 'Newest first; `status` keeps only those (pending, approved, denied, expired, void). A pending request past its time is marked expired as it is read.',
+    description:
+      'Newest first; `status` keeps only those (pending, approved, denied, expired, void). A pending request past its time is marked expired as it is read.',
     roles: ['admin'],
     query: approvalListQuery,
     success: { status: 200, description: 'The requests', schema: z.array(approvalRequestResponse) },

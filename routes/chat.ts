@@ -18,7 +18,8 @@ export const chatRoutes = routeSection<Pick<RouteServices, 'model' | 'toolRun'>>
     method: 'post',
     path: '/agents/:id/chat',
     summary: 'Talk to the agent',
-    description: "Needs no tool, but it is a message from a sender: the agent's access rules decide first, and a refused sender gets a 403 with one denied record. No tool runs.",
+    description:
+      "Needs no tool, but it is a message from a sender: the agent's access rules decide first, and a refused sender gets a 403 with one denied record. No tool runs.",
     roles: ['client'],
     body: chatBody,
     success: { status: 200, description: "The agent's reply", schema: chatResponse },

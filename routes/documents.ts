@@ -83,7 +83,9 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
       const run = currentRun(req);
       const context = modelContext(run.agent, new Date());
       const answer = (q: string, sources: Parameters<typeof tg.model.answerQuestion>[1]) => tg.model.answerQuestion(q, sources, context);
-      const result = await orUpstreamError(run.dispatch('document_search', () => askDocuments(tg.documents, answer, run.agentId, body.question, body.top_k)));
+      const result = await orUpstreamError(
+        run.dispatch('document_search', () => askDocuments(tg.documents, answer, run.agentId, body.question, body.top_k)),
+      );
       return { routing_key: run.routingKey, ...result };
     },
   }),

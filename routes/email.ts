@@ -24,7 +24,8 @@ export const emailRoutes = routeSection<EmailServices>('Email', (route) => [
     method: 'post',
     path: '/agents/:id/email/analyze',
     summary: 'Analyze a message',
-    description: "Gate: email_analyzer (403 tool_forbidden when not offered to the sender's run). Enhancement: task_creator files one task per action item when offered.",
+    description:
+      "Gate: email_analyzer (403 tool_forbidden when not offered to the sender's run). Enhancement: task_creator files one task per action item when offered.",
     ...gatedMessage,
     success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeResponse },
     handle: (tg, { req, body }) => analyzeEmail(tg.email, currentRun(req), body),
@@ -33,7 +34,8 @@ export const emailRoutes = routeSection<EmailServices>('Email', (route) => [
     method: 'post',
     path: '/agents/:id/workflows/email',
     summary: 'Run the three-stage email workflow',
-    description: "Gate: email_analyzer (analysis). Enhancements: task_creator (tasks) and reply_generator (the reply; without it, the analysis's suggested reply).",
+    description:
+      "Gate: email_analyzer (analysis). Enhancements: task_creator (tasks) and reply_generator (the reply; without it, the analysis's suggested reply).",
     ...gatedMessage,
     success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: workflowResponse },
     handle: (tg, { req, body }) => runEmailWorkflow(tg.email, currentRun(req), body),

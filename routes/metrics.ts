@@ -13,7 +13,10 @@ export const metricsRoutes = routeSection<Pick<RouteServices, 'metrics'>>('Opera
     roles: ['metrics'],
     success: { status: 200, description: 'The metrics, as text/plain in the Prometheus exposition format' },
     handle: async (tg, { res }) => {
-      res.set('Content-Type', tg.metrics.contentType).set('Cache-Control', 'no-store').send(await tg.metrics.render());
+      res
+        .set('Content-Type', tg.metrics.contentType)
+        .set('Cache-Control', 'no-store')
+        .send(await tg.metrics.render());
     },
   }),
 ]);

@@ -18,7 +18,8 @@ export const migrationsRoutes = routeSection<Pick<RouteServices, 'registry' | 's
     method: 'post',
     path: '/migrations/enabled-tools',
     summary: "Migrate agents' enabled_tools strings to toolkits",
-    description: 'A dry run by default; `dry_run: false` applies it, verified inside its transaction, and commits only when every check passes.',
+    description:
+      'A dry run by default; `dry_run: false` applies it, verified inside its transaction, and commits only when every check passes.',
     roles: ['admin'],
     body: migrationBody,
     bodyRequired: false,

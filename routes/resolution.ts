@@ -21,7 +21,8 @@ export const resolutionRoutes = routeSection<Pick<RouteServices, 'runs'>>('Resol
     method: 'get',
     path: '/agents/:id/tools',
     summary: 'What a run would be offered, and why',
-    description: '`?sender=` for a sender run (the address taken as given), `?scheduled=true` for a scheduled run, neither for the catalogue (every tool attached, gates ignored).',
+    description:
+      '`?sender=` for a sender run (the address taken as given), `?scheduled=true` for a scheduled run, neither for the catalogue (every tool attached, gates ignored).',
     roles: ['admin'],
     query: resolutionQuery,
     success: { status: 200, description: 'The resolution, explained per attachment', schema: resolutionResponse },

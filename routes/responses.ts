@@ -32,7 +32,10 @@ export const agentResponse = z.object({
   description: z.string().nullable(),
   system_prompt: z.string().nullable(),
   enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
-  escalation_address: z.string().nullable().describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
+  escalation_address: z
+    .string()
+    .nullable()
+    .describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -69,7 +72,12 @@ export const attachmentResponse = z.object({
   caps: z.array(capResponse).describe('how often its members may run (SEMANTICS §13)'),
 });
 
-const capRuleResponse = z.object({ tool_id: z.string().nullable(), per: capPerSchema, limit: z.number().int(), window_s: z.number().int() });
+const capRuleResponse = z.object({
+  tool_id: z.string().nullable(),
+  per: capPerSchema,
+  limit: z.number().int(),
+  window_s: z.number().int(),
+});
 
 export const explanationResponse = z.object({
   attachment_id: z.number().int(),
@@ -81,9 +89,19 @@ export const explanationResponse = z.object({
   tools: z.array(z.string()),
   stale_tool_ids: z.array(z.string()),
   approval: approvalTerms,
-  needs_approval: z.boolean().describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
+  needs_approval: z
+    .boolean()
+    .describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
   caps: z
-    .array(capRuleResponse.extend({ remaining: z.number().int().optional().describe("the calls left in this run's window, for a run that names its sender or a scheduled one") }))
+    .array(
+      capRuleResponse.extend({
+        remaining: z
+          .number()
+          .int()
+          .optional()
+          .describe("the calls left in this run's window, for a run that names its sender or a scheduled one"),
+      }),
+    )
     .describe('its caps, the window in seconds'),
 });
 
@@ -96,10 +114,18 @@ const decisionResponse = z.object({
 export const resolutionResponse = z.object({
   run: z.enum(['sender', 'scheduled', 'catalogue']),
   routing_key: z.string().nullable(),
-  access: decisionResponse.nullable().describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
+  access: decisionResponse
+    .nullable()
+    .describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
   tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
-  needs_approval: z.array(z.string()).describe('the offered tools this run can only request: no admitting attachment offers them without approval'),
-  capped: z.array(z.string()).describe("the offered tools whose calls count toward a cap: every attachment the run calls them under caps them; a tool another admitting attachment offers uncapped is not here"),
+  needs_approval: z
+    .array(z.string())
+    .describe('the offered tools this run can only request: no admitting attachment offers them without approval'),
+  capped: z
+    .array(z.string())
+    .describe(
+      'the offered tools whose calls count toward a cap: every attachment the run calls them under caps them; a tool another admitting attachment offers uncapped is not here',
+    ),
   attachments: z.array(explanationResponse),
 });
 
@@ -109,7 +135,11 @@ const stepResponse = z.object({
   status: stepStatusSchema,
   output: z.unknown().optional(),
   error: z.string().optional(),
-  approval_request_id: z.number().int().optional().describe('the approval request a pending_approval step was filed as (or found pending), or the one an approve or deny decided'),
+  approval_request_id: z
+    .number()
+    .int()
+    .optional()
+    .describe('the approval request a pending_approval step was filed as (or found pending), or the one an approve or deny decided'),
 });
 
 const newThreadResponse = z.object({
@@ -120,7 +150,9 @@ const newThreadResponse = z.object({
 export const agentRunResponse = z.object({
   run_id: z.number().int(),
   thread_id: z.string().optional().describe("the thread's reference (opaque); absent for a scheduled run"),
-  new_thread: newThreadResponse.optional().describe('present when the message named a thread it could not join: it was handled in this new thread, with no history'),
+  new_thread: newThreadResponse
+    .optional()
+    .describe('present when the message named a thread it could not join: it was handled in this new thread, with no history'),
   run: z.enum(['sender', 'scheduled']),
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
@@ -128,7 +160,10 @@ export const agentRunResponse = z.object({
   steps: z.array(stepResponse),
   reply: z.object({
     text: z.string().describe('empty when the run stopped without a reply'),
-    message_id: z.string().nullable().describe("the reply's own Message-ID, for the relay that sends it; null when there is no reply to send"),
+    message_id: z
+      .string()
+      .nullable()
+      .describe("the reply's own Message-ID, for the relay that sends it; null when there is no reply to send"),
     to: z.array(z.string()),
     cc: z.array(z.string()).describe('the escalation address when the run passed something on; the requesters of requests it decided'),
   }),
@@ -220,7 +255,7 @@ export const toolCallResponse = z.object({
   duration_ms: z.number().int(),
   error: z.string().nullable(),
   approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
-  approved_by: z.string().nullable().describe("who approved the call that ran: a routing key, or admin / dashboard"),
+  approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
   created_at: timestamp,
 });
 
@@ -324,9 +359,17 @@ export const migrationReportResponse = z.object({
       note: z.string().optional(),
     }),
   ),
-  unmatched_tokens: z.array(z.object({ token: z.string(), suggestion: z.string().nullable(), agents: z.number().int(), mapped_for: z.number().int() })),
+  unmatched_tokens: z.array(
+    z.object({ token: z.string(), suggestion: z.string().nullable(), agents: z.number().int(), mapped_for: z.number().int() }),
+  ),
   unmatched: z.array(
-    z.object({ agent_id: z.number().int(), agent_name: z.string().nullable(), token: z.string(), suggestion: z.string().nullable(), mapped: z.boolean() }),
+    z.object({
+      agent_id: z.number().int(),
+      agent_name: z.string().nullable(),
+      token: z.string(),
+      suggestion: z.string().nullable(),
+      mapped: z.boolean(),
+    }),
   ),
   skipped: z.array(
     z.object({
@@ -355,7 +398,9 @@ export const migrationReportResponse = z.object({
   undo: z
     .object({
       kept_attachments: z.array(z.object({ attachment_id: z.number().int(), agent_id: z.number().int(), toolkit_name: z.string() })),
-      kept_toolkits: z.array(z.object({ toolkit_id: z.number().int(), name: z.string(), attachments: z.number().int(), members_edited: z.boolean() })),
+      kept_toolkits: z.array(
+        z.object({ toolkit_id: z.number().int(), name: z.string(), attachments: z.number().int(), members_edited: z.boolean() }),
+      ),
     })
     .optional(),
   duration_ms: z.number().int(),
@@ -367,7 +412,10 @@ export const errorResponse = z.object({
   code: z.string().describe('stable: branch on it, never on detail'),
   request_id: z.string().optional(),
   tool: z.string().optional().describe('on tool_forbidden and not_dispatchable'),
-  report: z.looseObject({}).optional().describe("on parity_mismatch: the migration's report, as POST /api/migrations/enabled-tools answers it"),
+  report: z
+    .looseObject({})
+    .optional()
+    .describe("on parity_mismatch: the migration's report, as POST /api/migrations/enabled-tools answers it"),
 });
 
 export const healthResponse = z.object({ status: z.literal('ok') });

@@ -57,7 +57,11 @@ export interface RouteDescription {
 }
 
 /** `'/agents/:id/documents/:docId'` → `'id' | 'docId'`. */
-type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
 /** What a handler gets: the request's parts, each already checked against the declaration. */
 export interface RouteInput<P extends string, Q, B> {
@@ -75,7 +79,12 @@ export interface RouteInput<P extends string, Q, B> {
   body: B;
 }
 
-export interface Route<S, P extends string = string, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteDescription {
+export interface Route<
+  S,
+  P extends string = string,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> extends RouteDescription {
   path: P;
   query?: Q;
   body?: B;
@@ -107,7 +116,9 @@ export interface RouteSection<S = never> {
  */
 export function routeSection<S>(
   tag: string,
-  declare: (route: <P extends string, Q extends z.ZodType = z.ZodNever, B extends z.ZodType = z.ZodNever>(r: Route<S, P, Q, B>) => Route<S>) => readonly Route<S>[],
+  declare: (
+    route: <P extends string, Q extends z.ZodType = z.ZodNever, B extends z.ZodType = z.ZodNever>(r: Route<S, P, Q, B>) => Route<S>,
+  ) => readonly Route<S>[],
 ): RouteSection<S> {
   return { tag, routes: declare((r) => r as unknown as Route<S>) };
 }
@@ -142,7 +153,8 @@ export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServ
     }
     chain.push(checkInput(route));
     if (route.idempotent) {
-      if (!mount.idempotencyKey) throw new Error(`${route.method.toUpperCase()} ${route.path} takes an Idempotency-Key: mount it with idempotencyKey.`);
+      if (!mount.idempotencyKey)
+        throw new Error(`${route.method.toUpperCase()} ${route.path} takes an Idempotency-Key: mount it with idempotencyKey.`);
       chain.push(mount.idempotencyKey);
     }
     chain.push(...(route.use?.(tg) ?? []));

@@ -30,7 +30,8 @@ export const toolCallRecordsRoutes = routeSection<Pick<RouteServices, 'agents' |
     method: 'get',
     path: '/agents/:id/tool-calls',
     summary: "An agent's tool-call records",
-    description: 'Newest first: every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals).',
+    description:
+      'Newest first: every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals).',
     roles: ['admin'],
     query: toolCallsQuery,
     success: { status: 200, description: 'The records', schema: z.array(toolCallResponse) },
@@ -54,7 +55,8 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
     also: [
       {
         status: 202,
-        description: "The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call's pending request is returned; nothing ran",
+        description:
+          "The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call's pending request is returned; nothing ran",
         schema: dispatchPendingResponse,
       },
     ],
@@ -71,7 +73,9 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
           return { tool: body.tool, status: 'failure', error: outcome.error };
         default:
           // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
-          res.status(202).json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
+          res
+            .status(202)
+            .json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
           return undefined;
       }
     },

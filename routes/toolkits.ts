@@ -18,7 +18,8 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     method: 'post',
     path: '/toolkits/sync',
     summary: 'Sync the system toolkits',
-    description: 'Creates All Tools and Default Tools when missing and rewrites All Tools to the manifest. Idempotent: run it on every deploy.',
+    description:
+      'Creates All Tools and Default Tools when missing and rewrites All Tools to the manifest. Idempotent: run it on every deploy.',
     roles: ['admin'],
     success: { status: 200, description: 'What the sync found and changed', schema: syncReportResponse },
     errors: ['conflict'],

@@ -90,7 +90,9 @@ export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
   await sequelize.transaction(async (transaction) => {
     await sequelize.query(`DELETE FROM agents WHERE name IN ('Sundae', 'Scout')`, { transaction });
-    await sequelize.query(`DELETE FROM toolkits WHERE name IN ('Support', 'Finance', 'Operations') AND system_key IS NULL`, { transaction });
+    await sequelize.query(`DELETE FROM toolkits WHERE name IN ('Support', 'Finance', 'Operations') AND system_key IS NULL`, {
+      transaction,
+    });
     await dropScoopData(sequelize, transaction);
   });
 }

@@ -4,7 +4,9 @@
 import type { QueryInterface } from 'sequelize';
 
 export async function up(queryInterface: QueryInterface): Promise<void> {
-  await queryInterface.sequelize.query(`UPDATE agents SET escalation_address = 'mara@thescoop.com' WHERE name = 'Sundae' AND escalation_address IS NULL`);
+  await queryInterface.sequelize.query(
+    `UPDATE agents SET escalation_address = 'mara@thescoop.com' WHERE name = 'Sundae' AND escalation_address IS NULL`,
+  );
 }
 
 // Nothing to undo: the address is an operator's to change, like any other.

@@ -14,37 +14,83 @@ import type { MigrationReport } from './legacy/report';
  */
 export const ERROR_CODES = {
   invalid_json: { status: 400, meaning: 'the body is not valid JSON' },
-  bad_request: { status: 400, meaning: 'Express could not read the request (a malformed URL, say); the status is the 4xx Express reported' },
+  bad_request: {
+    status: 400,
+    meaning: 'Express could not read the request (a malformed URL, say); the status is the 4xx Express reported',
+  },
   unauthenticated: { status: 401, meaning: 'no token, a header that is not "Bearer <token>", or a token the service does not know' },
   forbidden: { status: 403, meaning: "the token's role may not call this route, or start this kind of run" },
   tool_forbidden: { status: 403, meaning: 'the tool is not offered to this run (a denied record is written); `tool` names it' },
-  approval_required: { status: 403, meaning: 'the tool needs approval for this sender, and this route runs it at once, so nothing was filed (a denied record is written); `tool` names it' },
-  cap_exceeded: { status: 403, meaning: 'the call is over a cap of the attachment it runs under; nothing ran (a denied record is written); `tool` names it' },
-  sender_forbidden: { status: 403, meaning: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)" },
-  insecure_context: { status: 403, meaning: 'the dashboard was opened over plain HTTP from another machine, where the browser would drop its Secure cookie' },
+  approval_required: {
+    status: 403,
+    meaning:
+      'the tool needs approval for this sender, and this route runs it at once, so nothing was filed (a denied record is written); `tool` names it',
+  },
+  cap_exceeded: {
+    status: 403,
+    meaning: 'the call is over a cap of the attachment it runs under; nothing ran (a denied record is written); `tool` names it',
+  },
+  sender_forbidden: {
+    status: 403,
+    meaning: "the agent's access rules refuse this message's sender; nothing ran (a denied record is written)",
+  },
+  insecure_context: {
+    status: 403,
+    meaning: 'the dashboard was opened over plain HTTP from another machine, where the browser would drop its Secure cookie',
+  },
   csrf: { status: 403, meaning: 'a dashboard form was not sent from a dashboard page that is still open' },
   not_found: { status: 404, meaning: 'no such agent, toolkit, attachment, rule or document' },
   conflict: { status: 409, meaning: 'a duplicate, or a change the system toolkits refuse' },
-  parity_mismatch: { status: 409, meaning: 'the check found access that differs from the legacy strings; nothing was committed; `report` has it' },
+  parity_mismatch: {
+    status: 409,
+    meaning: 'the check found access that differs from the legacy strings; nothing was committed; `report` has it',
+  },
   schema_not_migrated: { status: 409, meaning: 'the schema migrations have not run' },
   migration_busy: { status: 409, meaning: 'other writers held the tables for 30 s; nothing changed' },
-  idempotency_key_in_flight: { status: 409, meaning: 'the first request with this Idempotency-Key is still running; nothing started again; see Retry-After' },
-  message_id_in_flight: { status: 409, meaning: 'the first delivery of this message_id is still running; nothing started again; see Retry-After' },
-  interrupted: { status: 409, meaning: 'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again' },
+  idempotency_key_in_flight: {
+    status: 409,
+    meaning: 'the first request with this Idempotency-Key is still running; nothing started again; see Retry-After',
+  },
+  message_id_in_flight: {
+    status: 409,
+    meaning: 'the first delivery of this message_id is still running; nothing started again; see Retry-After',
+  },
+  interrupted: {
+    status: 409,
+    meaning:
+      'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again',
+  },
   payload_too_large: { status: 413, meaning: 'the body is over the limit' },
   unsupported_media_type: { status: 415, meaning: 'the JSON body is not UTF-8' },
-  host_not_allowed: { status: 421, meaning: 'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)' },
+  host_not_allowed: {
+    status: 421,
+    meaning:
+      'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)',
+  },
   validation_error: { status: 422, meaning: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key came with another body; nothing ran' },
-  message_id_reused: { status: 422, meaning: "this message_id was handled for another sender or with other content (or is the agent's own reply's); nothing ran" },
+  message_id_reused: {
+    status: 422,
+    meaning: "this message_id was handled for another sender or with other content (or is the agent's own reply's); nothing ran",
+  },
   not_dispatchable: { status: 422, meaning: 'the tool is offered but nothing implements it' },
   rate_limited: { status: 429, meaning: 'the caller is over its budget; see Retry-After' },
   internal_error: { status: 500, meaning: "a fault of toolgate's own; nothing was granted" },
-  misconfigured: { status: 500, meaning: "a host mounted toolgate's middleware wrongly (toolRun() with no JSON body parser before it, say); the sentence says what to change" },
+  misconfigured: {
+    status: 500,
+    meaning:
+      "a host mounted toolgate's middleware wrongly (toolRun() with no JSON body parser before it, say); the sentence says what to change",
+  },
   upstream_error: { status: 502, meaning: 'the language model failed, timed out or broke the schema' },
   unavailable: { status: 503, meaning: 'the database cannot be reached; nothing was granted; see Retry-After' },
-  authentication_unavailable: { status: 503, meaning: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After" },
-  shutting_down: { status: 503, meaning: 'this instance is shutting down and takes no new requests; retry (another instance answers); see Retry-After' },
+  authentication_unavailable: {
+    status: 503,
+    meaning: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After",
+  },
+  shutting_down: {
+    status: 503,
+    meaning: 'this instance is shutting down and takes no new requests; retry (another instance answers); see Retry-After',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -122,7 +168,9 @@ export class ToolForbiddenError extends HttpError {
   readonly tool: string;
   readonly reason: NotOfferedReason | null;
   constructor(tool: string, reason: NotOfferedReason | null = null, options: { legacySentence?: boolean } = {}) {
-    super('tool_forbidden', options.legacySentence ? `This agent does not have ${tool} tool enabled` : notOfferedSentence(tool, reason), { tool });
+    super('tool_forbidden', options.legacySentence ? `This agent does not have ${tool} tool enabled` : notOfferedSentence(tool, reason), {
+      tool,
+    });
     this.tool = tool;
     this.reason = reason;
   }
@@ -135,11 +183,16 @@ function notOfferedSentence(tool: string, reason: NotOfferedReason | null): stri
 
 /** Each refusal's cause, then what an operator can change; a reason that admits has no entry. */
 const NOT_OFFERED_BECAUSE: Record<NotOfferedReason, string> = {
-  deny_rule: 'a deny rule of its gate matches this sender. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
-  allow_list_default: 'its gate admits listed senders only, and this sender is none of them. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
-  no_routing_key: 'this message has no sender address its gate could check. Refused at dispatch, nothing ran; a message needs a sender address its gate can match',
-  proactive_off: 'its attachment does not allow scheduled runs. Refused at dispatch, nothing ran; an operator can allow them on the attachment',
-  access_rules: "the agent's access rules refuse this sender. Refused at dispatch, nothing ran; an operator can change the agent's access rules",
+  deny_rule:
+    'a deny rule of its gate matches this sender. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
+  allow_list_default:
+    'its gate admits listed senders only, and this sender is none of them. Refused at dispatch, nothing ran; an operator can change who its attachment admits',
+  no_routing_key:
+    'this message has no sender address its gate could check. Refused at dispatch, nothing ran; a message needs a sender address its gate can match',
+  proactive_off:
+    'its attachment does not allow scheduled runs. Refused at dispatch, nothing ran; an operator can allow them on the attachment',
+  access_rules:
+    "the agent's access rules refuse this sender. Refused at dispatch, nothing ran; an operator can change the agent's access rules",
   not_carried: 'no toolkit attached to this agent carries it. Refused at dispatch, nothing ran; an operator can attach a toolkit that does',
 };
 
@@ -163,7 +216,11 @@ export class ApprovalRequiredError extends HttpError {
 export class CapExceededError extends HttpError {
   readonly tool: string;
   constructor(tool: string, detail: string) {
-    super('cap_exceeded', `${detail}: refused at dispatch, nothing ran. It may run again once the window has room, or an operator can raise the cap.`, { tool });
+    super(
+      'cap_exceeded',
+      `${detail}: refused at dispatch, nothing ran. It may run again once the window has room, or an operator can raise the cap.`,
+      { tool },
+    );
     this.tool = tool;
   }
 }
@@ -171,7 +228,10 @@ export class CapExceededError extends HttpError {
 /** The agent's access rules refuse this message's sender (SEMANTICS §9): nothing ran. */
 export class SenderForbiddenError extends HttpError {
   constructor() {
-    super('sender_forbidden', "This agent's access rules refuse messages from this sender, so nothing was run. An operator can change the agent's access rules.");
+    super(
+      'sender_forbidden',
+      "This agent's access rules refuse messages from this sender, so nothing was run. An operator can change the agent's access rules.",
+    );
   }
 }
 
@@ -194,21 +254,32 @@ export class ConflictError extends HttpError {
  */
 export class MessageIdReusedError extends HttpError {
   constructor() {
-    super('message_id_reused', 'This message_id was already handled for another sender, or with other content (or is one of the agent\'s own replies): nothing was run. A new message needs a Message-ID of its own.');
+    super(
+      'message_id_reused',
+      "This message_id was already handled for another sender, or with other content (or is one of the agent's own replies): nothing was run. A new message needs a Message-ID of its own.",
+    );
   }
 }
 
 /** An Idempotency-Key already used with another body (SEMANTICS §13): nothing ran. */
 export class IdempotencyKeyReusedError extends HttpError {
   constructor() {
-    super('idempotency_key_reused', 'This Idempotency-Key was already used with another request body: nothing was run. Send the same body to get its answer, or use a new key for a new request.');
+    super(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with another request body: nothing was run. Send the same body to get its answer, or use a new key for a new request.',
+    );
   }
 }
 
 /** The first request with this Idempotency-Key, or this message_id, is still running: retry later to get its answer. */
 export class InFlightError extends HttpError {
   constructor(code: 'idempotency_key_in_flight' | 'message_id_in_flight', what: string) {
-    super(code, `The first request with this ${what} is still running: nothing was started again. Retry shortly to get its answer.`, {}, { 'Retry-After': '2' });
+    super(
+      code,
+      `The first request with this ${what} is still running: nothing was started again. Retry shortly to get its answer.`,
+      {},
+      { 'Retry-After': '2' },
+    );
   }
 }
 
@@ -232,7 +303,11 @@ export class ValidationError extends HttpError {
 /** A tool that is offered but has no implementation the generic dispatch route can run. */
 export class NotDispatchableError extends HttpError {
   constructor(tool: string) {
-    super('not_dispatchable', `The tool ${tool} has no implementation in this toolgate to dispatch: give the host tool an execute function, or call the route that uses it.`, { tool });
+    super(
+      'not_dispatchable',
+      `The tool ${tool} has no implementation in this toolgate to dispatch: give the host tool an execute function, or call the route that uses it.`,
+      { tool },
+    );
   }
 }
 
@@ -245,7 +320,12 @@ export class UpstreamError extends HttpError {
 /** The host's roleOf failed: nobody is let in on a guess, and the caller may retry. */
 export class AuthenticationUnavailableError extends HttpError {
   constructor() {
-    super('authentication_unavailable', 'Who is calling could not be established right now (the host\'s own authentication failed); nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+    super(
+      'authentication_unavailable',
+      "Who is calling could not be established right now (the host's own authentication failed); nothing was granted. Retry shortly.",
+      {},
+      { 'Retry-After': '5' },
+    );
   }
 }
 
@@ -262,7 +342,12 @@ export class HostNotAllowedError extends HttpError {
 /** The database cannot be reached: the request is refused, never answered by granting anything. */
 export class UnavailableError extends HttpError {
   constructor(options?: { cause?: unknown }) {
-    super('unavailable', 'The service cannot reach its database right now; nothing was granted. Retry shortly.', {}, { 'Retry-After': '5' });
+    super(
+      'unavailable',
+      'The service cannot reach its database right now; nothing was granted. Retry shortly.',
+      {},
+      { 'Retry-After': '5' },
+    );
     if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
@@ -282,7 +367,12 @@ export class RateLimitedError extends HttpError {
 /** This instance is draining for a shutdown (SEMANTICS §13): a load balancer retries elsewhere. */
 export class ShuttingDownError extends HttpError {
   constructor() {
-    super('shutting_down', 'This instance is shutting down and takes no new requests: retry, and another instance answers.', {}, { 'Retry-After': '1' });
+    super(
+      'shutting_down',
+      'This instance is shutting down and takes no new requests: retry, and another instance answers.',
+      {},
+      { 'Retry-After': '1' },
+    );
   }
 }
 
@@ -357,7 +447,10 @@ export class InsecureDashboardError extends HttpError {
 /** A dashboard form that failed its CSRF check, most often one sent from a page left open too long. */
 export class CsrfError extends HttpError {
   constructor() {
-    super('csrf', 'This form was not sent from a dashboard page that is still open (it may have expired). Go back, reload the page and send it again.');
+    super(
+      'csrf',
+      'This form was not sent from a dashboard page that is still open (it may have expired). Go back, reload the page and send it again.',
+    );
   }
 }
 
@@ -371,7 +464,10 @@ export class PageNotFoundError extends HttpError {
 /** A dashboard form sent after its session ended: the form is not acted on, and no Bearer challenge is made. */
 export class SignedOutError extends HttpError {
   constructor() {
-    super('unauthenticated', 'You are signed out (a session ends after two hours without activity). Sign in again, then send the form again.');
+    super(
+      'unauthenticated',
+      'You are signed out (a session ends after two hours without activity). Sign in again, then send the form again.',
+    );
   }
 }
 
@@ -396,7 +492,9 @@ export class InvalidFormFieldError extends HttpError {
 export class ParityMismatchError extends HttpError {
   readonly report: MigrationReport;
   constructor(report: MigrationReport) {
-    const first = report.verification.mismatches.slice(0, 3).map((m) => `agent ${m.agent_id}${m.tool_id ? ` / ${m.tool_id}` : ''}: ${m.problem}`);
+    const first = report.verification.mismatches
+      .slice(0, 3)
+      .map((m) => `agent ${m.agent_id}${m.tool_id ? ` / ${m.tool_id}` : ''}: ${m.problem}`);
     super(
       'parity_mismatch',
       `The enabled_tools migration was rolled back, nothing changed: after applying it, ${report.verification.mismatches.length} check(s) found access that differs from the legacy strings (${first.join('; ')}). The report lists them.`,
@@ -409,7 +507,10 @@ export class ParityMismatchError extends HttpError {
 /** An apply or undo needs toolgate's tables; a dry run can preview a legacy database without them. */
 export class SchemaNotMigratedError extends HttpError {
   constructor() {
-    super('schema_not_migrated', "toolgate's tables are missing: run the schema migrations first (npm run migrate runs them, then this migration).");
+    super(
+      'schema_not_migrated',
+      "toolgate's tables are missing: run the schema migrations first (npm run migrate runs them, then this migration).",
+    );
   }
 }
 
@@ -429,43 +530,67 @@ export class MigrationBusyError extends HttpError {
  * ERR_TOOLGATE_NOTIFY_UNDELIVERED, which the policy cache logs and works around.
  */
 export const CONFIG_ERROR_CODES = {
-  ERR_TOOLGATE_AGENT_PARAM: 'toolRun({ agentParam }) is not a route parameter name: name the parameter that holds the agent id, such as "id".',
-  ERR_TOOLGATE_AGENT_RUNS: 'An agentRuns limit is outside its range, or messageIdDomain is not a host name: give a whole number within the range the message names, or a name such as mail.thescoop.com.',
+  ERR_TOOLGATE_AGENT_PARAM:
+    'toolRun({ agentParam }) is not a route parameter name: name the parameter that holds the agent id, such as "id".',
+  ERR_TOOLGATE_AGENT_RUNS:
+    'An agentRuns limit is outside its range, or messageIdDomain is not a host name: give a whole number within the range the message names, or a name such as mail.thescoop.com.',
   ERR_TOOLGATE_APPROVALS: 'approvals.expiryMs is outside its range: give whole milliseconds from a minute (60000) to 30 days.',
-  ERR_TOOLGATE_AUTHSERV_ID: 'authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
+  ERR_TOOLGATE_AUTHSERV_ID:
+    'authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
   ERR_TOOLGATE_AUTH_ORDER: 'requireRole() ran on a request authenticate() had not seen: mount authenticate() before it.',
   ERR_TOOLGATE_BODY_LIMIT: 'bodyLimit is not a size body-parser reads as written: give one such as "1mb", "512kb" or "100b".',
-  ERR_TOOLGATE_CLIENT_AUTH: "clientRoutes, clientTokens, roleOf and allowedHosts do not make one choice of who calls the client routes: give 'open' or 'authenticated', a roleOf function, and allowedHosts (host names) only with 'open'.",
-  ERR_TOOLGATE_DATABASE: 'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
+  ERR_TOOLGATE_CLIENT_AUTH:
+    "clientRoutes, clientTokens, roleOf and allowedHosts do not make one choice of who calls the client routes: give 'open' or 'authenticated', a roleOf function, and allowedHosts (host names) only with 'open'.",
+  ERR_TOOLGATE_DATABASE:
+    'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",
   ERR_TOOLGATE_ENV: "The service's environment is not a valid configuration: change the variable the message names.",
   ERR_TOOLGATE_HOST_TOOL_BUILTIN: "A host tool says builtin: true, which only toolgate's own tools are: set builtin: false.",
-  ERR_TOOLGATE_LEGACY_NAME: "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",
+  ERR_TOOLGATE_LEGACY_NAME:
+    "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",
   ERR_TOOLGATE_MODEL_ENV: 'The TOOLGATE_MODEL_* variables are not valid: change the one the message names.',
-  ERR_TOOLGATE_MODEL_KEY: 'TOOLGATE_MODEL_PROVIDER=openai has no API key: set TOOLGATE_MODEL_API_KEY (or OPENAI_API_KEY), or unset the provider to use the local model.',
-  ERR_TOOLGATE_NOTIFY_UNDELIVERED: "The policy cache's listening connection is not told of changes (a pooler in transaction mode, or a proxy that drops notifications), so runs read through the database: give toolgate a direct connection, or use policyCache 'strict'.",
+  ERR_TOOLGATE_MODEL_KEY:
+    'TOOLGATE_MODEL_PROVIDER=openai has no API key: set TOOLGATE_MODEL_API_KEY (or OPENAI_API_KEY), or unset the provider to use the local model.',
+  ERR_TOOLGATE_NOTIFY_UNDELIVERED:
+    "The policy cache's listening connection is not told of changes (a pooler in transaction mode, or a proxy that drops notifications), so runs read through the database: give toolgate a direct connection, or use policyCache 'strict'.",
   ERR_TOOLGATE_NOT_A_TOOLGATE: 'internalsOf() was given something createToolgate() did not return: pass the toolgate itself.',
-  ERR_TOOLGATE_NO_BODY_PARSER: "toolRun() met a JSON body no parser had read (answered 500 misconfigured): mount express.json() before toolRun().",
-  ERR_TOOLGATE_NO_RUN: 'A route read the request\'s run, but toolRun() was not mounted before it (answered 500 misconfigured): mount toolRun() first.',
+  ERR_TOOLGATE_NO_BODY_PARSER:
+    'toolRun() met a JSON body no parser had read (answered 500 misconfigured): mount express.json() before toolRun().',
+  ERR_TOOLGATE_NO_RUN:
+    "A route read the request's run, but toolRun() was not mounted before it (answered 500 misconfigured): mount toolRun() first.",
   ERR_TOOLGATE_OPENAI_MISSING: 'OpenAIModel needs the openai package, which toolgate does not install: npm install openai@6.',
-  ERR_TOOLGATE_OPTION_TYPE: "An option of createToolgate is not of the type it takes (senderCheck a function, logger an object with error(), model a LanguageModel, tools a list, a token a string): give the kind of value the message names.",
-  ERR_TOOLGATE_POLICY_CACHE: "policyCache is not one of its modes, or a setting is unknown or out of range: give 'listen', 'strict' or 'off', alone or as { mode, maxAgents, maxAgeMs, heartbeatMs }.",
-  ERR_TOOLGATE_RATE_LIMIT_LIMIT: 'The rate limit\'s limit is not a whole number of at least 1: give a budget such as 120, or turn the limit off.',
+  ERR_TOOLGATE_OPTION_TYPE:
+    'An option of createToolgate is not of the type it takes (senderCheck a function, logger an object with error(), model a LanguageModel, tools a list, a token a string): give the kind of value the message names.',
+  ERR_TOOLGATE_POLICY_CACHE:
+    "policyCache is not one of its modes, or a setting is unknown or out of range: give 'listen', 'strict' or 'off', alone or as { mode, maxAgents, maxAgeMs, heartbeatMs }.",
+  ERR_TOOLGATE_RATE_LIMIT_LIMIT:
+    "The rate limit's limit is not a whole number of at least 1: give a budget such as 120, or turn the limit off.",
   ERR_TOOLGATE_RATE_LIMIT_SETTING: 'A rate limit setting is not "<requests>/<window>": write one such as "120/60s" or "1000/1h", or "off".',
-  ERR_TOOLGATE_RATE_LIMIT_STORE: 'The rate limit\'s store names no store: give "postgres" (one budget across instances) or "memory" (this process only).',
-  ERR_TOOLGATE_RATE_LIMIT_WINDOW: 'The rate limit\'s windowMs is not whole milliseconds within its range: give one such as 60000, or turn the limit off.',
-  ERR_TOOLGATE_RECOVERY: 'A recovery timing is out of range, or staleAfterMs is under twice heartbeatMs: give whole milliseconds from 100 to 3600000, with staleAfterMs at least twice heartbeatMs.',
-  ERR_TOOLGATE_RESERVED_TOOL_ID: "A tool, or a step of a host's code, uses the id that records refusals by an agent's access rules: give the tool another id, or name the tool the step runs.",
-  ERR_TOOLGATE_ROLE_OF: "roleOf answered something that is not a role (answered 500 misconfigured): answer 'client', 'admin', 'scheduler' or 'metrics', { role, caller }, or null for no one.",
-  ERR_TOOLGATE_ROUTES: 'createToolgate({ routes }) names a group that does not exist, or says neither true nor false: use the groups ROUTE_GROUPS lists, each true or false.',
-  ERR_TOOLGATE_SHARED_TOKEN: "One token is given to two roles: give each role its own.",
-  ERR_TOOLGATE_TOOL_DEFINITION: "A tool definition is invalid: give it a snake_case id, a display_name, a summary, a kind of 'gate' or 'enhancement' and a builtin flag.",
+  ERR_TOOLGATE_RATE_LIMIT_STORE:
+    'The rate limit\'s store names no store: give "postgres" (one budget across instances) or "memory" (this process only).',
+  ERR_TOOLGATE_RATE_LIMIT_WINDOW:
+    "The rate limit's windowMs is not whole milliseconds within its range: give one such as 60000, or turn the limit off.",
+  ERR_TOOLGATE_RECOVERY:
+    'A recovery timing is out of range, or staleAfterMs is under twice heartbeatMs: give whole milliseconds from 100 to 3600000, with staleAfterMs at least twice heartbeatMs.',
+  ERR_TOOLGATE_RESERVED_TOOL_ID:
+    "A tool, or a step of a host's code, uses the id that records refusals by an agent's access rules: give the tool another id, or name the tool the step runs.",
+  ERR_TOOLGATE_ROLE_OF:
+    "roleOf answered something that is not a role (answered 500 misconfigured): answer 'client', 'admin', 'scheduler' or 'metrics', { role, caller }, or null for no one.",
+  ERR_TOOLGATE_ROUTES:
+    'createToolgate({ routes }) names a group that does not exist, or says neither true nor false: use the groups ROUTE_GROUPS lists, each true or false.',
+  ERR_TOOLGATE_SHARED_TOKEN: 'One token is given to two roles: give each role its own.',
+  ERR_TOOLGATE_TOOL_DEFINITION:
+    "A tool definition is invalid: give it a snake_case id, a display_name, a summary, a kind of 'gate' or 'enhancement' and a builtin flag.",
   ERR_TOOLGATE_TOOL_EXECUTE: 'A host tool has no execute function: give it one.',
-  ERR_TOOLGATE_TOOL_INPUT: "A tool's input schema is not a zod object JSON Schema can describe: use plain z.object({ ... }) of named arguments.",
+  ERR_TOOLGATE_TOOL_INPUT:
+    "A tool's input schema is not a zod object JSON Schema can describe: use plain z.object({ ... }) of named arguments.",
   ERR_TOOLGATE_TOOL_TIMEOUT: "A host tool's timeoutMs is out of range: give whole milliseconds from 1 to 3600000 (an hour).",
-  ERR_TOOLGATE_TRUST_PROXY: 'The trust proxy setting is not one Express reads: give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".',
-  ERR_TOOLGATE_UNKNOWN_OPTION: 'createToolgate() was given an option it does not take, at the top level or inside agentRuns, approvals, recovery or rateLimit: correct the name (the message guesses the one meant) or drop it.',
-  ERR_TOOLGATE_UNKNOWN_TOOL: 'requireTool() names no registered tool: register the tool, or correct the id (the message guesses the one meant).',
+  ERR_TOOLGATE_TRUST_PROXY:
+    'The trust proxy setting is not one Express reads: give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".',
+  ERR_TOOLGATE_UNKNOWN_OPTION:
+    'createToolgate() was given an option it does not take, at the top level or inside agentRuns, approvals, recovery or rateLimit: correct the name (the message guesses the one meant) or drop it.',
+  ERR_TOOLGATE_UNKNOWN_TOOL:
+    'requireTool() names no registered tool: register the tool, or correct the id (the message guesses the one meant).',
   ERR_TOOLGATE_WEAK_TOKEN: 'A token is shorter than 16 characters: use a long random value (openssl rand -hex 32).',
 } as const satisfies Record<`ERR_TOOLGATE_${string}`, string>;
 

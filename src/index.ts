@@ -70,7 +70,15 @@ export { OpenAIModel } from './llm/openai-model';
 export type { OpenAIModelOptions } from './llm/openai-model';
 export { ModelError } from './llm/language-model';
 export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
-export type { AgentStepRequest, AgentStepResult, AgentToolCall, AgentToolSpec, AgentTurn, DecidableRequest, InboundMessage } from './llm/agent-step';
+export type {
+  AgentStepRequest,
+  AgentStepResult,
+  AgentToolCall,
+  AgentToolSpec,
+  AgentTurn,
+  DecidableRequest,
+  InboundMessage,
+} from './llm/agent-step';
 export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/schemas';
 
 // The pure core: plain functions over plain data.

@@ -49,7 +49,10 @@ export const OPTION_BOUNDS = {
     heartbeatMs: [100, 10 * 60_000],
   },
   rateLimit: { windowMs: [1_000, DAY_MS], limit: [1, Number.MAX_SAFE_INTEGER] },
-  agentRuns: { maxSteps: [1, 100], maxToolCalls: [1, 1000], historyChars: [1_000, 1_000_000] } satisfies Record<keyof AgentRunLimits, readonly [number, number]>,
+  agentRuns: { maxSteps: [1, 100], maxToolCalls: [1, 1000], historyChars: [1_000, 1_000_000] } satisfies Record<
+    keyof AgentRunLimits,
+    readonly [number, number]
+  >,
   /** From a minute to 30 days: long enough to reach someone, short enough that an old request is not approved by mistake. */
   approvalExpiryMs: [60_000, 30 * DAY_MS],
   /** Each timing from a tenth of a second (for tests) to an hour. */

@@ -45,23 +45,43 @@ export function checkPolicyCacheOptions(given: PolicyCacheSettings | PolicyCache
   }
   const unknown = Object.keys(options).filter((k) => !['mode', 'maxAgents', 'maxAgeMs', 'heartbeatMs'].includes(k));
   if (unknown.length > 0) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `createToolgate({ policyCache: { ${unknown.join(', ')} } }) names no option: the options are mode, maxAgents, maxAgeMs and heartbeatMs.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_POLICY_CACHE',
+      `createToolgate({ policyCache: { ${unknown.join(', ')} } }) names no option: the options are mode, maxAgents, maxAgeMs and heartbeatMs.`,
+    );
   }
   const maxAgents = whole('maxAgents', options.maxAgents ?? DEFAULTS.maxAgents, BOUNDS.maxAgents, `agents (e.g. ${DEFAULTS.maxAgents})`);
-  const maxAgeMs = whole('maxAgeMs', options.maxAgeMs ?? DEFAULTS.maxAgeMs, BOUNDS.maxAgeMs, `milliseconds up to a day (e.g. ${DEFAULTS.maxAgeMs}), or 0 for no limit`);
+  const maxAgeMs = whole(
+    'maxAgeMs',
+    options.maxAgeMs ?? DEFAULTS.maxAgeMs,
+    BOUNDS.maxAgeMs,
+    `milliseconds up to a day (e.g. ${DEFAULTS.maxAgeMs}), or 0 for no limit`,
+  );
   const [leastBeat, mostBeat] = BOUNDS.heartbeatMs;
-  const heartbeatMs = whole('heartbeatMs', options.heartbeatMs ?? DEFAULTS.heartbeatMs, BOUNDS.heartbeatMs, `milliseconds from ${leastBeat} to ${mostBeat} (e.g. ${DEFAULTS.heartbeatMs})`);
+  const heartbeatMs = whole(
+    'heartbeatMs',
+    options.heartbeatMs ?? DEFAULTS.heartbeatMs,
+    BOUNDS.heartbeatMs,
+    `milliseconds from ${leastBeat} to ${mostBeat} (e.g. ${DEFAULTS.heartbeatMs})`,
+  );
   return {
     mode: options.mode,
     maxAgents,
     maxAgeMs,
-    listener: { ...DEFAULT_LISTENER_OPTIONS, heartbeatMs, heartbeatTimeoutMs: Math.min(DEFAULT_LISTENER_OPTIONS.heartbeatTimeoutMs, heartbeatMs) },
+    listener: {
+      ...DEFAULT_LISTENER_OPTIONS,
+      heartbeatMs,
+      heartbeatTimeoutMs: Math.min(DEFAULT_LISTENER_OPTIONS.heartbeatTimeoutMs, heartbeatMs),
+    },
   };
 }
 
 function whole(name: string, value: unknown, [min, max]: readonly [number, number], hint: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `createToolgate({ policyCache: { ${name}: ${JSON.stringify(value)} } }) is not valid: give whole ${hint}.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_POLICY_CACHE',
+      `createToolgate({ policyCache: { ${name}: ${JSON.stringify(value)} } }) is not valid: give whole ${hint}.`,
+    );
   }
   return value;
 }

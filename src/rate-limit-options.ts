@@ -22,7 +22,12 @@ export type RateLimitStoreKind = (typeof RATE_LIMIT_STORES)[number];
 const [MIN_WINDOW_MS, MAX_WINDOW_MS] = OPTION_BOUNDS.rateLimit.windowMs;
 const [MIN_LIMIT, MAX_LIMIT] = OPTION_BOUNDS.rateLimit.limit;
 const SETTING = /^(\d{1,9})\s*\/\s*(\d{1,9})\s*(ms|s|m|h)$/i;
-const UNIT_MS: ReadonlyMap<string, number> = new Map([['ms', 1], ['s', 1_000], ['m', 60_000], ['h', 3_600_000]]);
+const UNIT_MS: ReadonlyMap<string, number> = new Map([
+  ['ms', 1],
+  ['s', 1_000],
+  ['m', 60_000],
+  ['h', 3_600_000],
+]);
 
 /**
  * Reads the setting's text form (`TOOLGATE_RATE_LIMIT`): "<requests>/<window>" with the window in
@@ -38,7 +43,10 @@ export function parseRateLimitSetting(text: string): ClientRateLimitOptions | fa
       `The rate limit ${JSON.stringify(text)} is not "<requests>/<window>": write e.g. "120/60s" or "1000/1h", or "off".`,
     );
   }
-  return checkRateLimitOptions({ limit: Number(match[1]), windowMs: Number(match[2]) * (UNIT_MS.get(match[3].toLowerCase()) ?? Number.NaN) });
+  return checkRateLimitOptions({
+    limit: Number(match[1]),
+    windowMs: Number(match[2]) * (UNIT_MS.get(match[3].toLowerCase()) ?? Number.NaN),
+  });
 }
 
 export function checkRateLimitOptions(options: unknown): ClientRateLimitOptions {

@@ -96,7 +96,10 @@ function unknownOptionError(key: string, known: readonly string[], path?: string
 
 function sequelizeOf(given: Sequelize | undefined): Sequelize {
   if (!given || typeof given.getDialect !== 'function' || given.getDialect() !== 'postgres') {
-    throw new ToolgateConfigError('ERR_TOOLGATE_DATABASE', 'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").');
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_DATABASE',
+      'createToolgate() needs a Sequelize instance on PostgreSQL (dialect "postgres").',
+    );
   }
   return given;
 }
@@ -105,7 +108,10 @@ function routeGroupsOf(routes: Partial<Record<RouteGroup, boolean>> | undefined)
   const on = new Set<RouteGroup>(ROUTE_GROUPS);
   if (routes === undefined) return on;
   if (typeof routes !== 'object' || routes === null) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes }) takes an object such as { chat: false }, not ${JSON.stringify(routes)}.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_ROUTES',
+      `createToolgate({ routes }) takes an object such as { chat: false }, not ${JSON.stringify(routes)}.`,
+    );
   }
   for (const [name, value] of Object.entries(routes)) {
     if (!(ROUTE_GROUPS as readonly string[]).includes(name)) {
@@ -116,7 +122,10 @@ function routeGroupsOf(routes: Partial<Record<RouteGroup, boolean>> | undefined)
       );
     }
     if (typeof value !== 'boolean') {
-      throw new ToolgateConfigError('ERR_TOOLGATE_ROUTES', `createToolgate({ routes: { ${name}: ${JSON.stringify(value)} } }): say true or false.`);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_ROUTES',
+        `createToolgate({ routes: { ${name}: ${JSON.stringify(value)} } }): say true or false.`,
+      );
     }
     if (!value) on.delete(name as RouteGroup);
   }
@@ -132,7 +141,10 @@ function agentRunsOf(given: AgentRunsOption | undefined): { limits: AgentRunLimi
     const value = given?.[name] ?? limits[name];
     const [min, max] = OPTION_BOUNDS.agentRuns[name];
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from ${min} to ${max}.`);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_AGENT_RUNS',
+        `createToolgate({ agentRuns: { ${name}: ${JSON.stringify(value)} } }): give a whole number from ${min} to ${max}.`,
+      );
     }
     limits[name] = value;
   }
@@ -142,7 +154,10 @@ function agentRunsOf(given: AgentRunsOption | undefined): { limits: AgentRunLimi
 function messageIdDomainOf(given: string | undefined): string {
   if (given === undefined) return OPTION_DEFAULTS.messageIdDomain;
   if (typeof given !== 'string' || !isHostName(given.toLowerCase())) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_AGENT_RUNS', `createToolgate({ agentRuns: { messageIdDomain: ${JSON.stringify(given)} } }): give a host name, such as mail.thescoop.com.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_AGENT_RUNS',
+      `createToolgate({ agentRuns: { messageIdDomain: ${JSON.stringify(given)} } }): give a host name, such as mail.thescoop.com.`,
+    );
   }
   return given.toLowerCase();
 }
@@ -152,7 +167,10 @@ function approvalExpiryOf(given: { expiryMs?: number } | undefined): number {
   const value = given?.expiryMs ?? OPTION_DEFAULTS.approvalExpiryMs;
   const [min, max] = OPTION_BOUNDS.approvalExpiryMs;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_APPROVALS', `createToolgate({ approvals: { expiryMs: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} (a minute) to ${max} (30 days).`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_APPROVALS',
+      `createToolgate({ approvals: { expiryMs: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} (a minute) to ${max} (30 days).`,
+    );
   }
   return value;
 }
@@ -164,11 +182,17 @@ function recoveryOf(given: Partial<RecoveryTimings> | undefined): RecoveryTiming
   const [min, max] = OPTION_BOUNDS.recoveryMs;
   for (const [name, value] of Object.entries(timings)) {
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery: { ${name}: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} to ${max}.`);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_RECOVERY',
+        `createToolgate({ recovery: { ${name}: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} to ${max}.`,
+      );
     }
   }
   if (timings.staleAfterMs < 2 * timings.heartbeatMs) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_RECOVERY', `createToolgate({ recovery }): staleAfterMs (${timings.staleAfterMs}) must be at least twice heartbeatMs (${timings.heartbeatMs}), or a live instance would be taken for dead.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_RECOVERY',
+      `createToolgate({ recovery }): staleAfterMs (${timings.staleAfterMs}) must be at least twice heartbeatMs (${timings.heartbeatMs}), or a live instance would be taken for dead.`,
+    );
   }
   return timings;
 }
@@ -229,9 +253,17 @@ export const toolgateOptionsSchema = z
     /** How a message's sender counts (SEMANTICS §7). Default: taken as given. */
     senderCheck: ofType<SenderCheck>('senderCheck', 'a function from a request and a sender to a routing key or null', isFunction),
     /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
-    model: ofType<LanguageModel>('model', `a LanguageModel (an object with ${MODEL_METHODS.join(', ')})`, (m) => isObject(m) && MODEL_METHODS.every((k) => isFunction(m[k]))),
+    model: ofType<LanguageModel>(
+      'model',
+      `a LanguageModel (an object with ${MODEL_METHODS.join(', ')})`,
+      (m) => isObject(m) && MODEL_METHODS.every((k) => isFunction(m[k])),
+    ),
     /** Where toolgate reports what it cannot answer a request with. Default: nowhere. */
-    logger: ofType<ToolgateLogger>('logger', 'a logger with an error(details, message) method (pino, or a console wrapper)', (l) => isObject(l) && isFunction(l.error)),
+    logger: ofType<ToolgateLogger>(
+      'logger',
+      'a logger with an error(details, message) method (pino, or a console wrapper)',
+      (l) => isObject(l) && isFunction(l.error),
+    ),
     adminToken: ofType<string>('adminToken', 'a string', isString),
     schedulerToken: ofType<string>('schedulerToken', 'a string', isString),
     clientTokens: ofType<readonly string[]>('clientTokens', 'a list of strings', (t) => Array.isArray(t) && t.every(isString)),

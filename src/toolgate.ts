@@ -145,7 +145,10 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     instances,
     graceMs: recovery.graceMs,
     onRecordError: (err, context) => {
-      logger?.error({ ...context, err: err instanceof Error ? { name: err.name } : typeof err }, 'a tool ran, but its outcome could not be recorded: its record stays started');
+      logger?.error(
+        { ...context, err: err instanceof Error ? { name: err.name } : typeof err },
+        'a tool ran, but its outcome could not be recorded: its record stays started',
+      );
     },
     onFault: (err, context) => {
       logger?.error({ ...context, err: errorFields(err) }, "toolgate's own fault after a tool ran: answered with what ran, not a 5xx");
@@ -165,7 +168,8 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     graceMs: recovery.graceMs,
     inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
     onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open and dropped what expired'),
-    onError: (err) => logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
+    onError: (err) =>
+      logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
   });
   // An instance sweeps once it holds anything: a toolgate that never runs a tool never sweeps.
   instances.onRegistered(() => sweeper.start());
@@ -173,7 +177,8 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   metrics.countEntries(() => runs.cachedAgents);
   const senderCheck = options.senderCheck ?? senderAsGiven;
   const authenticateBearer = authenticate(options.auth, {
-    onRoleOfError: (err) => logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
+    onRoleOfError: (err) =>
+      logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
   });
   // Where callers are counted: the client limit's store, and the dashboard's count of wrong tokens.
   const limitStore: RateLimitStoreKind = rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres';
@@ -225,7 +230,10 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   });
   router.use(body);
   // The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on.
-  const legacy: RouteServices = { ...parts, requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }) };
+  const legacy: RouteServices = {
+    ...parts,
+    requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }),
+  };
   mountApiRoutes(router, groups, { parts, legacy });
   // Its own errors in its own shape, whatever handlers the host has: a database outage on an admin
   // read is a JSON 503, never Express's HTML page. Only errors raised inside the router reach this;
@@ -251,7 +259,10 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     },
     syncSystemToolkits: parts.syncSystemToolkits,
     migrateEnabledTools: (request = {}) =>
-      migrateEnabledTools(sequelize, manifest, { mode: request.dryRun === false ? 'apply' : 'dry_run', mapTypos: request.mapTypos ?? false }),
+      migrateEnabledTools(sequelize, manifest, {
+        mode: request.dryRun === false ? 'apply' : 'dry_run',
+        mapTypos: request.mapTypos ?? false,
+      }),
     metrics,
     drain: (timeoutMs) => drain.drain(timeoutMs),
     close: async () => {
@@ -267,7 +278,12 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
 }
 
 /** The policy source for the cache mode, told to the metrics (and the logger, when the listener is lost). */
-function policySources(sequelize: Sequelize, config: PolicyCacheConfig, metrics: ToolgateMetrics, logger: ToolgateLogger | undefined): ((read: PolicyRead) => PolicySource) | undefined {
+function policySources(
+  sequelize: Sequelize,
+  config: PolicyCacheConfig,
+  metrics: ToolgateMetrics,
+  logger: ToolgateLogger | undefined,
+): ((read: PolicyRead) => PolicySource) | undefined {
   const cache = { maxAgents: config.maxAgents, maxAgeMs: config.maxAgeMs };
   switch (config.mode) {
     case 'off':

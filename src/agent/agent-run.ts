@@ -58,13 +58,24 @@ const RESULT_CHARS = 8_000;
 /** The message at hand: a sender's email in a thread, or a scheduled instruction. */
 export type CurrentTurn = Extract<AgentTurn, { role: 'inbound' } | { role: 'instruction' }>;
 
-export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope, history: readonly AgentTurn[], current: CurrentTurn): Promise<RunEnd> {
+export async function runAgent(
+  deps: AgentRunDeps,
+  run: ToolRun,
+  scope: RunScope,
+  history: readonly AgentTurn[],
+  current: CurrentTurn,
+): Promise<RunEnd> {
   const context = modelContext(run.agent, deps.now());
   const message = current.role === 'inbound' ? current.message : undefined;
   const state: RunState = { run, deps, scope, message, decidable: [...scope.decidable], decided: [] };
   const turns: AgentTurn[] = [...history, cutCurrent(current)];
   const steps: StepView[] = [];
-  const end = (rest: Pick<RunEnd, 'reply' | 'stopped' | 'error'>, escalate = false): RunEnd => ({ steps, ...rest, escalate, decided: state.decided });
+  const end = (rest: Pick<RunEnd, 'reply' | 'stopped' | 'error'>, escalate = false): RunEnd => ({
+    steps,
+    ...rest,
+    escalate,
+    decided: state.decided,
+  });
 
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     let answer;
@@ -73,7 +84,8 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
       // and the system tools while a request it may decide is pending.
       answer = await deps.model.agentStep({ context, tools: catalogue(state), turns, decidable: state.decidable.map(decidableOf) });
     } catch (err) {
-      if (isModelError(err)) return end({ reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` });
+      if (isModelError(err))
+        return end({ reply: null, stopped: 'model_error', error: `The language model failed (${err.kind}): ${err.message}` });
       // toolgate's own fault, or a host model's that is no ModelError: as for a call, below.
       if (!acted(steps)) throw err;
       return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${run.fault(err, 'agent run model step')}` });
@@ -81,7 +93,11 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
     if (answer.kind === 'reply') return end({ reply: answer.text, stopped: 'reply', error: null }, answer.escalate === true);
 
     if (steps.length + answer.calls.length > deps.limits.maxToolCalls) {
-      return end({ reply: null, stopped: 'max_steps', error: `Stopped: the model asked for more than ${deps.limits.maxToolCalls} tool calls, the most one run may make.` });
+      return end({
+        reply: null,
+        stopped: 'max_steps',
+        error: `Stopped: the model asked for more than ${deps.limits.maxToolCalls} tool calls, the most one run may make.`,
+      });
     }
     // Calls made together are one message of the model's, then their results, in its order.
     for (const call of answer.calls) turns.push({ role: 'tool_call', call_id: call.call_id, tool: call.tool, arguments: call.arguments });
@@ -96,10 +112,21 @@ export async function runAgent(deps: AgentRunDeps, run: ToolRun, scope: RunScope
         return end({ reply: null, stopped: 'error', error: `Stopped after a tool ran: ${state.run.fault(err, 'agent run step')}` });
       }
       steps.push(done);
-      turns.push({ role: 'tool_result', call_id: call.call_id, tool: call.tool, status: done.status, output: done.output === undefined ? undefined : boundedJson(done.output, RESULT_CHARS), error: done.error });
+      turns.push({
+        role: 'tool_result',
+        call_id: call.call_id,
+        tool: call.tool,
+        status: done.status,
+        output: done.output === undefined ? undefined : boundedJson(done.output, RESULT_CHARS),
+        error: done.error,
+      });
     }
   }
-  return end({ reply: null, stopped: 'max_steps', error: `Stopped: no reply after ${deps.limits.maxSteps} model steps, the most one run may take.` });
+  return end({
+    reply: null,
+    stopped: 'max_steps',
+    error: `Stopped: no reply after ${deps.limits.maxSteps} model steps, the most one run may take.`,
+  });
 }
 
 interface RunState {
@@ -147,7 +174,13 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
   // second "approved"): it ran once, as approved, and does not run, nor get filed, again.
   const ran = sameCall([...scope.approved, ...state.decided.filter((r) => r.status === 'approved')], call.tool, input);
   if (ran) {
-    return { tool: call.tool, input, status: 'failure', approval_request_id: ran.id, error: `Request ${ran.id} already ran exactly this call, once, as approved: it is not run again. An operator can run it again if it must.` };
+    return {
+      tool: call.tool,
+      input,
+      status: 'failure',
+      approval_request_id: ran.id,
+      error: `Request ${ran.id} already ran exactly this call, once, as approved: it is not run again. An operator can run it again if it must.`,
+    };
   }
   try {
     if (state.decidable.length > 0) run.validate(call.tool, input);
@@ -165,11 +198,16 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
           input,
           status: 'pending_approval',
           approval_request_id: outcome.request.id,
-          output: { request_id: outcome.request.id, status: 'awaiting_approval', note: `Awaiting approval, request ${outcome.request.id}: it did not run, and runs once, as asked, only if an approver approves it.` },
+          output: {
+            request_id: outcome.request.id,
+            status: 'awaiting_approval',
+            note: `Awaiting approval, request ${outcome.request.id}: it did not run, and runs once, as asked, only if an approver approves it.`,
+          },
         };
     }
   } catch (err) {
-    if (err instanceof ValidationError) return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
+    if (err instanceof ValidationError)
+      return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
     // Over a cap: refused and recorded at dispatch like any refusal, and given back to the model.
     if (err instanceof CapExceededError) return { tool: call.tool, input, status: 'denied', error: err.message };
     if (err instanceof NotDispatchableError) return { tool: call.tool, input, status: 'failure', error: err.message };
@@ -180,14 +218,30 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
 /** approve_request or deny_request: which request, that the message names it when several wait, then the decision. */
 async function decideByMessage(state: RunState, tool: string, input: unknown, json: boolean): Promise<StepView> {
   const parsed = json ? decideInput.safeParse(input) : null;
-  if (!parsed?.success) return { tool, input, status: 'failure', error: 'The input does not fit the tool: give {"request_id": <the request\'s number>}. Nothing was decided.' };
+  if (!parsed?.success)
+    return {
+      tool,
+      input,
+      status: 'failure',
+      error: 'The input does not fit the tool: give {"request_id": <the request\'s number>}. Nothing was decided.',
+    };
   const id = parsed.data.request_id;
   if (!state.decidable.some((r) => r.id === id)) {
-    return { tool, input, status: 'failure', error: `Request ${id} is not pending in this thread for this sender to decide: nothing was decided. Pending: ${pendingList(state)}.` };
+    return {
+      tool,
+      input,
+      status: 'failure',
+      error: `Request ${id} is not pending in this thread for this sender to decide: nothing was decided. Pending: ${pendingList(state)}.`,
+    };
   }
   // With several requests waiting, only the one the message names: a model may not pick for the approver.
   if (state.decidable.length > 1 && !state.scope.named.includes(id)) {
-    return { tool, input, status: 'failure', error: `Several requests are pending in this thread and the message does not name request ${id}: nothing was decided. Pending: ${pendingList(state)}.` };
+    return {
+      tool,
+      input,
+      status: 'failure',
+      error: `Several requests are pending in this thread and the message does not name request ${id}: nothing was decided. Pending: ${pendingList(state)}.`,
+    };
   }
   return decideStep(state, tool, input, id, tool === APPROVE_REQUEST ? 'approve' : 'deny');
 }
@@ -200,8 +254,22 @@ async function decideStep(state: RunState, tool: string, input: unknown, id: num
     const decided = await state.deps.approvals.decide(run.agentId, id, decision, decider, scope.thread_reference ?? undefined);
     state.decided.push(decided);
     state.decidable = state.decidable.filter((r) => r.id !== id);
-    const output = { request_id: decided.id, status: decided.status, tool: decided.tool, input: decided.input, ...(decided.result ? { result: decided.result } : {}) };
-    if (decided.result?.status === 'failure') return { tool, input, status: 'failure', approval_request_id: id, output, error: `Request ${id} was approved and ran, and ${decided.tool} failed: ${decided.result.error}` };
+    const output = {
+      request_id: decided.id,
+      status: decided.status,
+      tool: decided.tool,
+      input: decided.input,
+      ...(decided.result ? { result: decided.result } : {}),
+    };
+    if (decided.result?.status === 'failure')
+      return {
+        tool,
+        input,
+        status: 'failure',
+        approval_request_id: id,
+        output,
+        error: `Request ${id} was approved and ran, and ${decided.tool} failed: ${decided.result.error}`,
+      };
     return { tool, input, status: 'success', approval_request_id: id, output };
   } catch (err) {
     // Decided meanwhile (409), or no longer this sender's to decide (403): the model reads why.

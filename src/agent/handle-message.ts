@@ -11,7 +11,17 @@ import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
 import { acted, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { historyOf } from './history';
-import { MessageIdTaken, type AgentRunView, type HandledMessage, type NewThread, type ReplyView, type RunStore, type Stopped, type StepView, type ThreadRef } from './run-store';
+import {
+  MessageIdTaken,
+  type AgentRunView,
+  type HandledMessage,
+  type NewThread,
+  type ReplyView,
+  type RunStore,
+  type Stopped,
+  type StepView,
+  type ThreadRef,
+} from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
 
 export interface AgentRunsDeps extends AgentRunDeps {
@@ -52,7 +62,11 @@ export interface Handled {
  * the same sender with the same content, gets that handling's answer and runs nothing; the same id
  * from another sender or with other content is a 422; while the first handling runs, a 409.
  */
-export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<Handled> {
+export async function handleMessage(
+  deps: AgentRunsDeps,
+  run: ToolRun,
+  request: { thread_id?: string; message: InboundMessage },
+): Promise<Handled> {
   const messageId = normalizeMessageId(request.message.message_id);
   const digest = contentDigest(run.routingKey, request.message);
   if (messageId !== null) {
@@ -70,13 +84,31 @@ export async function handleMessage(deps: AgentRunsDeps, run: ToolRun, request: 
   }
 }
 
-async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id?: string; message: InboundMessage }, messageId: string | null, digest: string): Promise<RunResult> {
+async function handleNew(
+  deps: AgentRunsDeps,
+  run: ToolRun,
+  request: { thread_id?: string; message: InboundMessage },
+  messageId: string | null,
+  digest: string,
+): Promise<RunResult> {
   const { message } = request;
   const { thread, newThread } = await threadFor(deps.store, run, request);
-  const history = thread ? historyOf(await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }), deps.limits.historyChars) : [];
+  const history = thread
+    ? historyOf(
+        await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }),
+        deps.limits.historyChars,
+      )
+    : [];
   const requests = thread && run.compiled.hasApprovals ? await deps.approvals.store.inThread(run.agentId, thread.id) : [];
-  const decidable = requests.filter((r) => r.status === 'pending' && run.routingKey !== null && run.compiled.mayDecide(r.attachment_id, run.routingKey));
-  const participants = [run.routingKey, ...routingKeysOf(message.to), ...routingKeysOf(message.cc), ...routingKeysOf(message.reply_to)].filter((k): k is string => k !== null);
+  const decidable = requests.filter(
+    (r) => r.status === 'pending' && run.routingKey !== null && run.compiled.mayDecide(r.attachment_id, run.routingKey),
+  );
+  const participants = [
+    run.routingKey,
+    ...routingKeysOf(message.to),
+    ...routingKeysOf(message.cc),
+    ...routingKeysOf(message.reply_to),
+  ].filter((k): k is string => k !== null);
   const started = await deps.store.start({
     agent_id: run.agentId,
     thread: thread ?? { subject: message.subject ?? null },
@@ -106,7 +138,9 @@ async function handleNew(deps: AgentRunsDeps, run: ToolRun, request: { thread_id
     ...(newThread ? { new_thread: newThread } : {}),
     ...resultOf(run, end, decidable.length > 0, reply),
   });
-  return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)));
+  return answer(
+    await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)),
+  );
 }
 
 export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
@@ -122,7 +156,15 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     message_id: null,
     new_thread: null,
   });
-  const scope: RunScope = { thread_id: null, thread_reference: null, run_id: started.id, message_id: null, decidable: [], approved: [], named: [] };
+  const scope: RunScope = {
+    thread_id: null,
+    thread_reference: null,
+    run_id: started.id,
+    message_id: null,
+    decidable: [],
+    approved: [],
+    named: [],
+  };
   const ran = await running(deps, started.id, () => runAgent(deps, run, scope, [], current));
   const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, false, null) });
   return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
@@ -169,28 +211,50 @@ function answerOfRun(view: AgentRunView): RunResult {
     tools_offered: view.tools_offered,
     needs_approval: [],
     steps: view.steps,
-    reply: view.reply ? { text: view.reply.text, message_id: view.reply.message_id || null, to: view.reply.to, cc: view.reply.cc } : { text: '', message_id: null, to: [], cc: [] },
+    reply: view.reply
+      ? { text: view.reply.text, message_id: view.reply.message_id || null, to: view.reply.to, cc: view.reply.cc }
+      : { text: '', message_id: null, to: [], cc: [] },
     stopped: interrupted ? 'interrupted' : (view.stopped ?? 'interrupted'),
-    ...(interrupted ? { error: 'interrupted: the instance handling it stopped before it ended; its tool calls are in the records, and nothing is run again' } : view.error ? { error: view.error } : {}),
+    ...(interrupted
+      ? {
+          error:
+            'interrupted: the instance handling it stopped before it ended; its tool calls are in the records, and nothing is run again',
+        }
+      : view.error
+        ? { error: view.error }
+        : {}),
   };
 }
 
 /** What makes a delivery the same message: its sender's routing key, subject and body. */
 function contentDigest(routingKey: string | null, message: InboundMessage): string {
-  return createHash('sha256').update(JSON.stringify([routingKey, message.subject ?? null, message.body])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([routingKey, message.subject ?? null, message.body]))
+    .digest('hex');
 }
 
 /**
  * Records how the run ended. When that cannot be written after a tool ran, the answer still says
  * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
  */
-async function completed(deps: AgentRunsDeps, toolRun: ToolRun, row: Parameters<RunStore['complete']>[0], end: RunEnd, reply: Parameters<RunStore['complete']>[2], answer: RunResult): Promise<RunEnd> {
+async function completed(
+  deps: AgentRunsDeps,
+  toolRun: ToolRun,
+  row: Parameters<RunStore['complete']>[0],
+  end: RunEnd,
+  reply: Parameters<RunStore['complete']>[2],
+  answer: RunResult,
+): Promise<RunEnd> {
   try {
     await deps.store.complete(row, end, reply, answer);
     return end;
   } catch (err) {
     if (!acted(end.steps)) throw await abandoned(deps, row.id, err);
-    return { ...end, stopped: 'error', error: `The run's end could not be recorded after a tool ran: ${toolRun.fault(err, 'agent run end')}` };
+    return {
+      ...end,
+      stopped: 'error',
+      error: `The run's end could not be recorded after a tool ran: ${toolRun.fault(err, 'agent run end')}`,
+    };
   }
 }
 
@@ -199,7 +263,11 @@ async function completed(deps: AgentRunsDeps, toolRun: ToolRun, row: Parameters<
  * reference that names no thread of this agent is a 404; a Message-ID the agent does not know
  * starts a new thread, as mail answering a message the agent never saw does.
  */
-async function threadFor(store: RunStore, run: ToolRun, request: { thread_id?: string; message: InboundMessage }): Promise<{ thread: ThreadRef | null; newThread: NewThread | null }> {
+async function threadFor(
+  store: RunStore,
+  run: ToolRun,
+  request: { thread_id?: string; message: InboundMessage },
+): Promise<{ thread: ThreadRef | null; newThread: NewThread | null }> {
   let named: { thread: ThreadRef; requested: string } | null = null;
   if (request.thread_id !== undefined) {
     const thread = await store.threadByReference(run.agentId, request.thread_id);
@@ -246,14 +314,21 @@ function addressed(deps: AgentRunsDeps, run: ToolRun, message: InboundMessage, e
   return { text: end.reply ?? '', message_id: newMessageId(deps.messageIdDomain), to, cc, participants: [...seen] };
 }
 
-function resultOf(run: ToolRun, end: RunEnd, decides: boolean, reply: ReplyView | null): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
+function resultOf(
+  run: ToolRun,
+  end: RunEnd,
+  decides: boolean,
+  reply: ReplyView | null,
+): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
   return {
     run: run.run.kind,
     routing_key: run.routingKey,
     tools_offered: offered(run, decides),
     needs_approval: [...run.toolsNeedingApproval],
     steps: [...end.steps],
-    reply: reply ? { text: reply.text, message_id: reply.message_id, to: reply.to, cc: reply.cc } : { text: end.reply ?? '', message_id: null, to: [], cc: [] },
+    reply: reply
+      ? { text: reply.text, message_id: reply.message_id, to: reply.to, cc: reply.cc }
+      : { text: end.reply ?? '', message_id: null, to: [], cc: [] },
     stopped: end.stopped,
     ...(end.error ? { error: end.error } : {}),
   };

@@ -26,7 +26,11 @@ export function historyOf(runs: readonly AgentRunView[], budget: number): AgentT
     if ('instruction' in past.message) {
       turns.push({ role: 'instruction', text: take(withOriginal(past.message.instruction, past.message)) });
     } else {
-      const message: InboundMessage = { ...past.message, body: take(withOriginal(past.message.body, past.message)), subject: past.message.subject?.slice(0, 300) };
+      const message: InboundMessage = {
+        ...past.message,
+        body: take(withOriginal(past.message.body, past.message)),
+        subject: past.message.subject?.slice(0, 300),
+      };
       delete message.original_length;
       turns.push({ role: 'inbound', message });
     }
@@ -37,7 +41,9 @@ export function historyOf(runs: readonly AgentRunView[], budget: number): AgentT
       // A result as it was given back, output and error: a call filed for approval keeps its output
       // (the request it became), a decided request that failed its error beside it.
       const result = {
-        ...(step.output !== undefined || step.status === 'success' ? { output: take(JSON.stringify(step.output ?? null), STEP_CHARS) } : {}),
+        ...(step.output !== undefined || step.status === 'success'
+          ? { output: take(JSON.stringify(step.output ?? null), STEP_CHARS) }
+          : {}),
         ...(step.status !== 'success' ? { error: take(step.error ?? '', STEP_CHARS) } : {}),
       };
       turns.push({ role: 'tool_call', call_id, tool: step.tool, arguments: args });

@@ -172,14 +172,23 @@ export class RunStore {
    * handled message is answered from here, and runs nothing.
    */
   async handled(agentId: number, messageId: string): Promise<HandledMessage | null> {
-    const [row] = await this.sequelize.query<RunRow & { origin: 'inbound' | 'reply'; content_digest: string | null; answer: unknown; holder_alive: boolean }>(
+    const [row] = await this.sequelize.query<
+      RunRow & { origin: 'inbound' | 'reply'; content_digest: string | null; answer: unknown; holder_alive: boolean }
+    >(
       `SELECT ${RUN_COLUMNS}, m.origin, m.content_digest, r.answer, ${aliveSql('r.instance_id')} AS holder_alive
          FROM agent_message_ids m JOIN agent_runs r ON r.id = m.run_id LEFT JOIN threads t ON t.id = r.thread_id
         WHERE m.agent_id = :agentId AND m.message_id = :messageId`,
       { replacements: { agentId, messageId, stale: this.instances.timings.staleAfterMs }, type: QueryTypes.SELECT },
     );
     if (!row) return null;
-    return { origin: row.origin, routing_key: row.routing_key, content_digest: row.content_digest, run: runView(row), answer: row.answer, holder_alive: row.holder_alive };
+    return {
+      origin: row.origin,
+      routing_key: row.routing_key,
+      content_digest: row.content_digest,
+      run: runView(row),
+      answer: row.answer,
+      holder_alive: row.holder_alive,
+    };
   }
 
   /** The agent's thread named by this reference, or null (another agent's thread is none of its). */
@@ -205,7 +214,9 @@ export class RunStore {
         ORDER BY wanted.n LIMIT 1`,
       { replacements: { agentId, ids: [...ids] }, type: QueryTypes.SELECT },
     );
-    return row ? { thread: { id: row.id, reference: row.reference, participants: new Set(row.participants) }, message_id: row.message_id } : null;
+    return row
+      ? { thread: { id: row.id, reference: row.reference, participants: new Set(row.participants) }, message_id: row.message_id }
+      : null;
   }
 
   /**
@@ -224,7 +235,13 @@ export class RunStore {
           ORDER BY r.id DESC LIMIT :last) h
        ORDER BY id`,
       {
-        replacements: { threadId: thread.id, reference: thread.reference, keys: [...thread.participants, ''], last: bounds.messages, cut: bounds.messageChars },
+        replacements: {
+          threadId: thread.id,
+          reference: thread.reference,
+          keys: [...thread.participants, ''],
+          last: bounds.messages,
+          cut: bounds.messageChars,
+        },
         type: QueryTypes.SELECT,
       },
     );
@@ -233,20 +250,26 @@ export class RunStore {
 
   /** The agent's thread for an operator; 404 when it names none of this agent's. */
   async thread(agentId: number, reference: string): Promise<ThreadView & { row_id: number }> {
-    const [row] = await this.sequelize.query<ThreadRow & { row_id: number }>(`${THREAD_SELECT} WHERE t.agent_id = :agentId AND t.reference = :reference`, {
-      replacements: { agentId, reference },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.sequelize.query<ThreadRow & { row_id: number }>(
+      `${THREAD_SELECT} WHERE t.agent_id = :agentId AND t.reference = :reference`,
+      {
+        replacements: { agentId, reference },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!row) throw new NotFoundError(`Thread ${reference} of agent ${agentId}`);
     return { ...threadView(row), row_id: row.row_id };
   }
 
   /** Newest activity first. */
   async threads(agentId: number, limit: number): Promise<ThreadView[]> {
-    const rows = await this.sequelize.query<ThreadRow>(`${THREAD_SELECT} WHERE t.agent_id = :agentId ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit`, {
-      replacements: { agentId, limit },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.sequelize.query<ThreadRow>(
+      `${THREAD_SELECT} WHERE t.agent_id = :agentId ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit`,
+      {
+        replacements: { agentId, limit },
+        type: QueryTypes.SELECT,
+      },
+    );
     return rows.map(threadView);
   }
 
@@ -264,7 +287,10 @@ export class RunStore {
   }
 
   /** The agent's runs, newest first (scheduled ones included), in pages as a thread's are. */
-  async runs(agentId: number, options: { before: number | null; limit: number }): Promise<{ runs: AgentRunView[]; next_before: number | null }> {
+  async runs(
+    agentId: number,
+    options: { before: number | null; limit: number },
+  ): Promise<{ runs: AgentRunView[]; next_before: number | null }> {
     const rows = await this.sequelize.query<RunRow>(
       `SELECT ${RUN_COLUMNS}, octet_length(r.message::text) + coalesce(octet_length(r.reply), 0) + octet_length(r.steps::text) AS size
          ${RUN_FROM} WHERE r.agent_id = :agentId AND (:before::integer IS NULL OR r.id < :before) ORDER BY r.id DESC LIMIT :limit`,
@@ -299,14 +325,20 @@ export class RunStore {
       let thread: ThreadRef | null = null;
       if (run.thread !== null && 'id' in run.thread) {
         thread = run.thread;
-        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', { replacements: { id: thread.id }, transaction });
-      } else if (run.thread !== null) {
-        const reference = newThreadReference();
-        const [created] = await this.sequelize.query<{ id: number }>('INSERT INTO threads (agent_id, subject, reference) VALUES (:agentId, :subject, :reference) RETURNING id', {
-          replacements: { agentId: run.agent_id, subject: run.thread.subject, reference },
-          type: QueryTypes.SELECT,
+        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', {
+          replacements: { id: thread.id },
           transaction,
         });
+      } else if (run.thread !== null) {
+        const reference = newThreadReference();
+        const [created] = await this.sequelize.query<{ id: number }>(
+          'INSERT INTO threads (agent_id, subject, reference) VALUES (:agentId, :subject, :reference) RETURNING id',
+          {
+            replacements: { agentId: run.agent_id, subject: run.thread.subject, reference },
+            type: QueryTypes.SELECT,
+            transaction,
+          },
+        );
         thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
@@ -331,7 +363,10 @@ export class RunStore {
       if (thread !== null) {
         // The message's id is claimed with its run: of two deliveries at once, one runs, and the other
         // finds the claim (this transaction, and its run, are undone for it).
-        if (run.message_id !== null && !(await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction, run.content_digest ?? null))) {
+        if (
+          run.message_id !== null &&
+          !(await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction, run.content_digest ?? null))
+        ) {
           throw new MessageIdTaken(run.message_id);
         }
         await this.join(thread.id, run.participants, transaction);
@@ -374,7 +409,12 @@ export class RunStore {
     }
   }
 
-  async #complete(run: { id: number; agent_id: number; thread_id: number | null }, end: RunEnd, reply: (ReplyView & { participants: readonly string[] }) | null, answer: unknown): Promise<void> {
+  async #complete(
+    run: { id: number; agent_id: number; thread_id: number | null },
+    end: RunEnd,
+    reply: (ReplyView & { participants: readonly string[] }) | null,
+    answer: unknown,
+  ): Promise<void> {
     await this.sequelize.transaction(async (transaction) => {
       await this.sequelize.query(
         `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
@@ -491,7 +531,10 @@ function runView(row: RunRow): AgentRunView {
     routing_key: row.routing_key,
     tools_offered: row.tools_offered,
     steps: row.steps,
-    reply: row.reply === null ? null : { text: row.reply, message_id: row.reply_message_id ?? '', to: row.reply_to ?? [], cc: row.reply_cc ?? [] },
+    reply:
+      row.reply === null
+        ? null
+        : { text: row.reply, message_id: row.reply_message_id ?? '', to: row.reply_to ?? [], cc: row.reply_cc ?? [] },
     stopped: row.stopped,
     error: row.error,
     new_thread: row.new_thread,

@@ -3,7 +3,16 @@
 // exactly one wins, and a decided request is never decided again. A pending request whose time is
 // up is marked expired when anything reads or decides it: no clock needs to run for it.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { approverName, decidedBy, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type DecidedVia, type Decider, type NewApprovalRequest } from '../core/approval-request';
+import {
+  approverName,
+  decidedBy,
+  type ApprovalRequestView,
+  type ApprovalResult,
+  type ApprovalStatus,
+  type DecidedVia,
+  type Decider,
+  type NewApprovalRequest,
+} from '../core/approval-request';
 import { storableJson } from '../core/storable-text';
 import type { CapClaim } from '../services/cap-usage';
 import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
@@ -48,8 +57,16 @@ export class ApprovalStore {
    * when the same call is already pending in the same place (thread, attachment, tool and input),
    * returns that request and files nothing.
    */
-  async file(request: NewApprovalRequest, record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>): Promise<{ request: ApprovalRequestView; created: boolean }> {
-    const scope = request.thread_id !== null ? `thread:${request.thread_id}` : request.run === 'scheduled' ? 'scheduled' : `sender:${request.routing_key ?? ''}`;
+  async file(
+    request: NewApprovalRequest,
+    record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>,
+  ): Promise<{ request: ApprovalRequestView; created: boolean }> {
+    const scope =
+      request.thread_id !== null
+        ? `thread:${request.thread_id}`
+        : request.run === 'scheduled'
+          ? 'scheduled'
+          : `sender:${request.routing_key ?? ''}`;
     // A model wrote the input: made storable first (SEMANTICS §13); what approval runs is what is kept.
     const input = JSON.stringify(storableJson(request.input ?? null));
     // A concurrent decision can end the pending request between the insert's conflict and the
@@ -62,13 +79,29 @@ export class ApprovalStore {
            VALUES ($1, $2, $3, $4::jsonb, md5($4::jsonb::text), $5, $6, $7, $8, $9, $10, now() + $11 * interval '1 millisecond')
            ON CONFLICT (agent_id, scope, attachment_id, tool_id, input_digest) WHERE status = 'pending' DO NOTHING RETURNING id`,
           {
-            bind: [request.agent_id, request.attachment_id, request.tool_id, input, scope, request.run, request.routing_key, request.thread_id, request.run_id, request.message_id, request.expires_in_ms],
+            bind: [
+              request.agent_id,
+              request.attachment_id,
+              request.tool_id,
+              input,
+              scope,
+              request.run,
+              request.routing_key,
+              request.thread_id,
+              request.run_id,
+              request.message_id,
+              request.expires_in_ms,
+            ],
             type: QueryTypes.SELECT,
             transaction,
           },
         );
         if (created) {
-          await recordToolCall(this.sequelize, { ...record, status: 'pending_approval', duration_ms: 0, error: null, approval_request_id: created.id }, transaction);
+          await recordToolCall(
+            this.sequelize,
+            { ...record, status: 'pending_approval', duration_ms: 0, error: null, approval_request_id: created.id },
+            transaction,
+          );
           return { id: created.id, created: true };
         }
         const [pending] = await this.sequelize.query<{ id: number }>(
@@ -112,10 +145,13 @@ export class ApprovalStore {
   /** A thread's requests still pending, and those approved (which ran), oldest first. */
   async inThread(agentId: number, threadId: number): Promise<ApprovalRequestView[]> {
     await this.expireDue(agentId);
-    const rows = await this.sequelize.query<RequestRow>(`${SELECT} WHERE r.agent_id = :agentId AND r.thread_id = :threadId AND r.status IN ('pending', 'approved') ORDER BY r.id`, {
-      replacements: { agentId, threadId },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.sequelize.query<RequestRow>(
+      `${SELECT} WHERE r.agent_id = :agentId AND r.thread_id = :threadId AND r.status IN ('pending', 'approved') ORDER BY r.id`,
+      {
+        replacements: { agentId, threadId },
+        type: QueryTypes.SELECT,
+      },
+    );
     return rows.map(requestView);
   }
 
@@ -135,23 +171,34 @@ export class ApprovalStore {
     await this.expireDue(agentId);
     const lost = Symbol('not pending');
     const capped = Symbol('capped');
-    const outcome = await this.sequelize.transaction(async (transaction) => {
-      const [claimed] = await this.sequelize.query<{ id: number }>(
-        `UPDATE approval_requests SET status = 'approved', decided_by = :by, decided_via = :via, decided_at = now()
+    const outcome = await this.sequelize
+      .transaction(async (transaction) => {
+        const [claimed] = await this.sequelize.query<{ id: number }>(
+          `UPDATE approval_requests SET status = 'approved', decided_by = :by, decided_via = :via, decided_at = now()
           WHERE agent_id = :agentId AND id = :id AND status = 'pending' AND expires_at > now() RETURNING id`,
-        { replacements: { agentId, id, ...deciderColumns(decider) }, type: QueryTypes.SELECT, transaction },
-      );
-      if (!claimed) throw lost;
-      // Counted with its record: over a cap, the approval is undone with the transaction, and it stays pending.
-      const recordId = await startToolCall(this.sequelize, { ...record, approval_request_id: id, approved_by: approverName(decider) }, by, transaction, caps);
-      if (recordId === null) throw capped;
-      await this.sequelize.query('UPDATE approval_requests SET tool_call_id = :recordId WHERE id = :id', { replacements: { id, recordId }, transaction });
-      return recordId;
-    }).catch((err: unknown) => {
-      if (err === lost) return null;
-      if (err === capped) return 'capped' as const;
-      throw err;
-    });
+          { replacements: { agentId, id, ...deciderColumns(decider) }, type: QueryTypes.SELECT, transaction },
+        );
+        if (!claimed) throw lost;
+        // Counted with its record: over a cap, the approval is undone with the transaction, and it stays pending.
+        const recordId = await startToolCall(
+          this.sequelize,
+          { ...record, approval_request_id: id, approved_by: approverName(decider) },
+          by,
+          transaction,
+          caps,
+        );
+        if (recordId === null) throw capped;
+        await this.sequelize.query('UPDATE approval_requests SET tool_call_id = :recordId WHERE id = :id', {
+          replacements: { id, recordId },
+          transaction,
+        });
+        return recordId;
+      })
+      .catch((err: unknown) => {
+        if (err === lost) return null;
+        if (err === capped) return 'capped' as const;
+        throw err;
+      });
     return outcome;
   }
 
@@ -178,7 +225,9 @@ export class ApprovalStore {
 
   /** Keeps what the one execution of an approved request gave. */
   async storeResult(id: number, result: ApprovalResult): Promise<void> {
-    await this.sequelize.query('UPDATE approval_requests SET result = $1::jsonb WHERE id = $2', { bind: [JSON.stringify(storableJson(result)), id] });
+    await this.sequelize.query('UPDATE approval_requests SET result = $1::jsonb WHERE id = $2', {
+      bind: [JSON.stringify(storableJson(result)), id],
+    });
   }
 
   private async expireDue(agentId: number, transaction?: Transaction): Promise<void> {
@@ -200,7 +249,13 @@ function requestView(row: RequestRow): ApprovalRequestView {
     tool: row.tool_id,
     input: row.input,
     status: row.status,
-    requested_by: { run: row.run, routing_key: row.routing_key, thread_id: row.thread_reference, run_id: row.run_id, message_id: row.message_id },
+    requested_by: {
+      run: row.run,
+      routing_key: row.routing_key,
+      thread_id: row.thread_reference,
+      run_id: row.run_id,
+      message_id: row.message_id,
+    },
     attachment_id: row.attachment_id,
     decided_by: row.decided_via ? { via: row.decided_via, routing_key: row.decided_by } : null,
     decided_at: row.decided_at ? row.decided_at.toISOString() : null,

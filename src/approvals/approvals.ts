@@ -40,14 +40,18 @@ export class ApprovalService {
   async decide(agentId: number, id: number, decision: Decision, decider: Decider, thread?: string): Promise<ApprovalRequestView> {
     const request = await this.get(agentId, id);
     if (decider.via === 'message' && (thread === undefined || request.requested_by.thread_id !== thread)) {
-      throw new ForbiddenError(`Approval request ${id} was not filed in this thread: a message decides only the requests of its own thread.`);
+      throw new ForbiddenError(
+        `Approval request ${id} was not filed in this thread: a message decides only the requests of its own thread.`,
+      );
     }
     if (request.status !== 'pending') throw notPending(request);
     // The requester's run, resolved from the policy as it is now: the grant and the approvers today.
     // An operator's denial needs neither.
     const run = decider.via === 'message' || decision === 'approve' ? await this.runs.startFresh(agentId, requesterRun(request)) : null;
     if (decider.via === 'message' && !run?.compiled.mayDecide(request.attachment_id, decider.routing_key)) {
-      throw new ForbiddenError(`${decider.routing_key} is not an approver of the attachment that approval request ${id} is bound to: nothing was decided.`);
+      throw new ForbiddenError(
+        `${decider.routing_key} is not an approver of the attachment that approval request ${id} is bound to: nothing was decided.`,
+      );
     }
     if (decision === 'deny' || run === null) {
       if (!(await orUnavailable(this.store.deny(agentId, id, decider)))) throw notPending(await this.get(agentId, id));
@@ -66,7 +70,8 @@ export class ApprovalService {
         // It stays pending: an approver may approve it again once the window has room.
         throw outcome.error;
       default: {
-        const result: ApprovalResult = outcome.status === 'success' ? { status: 'success', output: outcome.output } : { status: 'failure', error: outcome.error };
+        const result: ApprovalResult =
+          outcome.status === 'success' ? { status: 'success', output: outcome.output } : { status: 'failure', error: outcome.error };
         this.observe('approved');
         // The tool has run: its result is the answer, even if it can no longer be kept or read back.
         try {
@@ -81,11 +86,15 @@ export class ApprovalService {
 }
 
 function requesterRun(request: ApprovalRequestView): DispatchRun {
-  return request.requested_by.run === 'scheduled' ? { kind: 'scheduled' } : { kind: 'sender', routing_key: request.requested_by.routing_key };
+  return request.requested_by.run === 'scheduled'
+    ? { kind: 'scheduled' }
+    : { kind: 'sender', routing_key: request.requested_by.routing_key };
 }
 
 /** The 409 for a request already decided, expired or void: what it is, and that nothing ran. */
 function notPending(request: ApprovalRequestView): ConflictError {
   const why = request.status === 'void' && request.void_reason ? ` (${request.void_reason})` : '';
-  return new ConflictError(`Approval request ${request.id} is ${request.status}${why}, so it cannot be decided again: nothing ran. A new call files a new request.`);
+  return new ConflictError(
+    `Approval request ${request.id} is ${request.status}${why}, so it cannot be decided again: nothing ran. A new call files a new request.`,
+  );
 }

@@ -81,7 +81,9 @@ export function parseAuthenticationResults(value: unknown): AuthenticationResult
     return { ok: true, header: reader.payload() };
   } catch (err) {
     if (!(err instanceof ParseFailure)) throw err;
-    return reader.authservId === undefined ? { ok: false, reason: err.message } : { ok: false, reason: err.message, authserv_id: reader.authservId };
+    return reader.authservId === undefined
+      ? { ok: false, reason: err.message }
+      : { ok: false, reason: err.message, authserv_id: reader.authservId };
   }
 }
 
@@ -135,7 +137,11 @@ class Reader {
     this.expect('=', `"=" and a result after the method ${method}`);
     this.skipCFWS();
     const result = this.keyword(KEYWORD_CHAR, `the result of ${method}`);
-    const info: AuthResult = { method: asciiLower(method), result: asciiLower(result), properties: Object.create(null) as Record<string, string> };
+    const info: AuthResult = {
+      method: asciiLower(method),
+      result: asciiLower(result),
+      properties: Object.create(null) as Record<string, string>,
+    };
     if (methodVersion !== undefined) info.method_version = methodVersion;
 
     for (;;) {

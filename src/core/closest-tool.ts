@@ -3,7 +3,10 @@
 
 /** Folds what the legacy check was strict about and people are not: case, hyphens, spaces. */
 export function foldToolToken(token: string): string {
-  return token.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return token
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** Levenshtein distance, bounded: returns `limit + 1` as soon as the distance exceeds `limit`. */

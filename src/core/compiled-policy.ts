@@ -433,7 +433,12 @@ class ListedOffer implements RunOffer {
       if (through) approvals.set(id, through.attachment_id);
     }
     const direct = resolution.attachments.filter((a) => a.admitted && !a.needs_approval).map((a) => a.attachment_id);
-    return new ListedOffer(resolution.access, resolution.tools, approvals, capsOf === null ? null : (toolId) => candidatesOf(direct, toolId, resolution, capsOf));
+    return new ListedOffer(
+      resolution.access,
+      resolution.tools,
+      approvals,
+      capsOf === null ? null : (toolId) => candidatesOf(direct, toolId, resolution, capsOf),
+    );
   }
 
   has(toolId: string): boolean {
@@ -454,7 +459,12 @@ class ListedOffer implements RunOffer {
 }
 
 /** capsFor() over a resolution: the direct carriers in order, or null when one is uncapped. */
-function candidatesOf(direct: readonly number[], toolId: string, resolution: Resolution, capsOf: (attachmentId: number, toolId: string) => readonly CapRule[]): CapCandidate[] | null {
+function candidatesOf(
+  direct: readonly number[],
+  toolId: string,
+  resolution: Resolution,
+  capsOf: (attachmentId: number, toolId: string) => readonly CapRule[],
+): CapCandidate[] | null {
   const candidates: CapCandidate[] = [];
   for (const a of resolution.attachments) {
     if (!direct.includes(a.attachment_id) || !a.tools.includes(toolId)) continue;

@@ -21,7 +21,9 @@ export interface RuleCheck {
 export function checkRule(rule: GateRule): RuleCheck {
   const matcher = tryCompilePattern(rule.pattern);
   if (rule.kind === 'allow') {
-    return matcher === null ? { deny: false, matches: matchesNoKey, lookup: null } : { deny: false, matches: matcher, lookup: patternLookup(rule.pattern) };
+    return matcher === null
+      ? { deny: false, matches: matchesNoKey, lookup: null }
+      : { deny: false, matches: matcher, lookup: patternLookup(rule.pattern) };
   }
   if (rule.kind === 'deny' && matcher !== null) return { deny: true, matches: matcher, lookup: patternLookup(rule.pattern) };
   return { deny: true, matches: matchesAnyKey, lookup: null };

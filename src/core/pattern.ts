@@ -41,16 +41,22 @@ export function parsePattern(input: unknown): PatternResult {
   if (CONTROL.test(input)) return refuse('the pattern contains a control character (such as a line break or NUL); retype it without one');
   const invisible = INVISIBLE_CHARACTER.exec(input);
   if (invisible !== null) {
-    return refuse(`the pattern contains the invisible character ${codePointName(invisible[0])}; no routing key holds one (SEMANTICS §3), so retype the pattern without it`);
+    return refuse(
+      `the pattern contains the invisible character ${codePointName(invisible[0])}; no routing key holds one (SEMANTICS §3), so retype the pattern without it`,
+    );
   }
   if (WHITESPACE.test(input)) return refuse(`the pattern "${input}" contains whitespace; addresses have none, so remove the spaces`);
   const special = SPECIALS.exec(input);
   if (special !== null) {
-    return refuse(`the pattern "${input}" contains ${special[0]}, which a pattern cannot hold; write the bare address, without quotes, brackets or a display name (IP address literals are not supported), ${EXAMPLES}`);
+    return refuse(
+      `the pattern "${input}" contains ${special[0]}, which a pattern cannot hold; write the bare address, without quotes, brackets or a display name (IP address literals are not supported), ${EXAMPLES}`,
+    );
   }
   const stars = count(input, '*');
   if (stars > 1) {
-    return refuse(`the pattern "${input}" has more than one *; a pattern holds at most one wildcard, e.g. *@thescoop.com or mara@*.thescoop.com, so add one rule per pattern instead`);
+    return refuse(
+      `the pattern "${input}" has more than one *; a pattern holds at most one wildcard, e.g. *@thescoop.com or mara@*.thescoop.com, so add one rule per pattern instead`,
+    );
   }
   if (input === '*') return { ok: true, pattern: '*' };
   const ats = count(input, '@');
@@ -60,8 +66,10 @@ export function parsePattern(input: unknown): PatternResult {
   const at = input.indexOf('@');
   const rawLocal = input.slice(0, at);
   const rawDomain = input.slice(at + 1);
-  if (rawLocal === '') return refuse(`the pattern "${input}" has nothing before the @; write a local part, or * for any, e.g. *@${rawDomain}`);
-  if (rawDomain === '' || rawDomain === '.') return refuse(`the pattern "${input}" has nothing after the @; write a domain, e.g. ${rawLocal}@thescoop.com`);
+  if (rawLocal === '')
+    return refuse(`the pattern "${input}" has nothing before the @; write a local part, or * for any, e.g. *@${rawDomain}`);
+  if (rawDomain === '' || rawDomain === '.')
+    return refuse(`the pattern "${input}" has nothing after the @; write a domain, e.g. ${rawLocal}@thescoop.com`);
 
   const local = normalizeLocal(rawLocal);
   if (local.includes('+')) return refuse(plusTagReason(input, local, rawDomain));
@@ -147,7 +155,9 @@ function normalizeDomain(rawDomain: string): PatternResult {
   }
   const starLabel = labels.find((label) => label.includes('*')) ?? '';
   if (!PRINTABLE_ASCII.test(starLabel)) {
-    return refuse(`the domain label "${starLabel}" holds the * and other characters that are not ASCII; a label with * must be plain ASCII, so write the * in a label of its own, e.g. *.bücher.de`);
+    return refuse(
+      `the domain label "${starLabel}" holds the * and other characters that are not ASCII; a label with * must be plain ASCII, so write the * in a label of its own, e.g. *.bücher.de`,
+    );
   }
   // The conversion leaves an ASCII label as it is and lets a * through, but the host check refuses
   // the *: so the domain is checked with a plain letter in its place, and must convert alike.

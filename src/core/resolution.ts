@@ -5,7 +5,11 @@ import type { AgentPolicyData, AttachmentExplanation, AttachmentPolicy, CapRule,
 
 export function resolveRun(data: AgentPolicyData, run: Run, liveToolIds: ReadonlySet<string>): Resolution {
   const access = decideAccess(data.access_rules ?? [], run);
-  return resolutionOf(run, access, data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds)));
+  return resolutionOf(
+    run,
+    access,
+    data.attachments.map((attachment) => explainAttachment(attachment, run, liveToolIds)),
+  );
 }
 
 /**
@@ -45,7 +49,10 @@ function termsOf(admitting: readonly AttachmentExplanation[], toolId: string, di
 }
 
 /** A toolkit's members split into registered tools and stale ids, each once, in member order. */
-export function splitMembers(memberToolIds: readonly string[], liveToolIds: ReadonlySet<string>): { tools: string[]; stale_tool_ids: string[] } {
+export function splitMembers(
+  memberToolIds: readonly string[],
+  liveToolIds: ReadonlySet<string>,
+): { tools: string[]; stale_tool_ids: string[] } {
   const members = [...new Set(memberToolIds)];
   return {
     tools: members.filter((id) => liveToolIds.has(id)),
@@ -66,7 +73,10 @@ function explainAttachment(attachment: AttachmentPolicy, run: Run, liveToolIds: 
 }
 
 /** An attachment's approval terms, and whether they apply to this run (SEMANTICS §12). */
-export function approvalTerms(attachment: Pick<AttachmentPolicy, 'approvers'>, run: Run): Pick<AttachmentExplanation, 'approval' | 'needs_approval'> {
+export function approvalTerms(
+  attachment: Pick<AttachmentPolicy, 'approvers'>,
+  run: Run,
+): Pick<AttachmentExplanation, 'approval' | 'needs_approval'> {
   const approvers = attachment.approvers ?? null;
   return { approval: approvers === null ? null : { approvers: [...approvers] }, needs_approval: needsApproval(approvers, run) };
 }

@@ -82,8 +82,14 @@ function ourResults(values: readonly unknown[], authservId: string): OurResults 
     if (!parsed.ok) {
       // Ignoring an unreadable header of our own could hide a fail, so one that claims our id, or
       // mentions it anywhere (`Authentication-Results: mx...` pasted with its field name), is ours.
-      const mayBeOurs = (parsed.authserv_id !== undefined && sameAuthservId(parsed.authserv_id, authservId)) || asciiLower(value).includes(asciiLower(authservId));
-      if (mayBeOurs) return { ok: false, reason: `an Authentication-Results header that is or may be from ${authservId} cannot be read: ${parsed.reason}` };
+      const mayBeOurs =
+        (parsed.authserv_id !== undefined && sameAuthservId(parsed.authserv_id, authservId)) ||
+        asciiLower(value).includes(asciiLower(authservId));
+      if (mayBeOurs)
+        return {
+          ok: false,
+          reason: `an Authentication-Results header that is or may be from ${authservId} cannot be read: ${parsed.reason}`,
+        };
       continue;
     }
     if (!sameAuthservId(parsed.header.authserv_id, authservId)) continue;
@@ -115,16 +121,23 @@ function verdictOf(results: readonly AuthResult[], key: string, fromDomain: stri
   if (dmarcResult === 'pass') {
     // DMARC evaluates one domain, and a pass that does not name it (header.from) proves nothing
     // about this message's From: the server may have evaluated another header, or another message.
-    if (!dmarc.some((r) => r.properties['header.from'] !== undefined)) return unauthenticated('dmarc=pass names no header.from, so it says nothing of From\'s domain');
+    if (!dmarc.some((r) => r.properties['header.from'] !== undefined))
+      return unauthenticated("dmarc=pass names no header.from, so it says nothing of From's domain");
     return authenticated(key, `dmarc=pass for ${fromDomain}`);
   }
   if (dmarcResult === 'fail') return unauthenticated(`dmarc=fail for ${fromDomain}`);
-  if (dmarcResult !== undefined && !DMARC_NOT_EVALUATED.has(dmarcResult)) return ambiguous(`dmarc=${dmarcResult} is not a DMARC result this service understands`);
+  if (dmarcResult !== undefined && !DMARC_NOT_EVALUATED.has(dmarcResult))
+    return ambiguous(`dmarc=${dmarcResult} is not a DMARC result this service understands`);
 
-  const spfResults = new Set(results.filter((r) => r.method === 'spf' && authenticatedDomain(r.properties['smtp.mailfrom']) === fromDomain).map((r) => r.result));
-  if (spfResults.size > 1) return ambiguous(`the SPF results for ${fromDomain} disagree (${[...spfResults].map((r) => `spf=${r}`).join(', ')})`);
+  const spfResults = new Set(
+    results.filter((r) => r.method === 'spf' && authenticatedDomain(r.properties['smtp.mailfrom']) === fromDomain).map((r) => r.result),
+  );
+  if (spfResults.size > 1)
+    return ambiguous(`the SPF results for ${fromDomain} disagree (${[...spfResults].map((r) => `spf=${r}`).join(', ')})`);
   if (spfResults.has('pass')) return authenticated(key, `spf=pass for smtp.mailfrom in ${fromDomain}`);
-  const dkimPass = results.some((r) => r.method === 'dkim' && r.result === 'pass' && authenticatedDomain(r.properties['header.d']) === fromDomain);
+  const dkimPass = results.some(
+    (r) => r.method === 'dkim' && r.result === 'pass' && authenticatedDomain(r.properties['header.d']) === fromDomain,
+  );
   if (dkimPass) return authenticated(key, `dkim=pass for header.d=${fromDomain}`);
   return unauthenticated(`no dmarc=pass, and no SPF or DKIM pass for From's domain ${fromDomain}`);
 }

@@ -4,7 +4,10 @@ import { z } from 'zod';
 
 export const toolIdSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, 'a tool id is snake_case: lowercase letters, digits and single underscores, starting with a letter')
+  .regex(
+    /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/,
+    'a tool id is snake_case: lowercase letters, digits and single underscores, starting with a letter',
+  )
   .max(64);
 
 export const toolKindSchema = z.enum(['gate', 'enhancement']);
@@ -58,7 +61,11 @@ export const capRuleSchema = z.strictObject({
   tool_id: toolIdSchema.nullable(),
   per: capPerSchema,
   limit: z.number().int().min(1).max(10_000),
-  window_s: z.number().int().min(1).max(365 * 86_400),
+  window_s: z
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 86_400),
 });
 export type CapRule = z.infer<typeof capRuleSchema>;
 
@@ -78,10 +85,7 @@ export interface AgentPolicyData {
  * sender has none, see routing-key.ts); a scheduled run has no sender at all; the catalogue is
  * the admin's view of everything attached, gates ignored. It never dispatches.
  */
-export type Run =
-  | { kind: 'sender'; routing_key: string | null }
-  | { kind: 'scheduled' }
-  | { kind: 'catalogue' };
+export type Run = { kind: 'sender'; routing_key: string | null } | { kind: 'scheduled' } | { kind: 'catalogue' };
 export type RunKind = Run['kind'];
 
 export const gateReasonSchema = z.enum([

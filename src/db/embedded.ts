@@ -84,7 +84,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       return { url: makeUrl(state, running.port), port: running.port, stop: async () => undefined };
     }
   } else {
-    if (await exists(dataDir) && (await fs.readdir(dataDir)).length > 0) {
+    if ((await exists(dataDir)) && (await fs.readdir(dataDir)).length > 0) {
       throw new Error(`${dataDir} is not empty but holds no PostgreSQL cluster (no PG_VERSION); remove it or choose another folder`);
     }
     state = { user: USER, password: randomBytes(18).toString('base64url') };
@@ -117,9 +117,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       createPostgresUser: isRoot,
       initdbFlags: ['--encoding=UTF8', '--locale=C', ...(opts.persistent ? [] : ['--no-sync'])],
       postgresFlags: [
-        '-c', 'listen_addresses=127.0.0.1',
+        '-c',
+        'listen_addresses=127.0.0.1',
         // TCP only: no socket files in /tmp to collide with other servers.
-        '-c', 'unix_socket_directories=',
+        '-c',
+        'unix_socket_directories=',
         // A throwaway cluster needs no durability; this makes CREATE DATABASE and DDL much faster.
         ...(opts.persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
       ],
@@ -151,7 +153,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
         ({ pg, lines } = make(port));
         continue;
       }
-      throw new Error(`embedded postgres did not start on port ${port} (${dataDir}): ${err instanceof Error ? err.message : ''}\n${tail}`, { cause: err });
+      throw new Error(`embedded postgres did not start on port ${port} (${dataDir}): ${err instanceof Error ? err.message : ''}\n${tail}`, {
+        cause: err,
+      });
     }
   }
   if (state.port !== port) {
@@ -215,7 +219,9 @@ async function readState(dataDir: string): Promise<ClusterState> {
   try {
     raw = await fs.readFile(file, 'utf8');
   } catch {
-    throw new Error(`${dataDir} holds a PostgreSQL cluster but no ${STATE_FILE} (its password is unknown); remove the folder to start afresh`);
+    throw new Error(
+      `${dataDir} holds a PostgreSQL cluster but no ${STATE_FILE} (its password is unknown); remove the folder to start afresh`,
+    );
   }
   const parsed = JSON.parse(raw) as Partial<ClusterState>;
   if (typeof parsed.user !== 'string' || typeof parsed.password !== 'string') throw new Error(`${file} is malformed`);
@@ -316,7 +322,10 @@ function run(cmd: string, args: string[]): Promise<string> {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(() => true, () => false);
+  return fs.access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function ensureOthersCanEnter(dir: string): Promise<void> {
@@ -374,7 +383,13 @@ async function prepareBinaries(log: (line: string) => void): Promise<void> {
   }
   for (const { source, target } of links) {
     const targetPath = path.join(pkgDir, target);
-    if (await fs.lstat(targetPath).then(() => true, () => false)) continue;
+    if (
+      await fs.lstat(targetPath).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
     try {
       await fs.symlink(path.relative(path.dirname(targetPath), path.join(pkgDir, source)), targetPath);
       log(`created missing symlink ${targetPath}`);

@@ -85,13 +85,12 @@ export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}
 }
 
 /** Reverts the last migration (default), `step` of them, or all down `to` a name (0: all). */
-export async function migrateDown(
-  sequelize: Sequelize,
-  opts: MigrateDownOptions & MigratorOptions = { step: 1 },
-): Promise<string[]> {
+export async function migrateDown(sequelize: Sequelize, opts: MigrateDownOptions & MigratorOptions = { step: 1 }): Promise<string[]> {
   const { folder, logger, ...down } = opts;
   const reverted = await withUnboundedQueries(sequelize, (own) =>
-    withMigrationLock(own, () => migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 })),
+    withMigrationLock(own, () =>
+      migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 }),
+    ),
   );
   return reverted.map((m) => m.name);
 }

@@ -47,7 +47,13 @@ export interface PolicyListenerOptions {
   probeTimeoutMs: number;
 }
 
-export const DEFAULT_LISTENER_OPTIONS: PolicyListenerOptions = { minBackoffMs: 100, maxBackoffMs: 10_000, heartbeatMs: 5_000, heartbeatTimeoutMs: 2_000, probeTimeoutMs: 3_000 };
+export const DEFAULT_LISTENER_OPTIONS: PolicyListenerOptions = {
+  minBackoffMs: 100,
+  maxBackoffMs: 10_000,
+  heartbeatMs: 5_000,
+  heartbeatTimeoutMs: 2_000,
+  probeTimeoutMs: 3_000,
+};
 
 /** The listening connection LISTENs but is not told: the cache must not be trusted on it. */
 export class NotificationsUndeliveredError extends Error {
@@ -155,7 +161,11 @@ export class PolicyListener {
     if (this.#beating === generation) return;
     this.#beating = generation;
     try {
-      await deadline(client.query('SELECT 1'), this.options.heartbeatTimeoutMs, () => new Error('the listening connection did not answer its heartbeat'));
+      await deadline(
+        client.query('SELECT 1'),
+        this.options.heartbeatTimeoutMs,
+        () => new Error('the listening connection did not answer its heartbeat'),
+      );
       await this.#probe({ lostIfUnsent: false });
     } catch (err) {
       if (generation === this.#generation && this.#state === 'listening') this.#lose(err);

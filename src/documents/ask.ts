@@ -25,6 +25,11 @@ export async function askDocuments(
 ): Promise<AskResult> {
   const hits = await search.search(agentId, question, topK);
   if (hits.length === 0) return { answer: NO_ANSWER, sources: [] };
-  const text = (await answer(question, hits.map((h) => ({ title: h.title, text: h.content })))).trim();
+  const text = (
+    await answer(
+      question,
+      hits.map((h) => ({ title: h.title, text: h.content })),
+    )
+  ).trim();
   return { answer: text || NO_ANSWER, sources: hits.map(searchResult) };
 }

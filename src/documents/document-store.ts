@@ -88,7 +88,12 @@ export class DocumentStore implements DocumentSearch {
   }
 
   /** A chunk already there is kept: another instance may be indexing the same adopted document. */
-  private async insertChunks(documentId: number | string, agentId: number | string, chunks: readonly string[], transaction?: Transaction): Promise<void> {
+  private async insertChunks(
+    documentId: number | string,
+    agentId: number | string,
+    chunks: readonly string[],
+    transaction?: Transaction,
+  ): Promise<void> {
     if (chunks.length === 0) return;
     await this.sequelize.query(
       `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content)

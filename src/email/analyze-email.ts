@@ -18,7 +18,12 @@ export interface AnalyzeEmailResult {
 export async function analyzeEmail(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<AnalyzeEmailResult> {
   const analysis = await runAnalysis(deps, run, message);
   const tasks = await fileTasks(deps, run, message, analysis);
-  return { routing_key: run.routingKey, analysis, tasks: tasks ?? [], tools: { email_analyzer: 'used', task_creator: tasks ? 'used' : 'skipped' } };
+  return {
+    routing_key: run.routingKey,
+    analysis,
+    tasks: tasks ?? [],
+    tools: { email_analyzer: 'used', task_creator: tasks ? 'used' : 'skipped' },
+  };
 }
 
 /**
@@ -26,5 +31,7 @@ export async function analyzeEmail(deps: EmailDeps, run: ToolRun, message: Email
  * and the failure is recorded by the dispatch.
  */
 export function runAnalysis(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<EmailAnalysis> {
-  return orUpstreamError(run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(run.agent, deps.now()))));
+  return orUpstreamError(
+    run.dispatch('email_analyzer', () => deps.model.analyzeEmail(modelEmail(message), modelContext(run.agent, deps.now()))),
+  );
 }

@@ -59,17 +59,32 @@ export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, message: E
   return { routing_key: run.routingKey, stages, analysis, tasks, reply: written.reply };
 }
 
-async function writeReply(deps: EmailDeps, run: ToolRun, message: EmailMessage, analysis: EmailAnalysis): Promise<{ stage: Stage; reply: Reply }> {
+async function writeReply(
+  deps: EmailDeps,
+  run: ToolRun,
+  message: EmailMessage,
+  analysis: EmailAnalysis,
+): Promise<{ stage: Stage; reply: Reply }> {
   const fallback: Reply = { text: analysis.suggested_reply, source: 'analysis_fallback' };
   try {
     if (!run.grants('reply_generator')) {
       await run.skip('reply_generator');
       return { stage: { name: 'reply', tool: 'reply_generator', status: 'fallback' }, reply: fallback };
     }
-    const text = await run.dispatch('reply_generator', () => deps.model.writeReply(modelEmail(message), analysis, modelContext(run.agent, deps.now())));
+    const text = await run.dispatch('reply_generator', () =>
+      deps.model.writeReply(modelEmail(message), analysis, modelContext(run.agent, deps.now())),
+    );
     return { stage: { name: 'reply', tool: 'reply_generator', status: 'completed' }, reply: { text, source: 'reply_agent' } };
   } catch (err) {
     // The reply agent failing is a failed stage, not a failed workflow: the analysis's reply stands in.
-    return { stage: { name: 'reply', tool: 'reply_generator', status: 'failed', error: isModelError(err) ? err.message : run.fault(err, 'email workflow: reply') }, reply: fallback };
+    return {
+      stage: {
+        name: 'reply',
+        tool: 'reply_generator',
+        status: 'failed',
+        error: isModelError(err) ? err.message : run.fault(err, 'email workflow: reply'),
+      },
+      reply: fallback,
+    };
   }
 }

@@ -35,7 +35,8 @@ export function pathId(params: Record<string, unknown>, name: string): number {
     if (id <= MAX_ROW_ID) return id;
   }
   const result = idText.safeParse(text);
-  if (!result.success) throw new ValidationError(result.error.issues.map((issue) => ({ ...toValidationIssue(issue, 'path'), loc: ['path', name] })));
+  if (!result.success)
+    throw new ValidationError(result.error.issues.map((issue) => ({ ...toValidationIssue(issue, 'path'), loc: ['path', name] })));
   if (result.data > MAX_ROW_ID) throw new NotFoundError(`Id ${result.data}`);
   return result.data;
 }

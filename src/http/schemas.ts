@@ -33,7 +33,12 @@ export function text(max: number) {
 export function name(max: number) {
   return text(max)
     .transform((s) => s.trim())
-    .pipe(z.string().min(1, 'must not be empty').regex(/^[^\n\r\t]*$/, 'a name is one line'));
+    .pipe(
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .regex(/^[^\n\r\t]*$/, 'a name is one line'),
+    );
 }
 
 export const patternSchema = z.string().transform((value, ctx) => {

@@ -148,7 +148,10 @@ export async function streamAgents(
   await sequelize.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}`, { bind, transaction });
   try {
     for (;;) {
-      const rows = await sequelize.query<RawStreamedRow>(`FETCH FORWARD ${Math.max(1, Math.floor(opts.chunk))} FROM ${CURSOR}`, { type: QueryTypes.SELECT, transaction });
+      const rows = await sequelize.query<RawStreamedRow>(`FETCH FORWARD ${Math.max(1, Math.floor(opts.chunk))} FROM ${CURSOR}`, {
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       if (rows.length === 0) break;
       await fn(rows.map(streamedRow));
     }
@@ -162,7 +165,11 @@ export async function streamAgents(
  * null when there are more than `bound` classes (then the caller goes agent by agent). One
  * aggregate over the whole table.
  */
-export async function readPlainClasses(sequelize: Sequelize, bound: number, transaction: Transaction): Promise<{ classes: PlainClass[]; notPlain: number } | null> {
+export async function readPlainClasses(
+  sequelize: Sequelize,
+  bound: number,
+  transaction: Transaction,
+): Promise<{ classes: PlainClass[]; notPlain: number } | null> {
   const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; plain: boolean; agents: string }>(
     `WITH ${HELD}
      -- Grouped bytewise ("C"), as the planner keys classes: under a legacy column's case-insensitive
@@ -178,7 +185,11 @@ export async function readPlainClasses(sequelize: Sequelize, bound: number, tran
   const plain = rows.filter((r) => r.plain);
   if (plain.length > bound) return null;
   return {
-    classes: plain.map((r) => ({ enabled_tools: r.enabled_tools, toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id), agents: Number(r.agents) })),
+    classes: plain.map((r) => ({
+      enabled_tools: r.enabled_tools,
+      toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id),
+      agents: Number(r.agents),
+    })),
     notPlain: rows.filter((r) => !r.plain).reduce((n, r) => n + Number(r.agents), 0),
   };
 }
@@ -193,7 +204,9 @@ export async function readToolkitsById(
     'SELECT id, name, legacy_tool_set, member_tool_ids FROM toolkits WHERE id = ANY($1::int[])',
     { bind: [ids], type: QueryTypes.SELECT, transaction },
   );
-  return new Map(rows.map((t) => [Number(t.id), { name: t.name, legacy_tool_set: t.legacy_tool_set, member_tool_ids: t.member_tool_ids ?? [] }]));
+  return new Map(
+    rows.map((t) => [Number(t.id), { name: t.name, legacy_tool_set: t.legacy_tool_set, member_tool_ids: t.member_tool_ids ?? [] }]),
+  );
 }
 
 /** One agent, or null when there is none. */
@@ -207,7 +220,11 @@ export async function readAgent(sequelize: Sequelize, agentId: number, transacti
 }
 
 /** The toolkits the planner made (few: one per distinct set), by the set each stands for; only `toolSets` when given. */
-export async function readLegacyToolkits(sequelize: Sequelize, transaction: Transaction, toolSets?: string[]): Promise<Map<string, LegacyToolkitRow>> {
+export async function readLegacyToolkits(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  toolSets?: string[],
+): Promise<Map<string, LegacyToolkitRow>> {
   const rows = await sequelize.query<LegacyToolkitRow>(
     `SELECT id, name, legacy_tool_set, member_tool_ids FROM toolkits
       WHERE legacy_tool_set IS NOT NULL AND ($1::text[] IS NULL OR legacy_tool_set = ANY($1::text[]))`,
@@ -230,8 +247,14 @@ function streamedRow(raw: RawStreamedRow): StreamedAgentRow {
     id: Number(raw.id),
     name: raw.name,
     enabled_tools: raw.enabled_tools,
-    grant: raw.toolkit_id === null || raw.attachment_id === null ? null : { attachment_id: Number(raw.attachment_id), toolkit_id: Number(raw.toolkit_id) },
-    attachments: raw.attachments === null ? null : raw.attachments.map((a) => ({ ...a, member_tool_ids: a.member_tool_ids ?? [], rule_count: a.rules.length })),
+    grant:
+      raw.toolkit_id === null || raw.attachment_id === null
+        ? null
+        : { attachment_id: Number(raw.attachment_id), toolkit_id: Number(raw.toolkit_id) },
+    attachments:
+      raw.attachments === null
+        ? null
+        : raw.attachments.map((a) => ({ ...a, member_tool_ids: a.member_tool_ids ?? [], rule_count: a.rules.length })),
   };
 }
 

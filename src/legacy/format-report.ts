@@ -35,7 +35,9 @@ export function formatReport(report: MigrationReport): string {
   const a = report.agents;
   const would = report.mode === 'dry_run' ? 'would change' : 'changed';
   lines.push(`Agents read: ${a.read}`);
-  lines.push(`  ${a.follow} follow their legacy string (${a.without_tools} of them hold no tool): ${a.changed} ${would}, ${a.unchanged} already up to date`);
+  lines.push(
+    `  ${a.follow} follow their legacy string (${a.without_tools} of them hold no tool): ${a.changed} ${would}, ${a.unchanged} already up to date`,
+  );
   lines.push(`  ${a.skipped} skipped and left as they are${a.skipped > 0 ? ' (listed below)' : ''}`);
   if (a.with_mapped_typos > 0) lines.push(`  ${plural(a.with_mapped_typos, 'agent')} granted a mapped typo`);
   lines.push('');
@@ -64,14 +66,16 @@ export function formatReport(report: MigrationReport): string {
     if (report.left_out.unmatched_tokens > 0) lines.push(`  … and ${report.left_out.unmatched_tokens} more occurrences of other tokens`);
     lines.push('  By agent:');
     for (const u of report.unmatched) {
-      lines.push(`    #${u.agent_id} ${u.agent_name ?? '(no name)'}: ${showToken(u.token)} → ${u.suggestion ?? '(nothing close)'}${u.mapped ? ' (mapped)' : ''}`);
+      lines.push(
+        `    #${u.agent_id} ${u.agent_name ?? '(no name)'}: ${showToken(u.token)} → ${u.suggestion ?? '(nothing close)'}${u.mapped ? ' (mapped)' : ''}`,
+      );
     }
     if (report.left_out.unmatched > 0) lines.push(`    … and ${report.left_out.unmatched} more (the counts above are complete)`);
     lines.push('');
   }
 
   if (report.skipped.length > 0) {
-    lines.push('Skipped agents (their access is the operators\'; the migration does not touch it):');
+    lines.push("Skipped agents (their access is the operators'; the migration does not touch it):");
     for (const s of report.skipped) lines.push(`  #${s.agent_id} ${s.agent_name ?? '(no name)'}: ${s.detail}`);
     if (report.left_out.skipped > 0) lines.push(`  … and ${report.left_out.skipped} more`);
     lines.push('');
@@ -83,7 +87,9 @@ export function formatReport(report: MigrationReport): string {
   } else {
     const over = v.over === 'plan' ? 'the grants planned' : 'the grants written, read back before commit';
     lines.push(`Verification over ${over}: ${v.status.toUpperCase()}`);
-    lines.push(`  ${plural(v.agents_checked, 'agent')} × ${plural(v.tools.length, 'tool')}: the legacy answer equals the new one for a ${v.runs.join(' and a ')}`);
+    lines.push(
+      `  ${plural(v.agents_checked, 'agent')} × ${plural(v.tools.length, 'tool')}: the legacy answer equals the new one for a ${v.runs.join(' and a ')}`,
+    );
   }
   for (const m of v.mismatches) lines.push(`  ✗ agent ${m.agent_id}${m.tool_id ? ` / ${m.tool_id}` : ''}: ${m.problem}`);
   if (v.mismatch_count > v.mismatches.length) lines.push(`  … and ${v.mismatch_count - v.mismatches.length} more`);
@@ -107,7 +113,10 @@ function toolkitStatus(t: ReportToolkit): string {
 
 function undoLines(report: MigrationReport): string[] {
   const c = report.changes;
-  const lines = ['', `Removed ${plural(c.attachments_removed, 'legacy grant')} (from ${plural(report.agents.changed, 'agent')}) and ${plural(c.toolkits_removed, 'legacy toolkit')}.`];
+  const lines = [
+    '',
+    `Removed ${plural(c.attachments_removed, 'legacy grant')} (from ${plural(report.agents.changed, 'agent')}) and ${plural(c.toolkits_removed, 'legacy toolkit')}.`,
+  ];
   const kept = report.undo;
   if (kept && kept.kept_attachments.length > 0) {
     lines.push('Kept legacy grants an operator has edited (gate rules or scheduled runs):');
@@ -115,9 +124,12 @@ function undoLines(report: MigrationReport): string[] {
   }
   if (kept && kept.kept_toolkits.length > 0) {
     lines.push('Kept legacy toolkits, in use by grants that stay or with members an operator edited:');
-    for (const k of kept.kept_toolkits) lines.push(`  #${k.toolkit_id} ${k.name}: ${plural(k.attachments, 'grant')}${k.members_edited ? ', members edited' : ''}`);
+    for (const k of kept.kept_toolkits)
+      lines.push(`  #${k.toolkit_id} ${k.name}: ${plural(k.attachments, 'grant')}${k.members_edited ? ', members edited' : ''}`);
   }
-  lines.push(`Verification: ${report.verification.status.toUpperCase()} (no unedited legacy grant and no unused, unedited legacy toolkit remains)`);
+  lines.push(
+    `Verification: ${report.verification.status.toUpperCase()} (no unedited legacy grant and no unused, unedited legacy toolkit remains)`,
+  );
   lines.push('The enabled_tools strings were never changed: the legacy check reads them as before.');
   lines.push(`Took ${report.duration_ms} ms.`);
   return lines;

@@ -19,7 +19,11 @@ const MAX_NAME_ATTEMPTS = 50;
  * an operator's toolkit already holds it (names are unique regardless of case). An operator's
  * toolkit is never adopted nor renamed: its members and terms are the operator's.
  */
-export async function chooseLegacyToolkitName(sequelize: Sequelize, toolIds: readonly string[], transaction: Transaction): Promise<ChosenName> {
+export async function chooseLegacyToolkitName(
+  sequelize: Sequelize,
+  toolIds: readonly string[],
+  transaction: Transaction,
+): Promise<ChosenName> {
   const plain = legacyToolkitName(toolIds);
   for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
     const name = legacyToolkitName(toolIds, attempt);
@@ -28,9 +32,17 @@ export async function chooseLegacyToolkitName(sequelize: Sequelize, toolIds: rea
       type: QueryTypes.SELECT,
       transaction,
     });
-    if (!taken) return attempt === 1 ? { name } : { name, note: `named "${name}" because toolkit #${await idOfName(sequelize, plain, transaction)} already holds the name "${plain}"` };
+    if (!taken)
+      return attempt === 1
+        ? { name }
+        : {
+            name,
+            note: `named "${name}" because toolkit #${await idOfName(sequelize, plain, transaction)} already holds the name "${plain}"`,
+          };
   }
-  throw new Error(`No free toolkit name for the legacy set ${legacyToolSetKey(toolIds)} after ${MAX_NAME_ATTEMPTS} attempts: rename the toolkits called "${plain} (n)".`);
+  throw new Error(
+    `No free toolkit name for the legacy set ${legacyToolSetKey(toolIds)} after ${MAX_NAME_ATTEMPTS} attempts: rename the toolkits called "${plain} (n)".`,
+  );
 }
 
 /**
@@ -176,15 +188,22 @@ export async function writeClassPlans(sequelize: Sequelize, classes: readonly Cl
 }
 
 async function findBySet(sequelize: Sequelize, toolSet: string, transaction: Transaction): Promise<LegacyToolkitRow | undefined> {
-  const [row] = await sequelize.query<LegacyToolkitRow>('SELECT id, name, legacy_tool_set, member_tool_ids FROM toolkits WHERE legacy_tool_set = $1', {
-    bind: [toolSet],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
+  const [row] = await sequelize.query<LegacyToolkitRow>(
+    'SELECT id, name, legacy_tool_set, member_tool_ids FROM toolkits WHERE legacy_tool_set = $1',
+    {
+      bind: [toolSet],
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
   return row;
 }
 
 async function idOfName(sequelize: Sequelize, name: string, transaction: Transaction): Promise<number | null> {
-  const [row] = await sequelize.query<{ id: number }>('SELECT id FROM toolkits WHERE lower(name) = lower($1)', { bind: [name], type: QueryTypes.SELECT, transaction });
+  const [row] = await sequelize.query<{ id: number }>('SELECT id FROM toolkits WHERE lower(name) = lower($1)', {
+    bind: [name],
+    type: QueryTypes.SELECT,
+    transaction,
+  });
   return row?.id ?? null;
 }

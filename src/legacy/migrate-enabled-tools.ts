@@ -59,10 +59,17 @@ export const MAX_PLAIN_CLASSES = 10_000;
  * const preview = await migrateEnabledTools(sequelize, manifest, { mode: 'dry_run' });
  * const done = await migrateEnabledTools(sequelize, manifest, { mode: 'apply' });
  */
-export async function migrateEnabledTools(sequelize: Sequelize, manifest: ToolManifest, options: EnabledToolsMigrationOptions): Promise<MigrationReport> {
+export async function migrateEnabledTools(
+  sequelize: Sequelize,
+  manifest: ToolManifest,
+  options: EnabledToolsMigrationOptions,
+): Promise<MigrationReport> {
   const started = performance.now();
   const mapTypos = options.mapTypos ?? false;
-  const tools = manifest.list().map((t) => t.id).sort();
+  const tools = manifest
+    .list()
+    .map((t) => t.id)
+    .sort();
   const report = new ReportBuilder(options.mode, mapTypos, tools, options.limits);
   const run = options.mode === 'apply' ? apply : dryRun;
   await run(sequelize, manifest, report, { ...options, mapTypos, batchSize: options.batchSize ?? DEFAULT_BATCH });
@@ -230,13 +237,22 @@ async function verifyDatabase(
 type VerifyOptions = Resolved & { transaction: Transaction; total: number; planned: MigrationReport; skipped: ReadonlySet<number> };
 
 /** The check by class; null when anything is amiss (or there are too many classes), for the agent-by-agent check to say what. */
-async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planOptions: PlanOptions, opts: VerifyOptions): Promise<Verification | null> {
+async function verifyByClass(
+  sequelize: Sequelize,
+  manifest: ToolManifest,
+  planOptions: PlanOptions,
+  opts: VerifyOptions,
+): Promise<Verification | null> {
   const verification = startVerification('database', [...manifest.ids].sort());
   opts.onProgress?.({ phase: 'verify', done: 0, total: opts.total });
   const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction);
   if (grouped === null) return null;
   const { classes, notPlain } = grouped;
-  const kits = await readToolkitsById(sequelize, [...new Set(classes.flatMap((c) => (c.toolkit_id === null ? [] : [c.toolkit_id])))], opts.transaction);
+  const kits = await readToolkitsById(
+    sequelize,
+    [...new Set(classes.flatMap((c) => (c.toolkit_id === null ? [] : [c.toolkit_id])))],
+    opts.transaction,
+  );
   let read = 0;
   let mapped = 0;
   const oneByOne: typeof classes = [];
@@ -252,7 +268,14 @@ async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planO
       continue;
     }
     if (planChanges(plan)) return null;
-    if (checkParity({ agent_id: 0, enabled_tools: c.enabled_tools, policy: policyOf(row), mapped_ids: plan.mapped_ids }, manifest.ids, verification.tools).length > 0) return null;
+    if (
+      checkParity(
+        { agent_id: 0, enabled_tools: c.enabled_tools, policy: policyOf(row), mapped_ids: plan.mapped_ids },
+        manifest.ids,
+        verification.tools,
+      ).length > 0
+    )
+      return null;
     read += c.agents;
     verification.agents_checked += c.agents;
     if (plan.mapped_ids.length > 0) mapped += c.agents;
@@ -262,26 +285,27 @@ async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planO
   // Agents that are not plain, and plain ones whose class the planner skips: one by one.
   let readSkipped = 0;
   let amiss = false;
-  if (notPlain > 0 || oneByOne.length > 0) await streamAgents(
-    sequelize,
-    { withAttachments: true, onlyNotPlainAnd: oneByOne, chunk: opts.batchSize, transaction: opts.transaction },
-    (rows) => {
-      for (const streamed of rows) {
-        const row = storedRow(streamed, kits);
-        if (row === null) {
-          amiss = true;
-          return;
+  if (notPlain > 0 || oneByOne.length > 0)
+    await streamAgents(
+      sequelize,
+      { withAttachments: true, onlyNotPlainAnd: oneByOne, chunk: opts.batchSize, transaction: opts.transaction },
+      (rows) => {
+        for (const streamed of rows) {
+          const row = storedRow(streamed, kits);
+          if (row === null) {
+            amiss = true;
+            return;
+          }
+          read += 1;
+          const before = verification.mismatch_count;
+          const plan = checkOneAgent(row, planOptions, manifest, opts.skipped, verification);
+          if (plan.kind === 'skip' && opts.skipped.has(plan.agent_id)) readSkipped += 1;
+          if (plan.kind === 'follow' && plan.mapped_ids.length > 0) mapped += 1;
+          if (verification.mismatch_count > before) amiss = true;
         }
-        read += 1;
-        const before = verification.mismatch_count;
-        const plan = checkOneAgent(row, planOptions, manifest, opts.skipped, verification);
-        if (plan.kind === 'skip' && opts.skipped.has(plan.agent_id)) readSkipped += 1;
-        if (plan.kind === 'follow' && plan.mapped_ids.length > 0) mapped += 1;
-        if (verification.mismatch_count > before) amiss = true;
-      }
-      opts.onProgress?.({ phase: 'verify', done: read, total: Math.max(read, opts.total) });
-    },
-  );
+        opts.onProgress?.({ phase: 'verify', done: read, total: Math.max(read, opts.total) });
+      },
+    );
   // Every agent that reads as skipped was left alone (checked above), and as many read so as were
   // left alone: so no agent left alone reads as followed.
   if (amiss || readSkipped !== opts.skipped.size) return null;
@@ -290,19 +314,36 @@ async function verifyByClass(sequelize: Sequelize, manifest: ToolManifest, planO
 }
 
 /** The check agent by agent, every agent read in full, in id order. */
-async function verifyEveryAgent(sequelize: Sequelize, manifest: ToolManifest, planOptions: PlanOptions, opts: VerifyOptions): Promise<Verification> {
+async function verifyEveryAgent(
+  sequelize: Sequelize,
+  manifest: ToolManifest,
+  planOptions: PlanOptions,
+  opts: VerifyOptions,
+): Promise<Verification> {
   const verification = startVerification('database', [...manifest.ids].sort());
   let read = 0;
   let mapped = 0;
   await eachChunk(sequelize, { ...opts, withAttachments: true, everyAgentInFull: true, phase: 'verify' }, (rows) => {
     for (const streamed of rows) {
       read += 1;
-      const plan = checkOneAgent({ ...streamed, attachments: streamed.attachments ?? [] }, planOptions, manifest, opts.skipped, verification);
+      const plan = checkOneAgent(
+        { ...streamed, attachments: streamed.attachments ?? [] },
+        planOptions,
+        manifest,
+        opts.skipped,
+        verification,
+      );
       if (plan.kind === 'follow' && plan.mapped_ids.length > 0) mapped += 1;
     }
   });
   if (read !== opts.planned.agents.read) {
-    mismatch(verification, { agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${opts.planned.agents.read} agents were planned but ${read} read back` });
+    mismatch(verification, {
+      agent_id: 0,
+      tool_id: null,
+      legacy: null,
+      new: null,
+      problem: `${opts.planned.agents.read} agents were planned but ${read} read back`,
+    });
   }
   if (mapped !== opts.planned.agents.with_mapped_typos) {
     mismatch(verification, {
@@ -317,11 +358,18 @@ async function verifyEveryAgent(sequelize: Sequelize, manifest: ToolManifest, pl
 }
 
 /** One agent's check, as stored: its plan, and parity on the grants it holds. Returns the plan. */
-function checkOneAgent(row: StoredAgentRow, planOptions: PlanOptions, manifest: ToolManifest, skipped: ReadonlySet<number>, verification: Verification): AgentPlan {
+function checkOneAgent(
+  row: StoredAgentRow,
+  planOptions: PlanOptions,
+  manifest: ToolManifest,
+  skipped: ReadonlySet<number>,
+  verification: Verification,
+): AgentPlan {
   const plan = planAgent(row, planOptions);
   const leftAlone = skipped.has(plan.agent_id);
   if (plan.kind === 'skip' && leftAlone) return plan;
-  const problem = (text: string) => mismatch(verification, { agent_id: plan.agent_id, tool_id: null, legacy: null, new: null, problem: text });
+  const problem = (text: string) =>
+    mismatch(verification, { agent_id: plan.agent_id, tool_id: null, legacy: null, new: null, problem: text });
   if (plan.kind === 'skip') {
     problem(`the grant written for this agent no longer follows its string: ${plan.detail}`);
   } else {
@@ -331,23 +379,45 @@ function checkOneAgent(row: StoredAgentRow, planOptions: PlanOptions, manifest: 
   // Parity is checked on the agent's grants as stored, whatever the planner makes of them.
   verification.agents_checked += 1;
   const mappedIds = plan.kind === 'follow' ? plan.mapped_ids : [];
-  for (const m of checkParity({ agent_id: row.id, enabled_tools: row.enabled_tools, policy: policyOf(row), mapped_ids: mappedIds }, manifest.ids, verification.tools)) {
+  for (const m of checkParity(
+    { agent_id: row.id, enabled_tools: row.enabled_tools, policy: policyOf(row), mapped_ids: mappedIds },
+    manifest.ids,
+    verification.tools,
+  )) {
     mismatch(verification, m);
   }
   return plan;
 }
 
 /** The dry run's check: the grant the plan would make, against the legacy answer. */
-function verifyPlanned(plan: FollowPlan, row: Pick<StoredAgentRow, 'enabled_tools'>, manifest: ToolManifest, verification: Verification): void {
+function verifyPlanned(
+  plan: FollowPlan,
+  row: Pick<StoredAgentRow, 'enabled_tools'>,
+  manifest: ToolManifest,
+  verification: Verification,
+): void {
   const policy: AgentPolicyData = {
     agent_id: plan.agent_id,
     attachments:
       plan.tool_ids.length === 0
         ? []
-        : [{ attachment_id: 0, toolkit_id: plan.toolkit_id ?? 0, toolkit_name: legacyToolkitName(plan.tool_ids), allow_proactive: false, member_tool_ids: plan.tool_ids, rules: [] }],
+        : [
+            {
+              attachment_id: 0,
+              toolkit_id: plan.toolkit_id ?? 0,
+              toolkit_name: legacyToolkitName(plan.tool_ids),
+              allow_proactive: false,
+              member_tool_ids: plan.tool_ids,
+              rules: [],
+            },
+          ],
   };
   verification.agents_checked += 1;
-  for (const m of checkParity({ agent_id: plan.agent_id, enabled_tools: row.enabled_tools, policy, mapped_ids: plan.mapped_ids }, manifest.ids, verification.tools)) {
+  for (const m of checkParity(
+    { agent_id: plan.agent_id, enabled_tools: row.enabled_tools, policy, mapped_ids: plan.mapped_ids },
+    manifest.ids,
+    verification.tools,
+  )) {
     mismatch(verification, m);
   }
 }
@@ -368,16 +438,31 @@ function policyOf(row: StoredAgentRow): AgentPolicyData {
 
 async function eachChunk(
   sequelize: Sequelize,
-  opts: Resolved & { withAttachments: boolean; everyAgentInFull?: boolean; transaction: Transaction; total: number; phase: MigrationProgress['phase'] },
+  opts: Resolved & {
+    withAttachments: boolean;
+    everyAgentInFull?: boolean;
+    transaction: Transaction;
+    total: number;
+    phase: MigrationProgress['phase'];
+  },
   fn: (rows: StreamedAgentRow[]) => void | Promise<void>,
 ): Promise<void> {
   let done = 0;
   opts.onProgress?.({ phase: opts.phase, done, total: opts.total });
-  await streamAgents(sequelize, { withAttachments: opts.withAttachments, everyAgentInFull: opts.everyAgentInFull, chunk: opts.batchSize, transaction: opts.transaction }, async (rows) => {
-    await fn(rows);
-    done += rows.length;
-    opts.onProgress?.({ phase: opts.phase, done, total: Math.max(done, opts.total) });
-  });
+  await streamAgents(
+    sequelize,
+    {
+      withAttachments: opts.withAttachments,
+      everyAgentInFull: opts.everyAgentInFull,
+      chunk: opts.batchSize,
+      transaction: opts.transaction,
+    },
+    async (rows) => {
+      await fn(rows);
+      done += rows.length;
+      opts.onProgress?.({ phase: opts.phase, done, total: Math.max(done, opts.total) });
+    },
+  );
 }
 
 type KitRow = { name: string; legacy_tool_set: string | null; member_tool_ids: readonly string[] };
@@ -466,4 +551,3 @@ function finish(verification: Verification): Verification {
 function idsBySet(toolkits: ReadonlyMap<string, LegacyToolkitRow>): Map<string, number> {
   return new Map([...toolkits].map(([toolSet, t]) => [toolSet, t.id]));
 }
-

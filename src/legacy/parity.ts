@@ -23,8 +23,10 @@ export function checkParity(input: ParityCase, liveToolIds: ReadonlySet<string>,
   const mismatches: ParityMismatch[] = [];
   const structural = (problem: string) => mismatches.push({ agent_id: input.agent_id, tool_id: null, legacy: null, new: null, problem });
   for (const a of input.policy.attachments) {
-    if (a.rules.length > 0) structural(`attachment ${a.attachment_id} (${a.toolkit_name}) has gate rules, so its grant depends on the sender`);
-    if (a.allow_proactive) structural(`attachment ${a.attachment_id} (${a.toolkit_name}) allows scheduled runs, which the legacy string never granted`);
+    if (a.rules.length > 0)
+      structural(`attachment ${a.attachment_id} (${a.toolkit_name}) has gate rules, so its grant depends on the sender`);
+    if (a.allow_proactive)
+      structural(`attachment ${a.attachment_id} (${a.toolkit_name}) allows scheduled runs, which the legacy string never granted`);
   }
   const policy = compilePolicy(input.policy, liveToolIds);
   const mapped = new Set(input.mapped_ids);

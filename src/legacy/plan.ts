@@ -2,12 +2,7 @@
 // rows), what it must hold so that its access equals the legacy check. Pure, and the only planner:
 // the bulk migration and the per-agent path (POST/PATCH with enabled_tools) both call it.
 import { z } from 'zod';
-import {
-  legacyToolSetKey,
-  mappedToolIds,
-  readEnabledTools,
-  type UnmatchedToken,
-} from '../core/legacy-enabled-tools';
+import { legacyToolSetKey, mappedToolIds, readEnabledTools, type UnmatchedToken } from '../core/legacy-enabled-tools';
 
 /** One attachment of the agent, with what the planner must know about its toolkit. */
 export interface AgentAttachmentRow {
@@ -112,15 +107,24 @@ export function planAgent(row: LegacyAgentRow, options: PlanOptions): AgentPlan 
   if (options.scope === 'bulk') {
     const others = row.attachments.filter((a) => a.origin !== 'legacy');
     if (others.length > 0) {
-      return skip('operator_attachments', `holds grants the migration did not make: ${others.map((a) => `${a.toolkit_name} [${a.origin}]`).join(', ')}`);
+      return skip(
+        'operator_attachments',
+        `holds grants the migration did not make: ${others.map((a) => `${a.toolkit_name} [${a.origin}]`).join(', ')}`,
+      );
     }
     const edited = legacy.filter((a) => a.rule_count > 0 || a.allow_proactive);
     if (edited.length > 0) {
-      return skip('edited_legacy_grant', `an operator added gate rules or scheduled runs to its legacy grant: ${edited.map((a) => a.toolkit_name).join(', ')}`);
+      return skip(
+        'edited_legacy_grant',
+        `an operator added gate rules or scheduled runs to its legacy grant: ${edited.map((a) => a.toolkit_name).join(', ')}`,
+      );
     }
     const drifted = legacy.filter((a) => !isSoundLegacyToolkit(a));
     if (drifted.length > 0) {
-      return skip('edited_legacy_toolkit', `the members of its legacy toolkit were edited: ${drifted.map((a) => a.toolkit_name).join(', ')}`);
+      return skip(
+        'edited_legacy_toolkit',
+        `the members of its legacy toolkit were edited: ${drifted.map((a) => a.toolkit_name).join(', ')}`,
+      );
     }
   }
 
@@ -136,7 +140,10 @@ export function planAgent(row: LegacyAgentRow, options: PlanOptions): AgentPlan 
   if (target.length > 0) {
     const toolkit = options.toolkits.get(targetKey);
     if (toolkit && !isSoundLegacyToolkit(toolkit)) {
-      return skip('edited_legacy_toolkit', `the toolkit for ${targetKey} (#${toolkit.id} ${toolkit.name}) has had its members edited, so it no longer stands for that set`);
+      return skip(
+        'edited_legacy_toolkit',
+        `the toolkit for ${targetKey} (#${toolkit.id} ${toolkit.name}) has had its members edited, so it no longer stands for that set`,
+      );
     }
     toolkitId = toolkit?.id ?? null;
   }

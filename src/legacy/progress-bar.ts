@@ -16,7 +16,12 @@ export interface ProgressBar {
 export function progressBar(stream: NodeJS.WriteStream = process.stdout): ProgressBar {
   if (!stream.isTTY) return { update: () => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
-    { stream, clearOnComplete: true, hideCursor: true, format: '{phase} [{bar}] {percentage}% | {value}/{total} agents | {duration_formatted}' },
+    {
+      stream,
+      clearOnComplete: true,
+      hideCursor: true,
+      format: '{phase} [{bar}] {percentage}% | {value}/{total} agents | {duration_formatted}',
+    },
     cliProgress.Presets.shades_classic,
   );
   let phase: MigrationProgress['phase'] | null = null;

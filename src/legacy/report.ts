@@ -135,7 +135,16 @@ export class ReportBuilder {
       map_typos: mapTypos,
       committed: false,
       tools,
-      agents: { read: 0, follow: 0, changed: 0, unchanged: 0, without_tools: 0, skipped: 0, with_unmatched_tokens: 0, with_mapped_typos: 0 },
+      agents: {
+        read: 0,
+        follow: 0,
+        changed: 0,
+        unchanged: 0,
+        without_tools: 0,
+        skipped: 0,
+        with_unmatched_tokens: 0,
+        with_mapped_typos: 0,
+      },
       toolkits: [],
       unmatched_tokens: [],
       unmatched: [],
@@ -169,7 +178,12 @@ export class ReportBuilder {
     }
     if (plan.kind === 'skip') {
       agents.skipped += 1;
-      this.#list(this.#report.skipped, 'skipped', { agent_id: plan.agent_id, agent_name: plan.agent_name, reason: plan.reason, detail: plan.detail });
+      this.#list(this.#report.skipped, 'skipped', {
+        agent_id: plan.agent_id,
+        agent_name: plan.agent_name,
+        reason: plan.reason,
+        detail: plan.detail,
+      });
       return;
     }
     agents.follow += 1;

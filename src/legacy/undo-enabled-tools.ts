@@ -6,7 +6,14 @@ import type { ToolManifest } from '../core/tool-manifest';
 import { BATCH_WORK_SETTINGS, setLocal } from '../db/transaction-settings';
 import { countAgents, hasToolgateTables } from './agent-rows';
 import { MigrationBusyError, ParityMismatchError, SchemaNotMigratedError } from '../errors';
-import { DEFAULT_REPORT_LIMITS, ReportBuilder, type MigrationReport, type ParityMismatch, type ReportLimits, type UndoSection } from './report';
+import {
+  DEFAULT_REPORT_LIMITS,
+  ReportBuilder,
+  type MigrationReport,
+  type ParityMismatch,
+  type ReportLimits,
+  type UndoSection,
+} from './report';
 
 export interface UndoOptions {
   limits?: Partial<ReportLimits>;
@@ -27,7 +34,15 @@ const SOUND = `(t.legacy_tool_set = (SELECT coalesce(string_agg(DISTINCT m::text
  */
 export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManifest, options: UndoOptions = {}): Promise<MigrationReport> {
   const started = performance.now();
-  const report = new ReportBuilder('undo', false, manifest.list().map((t) => t.id).sort(), options.limits);
+  const report = new ReportBuilder(
+    'undo',
+    false,
+    manifest
+      .list()
+      .map((t) => t.id)
+      .sort(),
+    options.limits,
+  );
   const lockTimeout = options.lockTimeoutSeconds ?? 30;
   const listed = options.limits?.agents_listed ?? DEFAULT_REPORT_LIMITS.agents_listed;
   let agentsRead = 0;
@@ -37,7 +52,9 @@ export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManif
       await setLocal(sequelize, transaction, BATCH_WORK_SETTINGS);
       if (!(await hasToolgateTables(sequelize, transaction))) throw new SchemaNotMigratedError();
       await sequelize.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.round(lockTimeout))}s'`, { transaction });
-      await sequelize.query('LOCK TABLE agents, toolkits, agent_toolkits, agent_toolkit_rules IN SHARE ROW EXCLUSIVE MODE', { transaction });
+      await sequelize.query('LOCK TABLE agents, toolkits, agent_toolkits, agent_toolkit_rules IN SHARE ROW EXCLUSIVE MODE', {
+        transaction,
+      });
       agentsRead = await countAgents(sequelize, transaction);
 
       // Counted where they are: a million removed grants need not travel to be counted.
@@ -79,8 +96,10 @@ export async function undoEnabledTools(sequelize: Sequelize, manifest: ToolManif
                     AND NOT EXISTS (SELECT 1 FROM agent_toolkits at WHERE at.toolkit_id = t.id)) AS unused`,
         { type: QueryTypes.SELECT, transaction },
       );
-      if (Number(left?.grants) > 0) problems.push({ agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${left?.grants} unedited legacy grants remain` });
-      if (Number(left?.unused) > 0) problems.push({ agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${left?.unused} unused legacy toolkits remain` });
+      if (Number(left?.grants) > 0)
+        problems.push({ agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${left?.grants} unedited legacy grants remain` });
+      if (Number(left?.unused) > 0)
+        problems.push({ agent_id: 0, tool_id: null, legacy: null, new: null, problem: `${left?.unused} unused legacy toolkits remain` });
       report.verified({
         status: problems.length === 0 ? 'passed' : 'failed',
         over: 'database',

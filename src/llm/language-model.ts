@@ -7,7 +7,6 @@ import type { ModelContext } from './model-context';
 export { modelContext, type ModelContext } from './model-context';
 import type { EmailAnalysis, ModelEmail } from './schemas';
 
-
 /** What an answer says when its sources hold none: both implementations use this sentence. */
 export const NO_ANSWER = 'The documents do not answer this question.';
 
@@ -51,7 +50,6 @@ export function isModelError(err: unknown): err is ModelError {
 function toUpstreamError(err: ModelError): UpstreamError {
   return new UpstreamError(`The language model failed (${err.kind}): ${err.message}`);
 }
-
 
 /** Awaits work that asks the model; a model failure becomes the 502 a gate stage answers with. */
 export async function orUpstreamError<T>(work: Promise<T>): Promise<T> {

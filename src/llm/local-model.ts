@@ -44,7 +44,10 @@ function guarded<T>(work: () => T): T {
     return work();
   } catch (err) {
     if (err instanceof ModelError) throw err;
-    throw new ModelError('invalid_output', `The local model could not process this input: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ModelError(
+      'invalid_output',
+      `The local model could not process this input: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -68,6 +71,10 @@ export function analyze(email: ModelEmail, ctx: ModelContext): EmailAnalysis {
     suggested_reply: suggestedReply(sender.firstName, subject, category, items, ctx.agentName),
   });
   // Unreachable by construction; if a template ever breaks the shape, the stage fails, not the request.
-  if (!checked.success) throw new ModelError('invalid_output', `The local analysis broke its own schema: ${checked.error.issues.map((i) => i.message).join('; ')}`);
+  if (!checked.success)
+    throw new ModelError(
+      'invalid_output',
+      `The local analysis broke its own schema: ${checked.error.issues.map((i) => i.message).join('; ')}`,
+    );
   return checked.data;
 }

@@ -9,7 +9,16 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatComple
 import { ToolgateConfigError } from '../errors';
 import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import { ModelError, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
-import { agentMessages, agentTools, analysisMessages, answerMessages, chatMessages, fromWire, replyMessages, wireAnalysisSchema } from './openai-prompts';
+import {
+  agentMessages,
+  agentTools,
+  analysisMessages,
+  answerMessages,
+  chatMessages,
+  fromWire,
+  replyMessages,
+  wireAnalysisSchema,
+} from './openai-prompts';
 import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
 
 export interface OpenAIModelOptions {
@@ -39,11 +48,17 @@ interface OpenAISdk {
 function loadOpenAISdk(): OpenAISdk {
   try {
     /* eslint-disable @typescript-eslint/no-require-imports */
-    return { OpenAI: (require('openai') as typeof import('openai')).OpenAI, zodResponseFormat: (require('openai/helpers/zod') as typeof import('openai/helpers/zod')).zodResponseFormat };
+    return {
+      OpenAI: (require('openai') as typeof import('openai')).OpenAI,
+      zodResponseFormat: (require('openai/helpers/zod') as typeof import('openai/helpers/zod')).zodResponseFormat,
+    };
     /* eslint-enable @typescript-eslint/no-require-imports */
   } catch (err) {
     if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new ToolgateConfigError('ERR_TOOLGATE_OPENAI_MISSING', 'OpenAIModel needs the openai package, which toolgate does not install for you: npm install openai@6.');
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_OPENAI_MISSING',
+      'OpenAIModel needs the openai package, which toolgate does not install for you: npm install openai@6.',
+    );
   }
 }
 
@@ -62,7 +77,13 @@ export class OpenAIModel implements LanguageModel {
     this.timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
     // logLevel off: the client's own logs could carry request details; ours never carry the key.
-    this.client = new this.sdk.OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: this.timeoutMs, logLevel: 'off' });
+    this.client = new this.sdk.OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+      logLevel: 'off',
+    });
   }
 
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {
@@ -103,7 +124,9 @@ export class OpenAIModel implements LanguageModel {
     if (request.tools.length > 0) body.tools = agentTools(request.tools);
     const message = await this.choiceMessage(body);
     const calls = (message.tool_calls ?? []).flatMap((call, index) =>
-      call.type === 'function' ? [{ call_id: call.id || `call_${index}`, tool: call.function.name, arguments: call.function.arguments ?? '' }] : [],
+      call.type === 'function'
+        ? [{ call_id: call.id || `call_${index}`, tool: call.function.name, arguments: call.function.arguments ?? '' }]
+        : [],
     );
     if (calls.length > 0) return { kind: 'tool_calls', calls };
     const text = message.content?.trim();
@@ -112,7 +135,10 @@ export class OpenAIModel implements LanguageModel {
   }
 
   /** One completion's text, within the deadline; blank, refused or cut-off answers are failures. */
-  private async complete(messages: ChatCompletionMessageParam[], responseFormat?: ChatCompletionCreateParamsNonStreaming['response_format']): Promise<string> {
+  private async complete(
+    messages: ChatCompletionMessageParam[],
+    responseFormat?: ChatCompletionCreateParamsNonStreaming['response_format'],
+  ): Promise<string> {
     const body: ChatCompletionCreateParamsNonStreaming = { model: this.model, messages };
     if (responseFormat) body.response_format = responseFormat;
     const text = (await this.choiceMessage(body)).content?.trim();
@@ -126,7 +152,8 @@ export class OpenAIModel implements LanguageModel {
     const choice = completion.choices?.[0];
     if (!choice?.message) throw new ModelError('invalid_output', 'The model answered with no choices.');
     if (choice.message.refusal) throw new ModelError('invalid_output', 'The model refused to answer.');
-    if (choice.finish_reason === 'length') throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
+    if (choice.finish_reason === 'length')
+      throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
     return choice.message;
   }
 
@@ -145,7 +172,11 @@ export class OpenAIModel implements LanguageModel {
       }, left);
     });
     try {
-      const request = this.client.chat.completions.create(body, { timeout: left + CLIENT_TIMEOUT_MARGIN_MS, maxRetries: 0, signal: abort.signal });
+      const request = this.client.chat.completions.create(body, {
+        timeout: left + CLIENT_TIMEOUT_MARGIN_MS,
+        maxRetries: 0,
+        signal: abort.signal,
+      });
       return await Promise.race([request, expired]);
     } finally {
       clearTimeout(timer);

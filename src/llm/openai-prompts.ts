@@ -1,7 +1,11 @@
 // What the OpenAI-compatible model is asked, and the structured-output schema its analysis must
 // follow. Strict structured output requires every field, so an action item's `due` is null rather
 // than absent on the wire; `fromWire` turns it back into HTTP.md's shape.
-import type { ChatCompletionAssistantMessageParam, ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { AgentStepRequest, AgentToolSpec, InboundMessage } from './agent-step';
 import { NO_ANSWER, type ModelContext, type ModelSource } from './language-model';
@@ -41,13 +45,9 @@ function referenceDay(email: ModelEmail, ctx: ModelContext): string {
 }
 
 function emailBlock(email: ModelEmail, ctx: ModelContext): string {
-  return [
-    `From: ${email.from}`,
-    `Subject: ${email.subject ?? ''}`,
-    `Reference date: ${referenceDay(email, ctx)}`,
-    '',
-    email.body,
-  ].join('\n');
+  return [`From: ${email.from}`, `Subject: ${email.subject ?? ''}`, `Reference date: ${referenceDay(email, ctx)}`, '', email.body].join(
+    '\n',
+  );
 }
 
 export function analysisMessages(email: ModelEmail, ctx: ModelContext): ChatCompletionMessageParam[] {
@@ -81,7 +81,7 @@ export function chatMessages(message: string, ctx: ModelContext): ChatCompletion
 
 const AGENT_TASK = [
   'You handle the messages of one thread, for whoever writes the last one.',
-  'Use the tools you are offered when they help. Each tool call is checked against what this message\'s sender may use: a refused call did not happen, and you must never claim it did.',
+  "Use the tools you are offered when they help. Each tool call is checked against what this message's sender may use: a refused call did not happen, and you must never claim it did.",
   'A tool marked as needing approval does not run when you call it: the call is filed as a request for an approver, and you must say it is awaiting approval, never that it is done.',
   'When you are done, answer with the reply to the last message, signed with your name.',
 ].join(' ');
@@ -98,7 +98,11 @@ const NEEDS_APPROVAL_NOTE = ' Needs approval for this sender: calling it files a
 export function agentTools(tools: readonly AgentToolSpec[]): ChatCompletionFunctionTool[] {
   return tools.map((tool) => ({
     type: 'function',
-    function: { name: tool.id, description: `${tool.display_name}: ${tool.summary}${tool.needs_approval ? NEEDS_APPROVAL_NOTE : ''}`, parameters: tool.input_schema },
+    function: {
+      name: tool.id,
+      description: `${tool.display_name}: ${tool.summary}${tool.needs_approval ? NEEDS_APPROVAL_NOTE : ''}`,
+      parameters: tool.input_schema,
+    },
   }));
 }
 
@@ -125,7 +129,9 @@ export function agentMessages({ context, turns }: AgentStepRequest): ChatComplet
           role: 'tool',
           tool_call_id: turn.call_id,
           content: JSON.stringify(
-            turn.status === 'success' || turn.status === 'pending_approval' ? { status: turn.status, output: turn.output ?? null } : { status: turn.status, error: turn.error ?? null },
+            turn.status === 'success' || turn.status === 'pending_approval'
+              ? { status: turn.status, output: turn.output ?? null }
+              : { status: turn.status, error: turn.error ?? null },
           ),
         });
         break;

@@ -8,7 +8,6 @@ import type { CacheOutcome } from '../run/policy-cache';
 import type { DispatchDecision } from '../run/tool-run';
 import type { InvalidationSource } from '../run/listened-policies';
 
-
 const LISTENER_STATES: readonly ListenerState[] = ['idle', 'connecting', 'listening', 'lost', 'closed'];
 
 /** What a host scrapes: the text exposition and its content type. */
@@ -45,7 +44,7 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     const registers = [this.registry];
     this.#gate = new Histogram({
       name: 'toolgate_gate_duration_seconds',
-      help: 'Time to start a run that reads the database: a miss (load and compile), a bypass (read through), or strict mode\'s version check; a warm hit in listen mode reads nothing and is counted, not timed',
+      help: "Time to start a run that reads the database: a miss (load and compile), a bypass (read through), or strict mode's version check; a warm hit in listen mode reads nothing and is counted, not timed",
       labelNames: ['cache'],
       buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1],
       registers,
@@ -55,19 +54,50 @@ export class ToolgateMetrics implements ToolgateMetricsView {
     // added to their counters when scraped: prom-client's own increment costs more than the hit.
     const flushHits = () => this.#flushHits();
     const flushDecisions = () => this.#flushDecisions();
-    this.#cache = new Counter({ name: 'toolgate_policy_cache_requests_total', help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)', labelNames: ['outcome'], registers, collect: flushHits });
+    this.#cache = new Counter({
+      name: 'toolgate_policy_cache_requests_total',
+      help: 'Policy lookups by outcome: hit, miss (loaded and cached), bypass (read through: cache off or not trusted)',
+      labelNames: ['outcome'],
+      registers,
+      collect: flushHits,
+    });
     this.#cacheByOutcome = new Map((['hit', 'miss', 'bypass'] as const).map((c) => [c, this.#cache.labels(c)]));
-    this.#decisions = new Counter({ name: 'toolgate_decisions_total', help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason', labelNames: ['outcome', 'reason'], registers, collect: flushDecisions });
-    this.#invalidations = new Counter({ name: 'toolgate_policy_cache_invalidations_total', help: 'Cache invalidations by source', labelNames: ['source'], registers });
-    this.#toolCalls = new Counter({ name: 'toolgate_tool_calls_total', help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)', labelNames: ['status'], registers });
+    this.#decisions = new Counter({
+      name: 'toolgate_decisions_total',
+      help: 'Gate decisions at requireTool and dispatch, by outcome (granted, refused, skipped) and reason',
+      labelNames: ['outcome', 'reason'],
+      registers,
+      collect: flushDecisions,
+    });
+    this.#invalidations = new Counter({
+      name: 'toolgate_policy_cache_invalidations_total',
+      help: 'Cache invalidations by source',
+      labelNames: ['source'],
+      registers,
+    });
+    this.#toolCalls = new Counter({
+      name: 'toolgate_tool_calls_total',
+      help: 'Tool calls by how they ended: success, failure (ran), denied, skipped (did not run)',
+      labelNames: ['status'],
+      registers,
+    });
     this.#approvals = new Counter({
       name: 'toolgate_approval_requests_total',
       help: 'Approval requests by what happened to them: requested (filed), approved (ran once), denied, expired, void (their attachment was detached, its approvers changed, or it no longer grants)',
       labelNames: ['outcome'],
       registers,
     });
-    this.#listenerState = new Gauge({ name: 'toolgate_policy_listener_state', help: 'The policy listener\'s state (1 for the current one); the cache is used only while listening', labelNames: ['state'], registers });
-    this.#listenerLosses = new Counter({ name: 'toolgate_policy_listener_losses_total', help: 'Times the listening connection was lost or could not be opened', registers });
+    this.#listenerState = new Gauge({
+      name: 'toolgate_policy_listener_state',
+      help: "The policy listener's state (1 for the current one); the cache is used only while listening",
+      labelNames: ['state'],
+      registers,
+    });
+    this.#listenerLosses = new Counter({
+      name: 'toolgate_policy_listener_losses_total',
+      help: 'Times the listening connection was lost or could not be opened',
+      registers,
+    });
     const entries = () => this.#cacheEntries();
     new Gauge({
       name: 'toolgate_policy_cache_entries',

@@ -38,7 +38,10 @@ export class PolicyCache {
   constructor(options: PolicyCacheOptions) {
     // ttlResolution 0: the age is read from the clock on each lookup (tens of ns) rather than from a
     // copy cleared by a timer every millisecond, which under load is one more timer per millisecond.
-    this.#lru = new LRUCache<number, CachedPolicy>({ max: options.maxAgents, ...(options.maxAgeMs > 0 ? { ttl: options.maxAgeMs, ttlResolution: 0 } : {}) });
+    this.#lru = new LRUCache<number, CachedPolicy>({
+      max: options.maxAgents,
+      ...(options.maxAgeMs > 0 ? { ttl: options.maxAgeMs, ttlResolution: 0 } : {}),
+    });
   }
 
   get enabled(): boolean {

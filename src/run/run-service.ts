@@ -34,7 +34,14 @@ type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
 export interface RunApprovals {
   store: {
     file(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
-    claim(agentId: number, requestId: number, decider: Decider, record: RecordFields, by: StartedBy, caps: CapClaim | null): Promise<number | null | 'capped'>;
+    claim(
+      agentId: number,
+      requestId: number,
+      decider: Decider,
+      record: RecordFields,
+      by: StartedBy,
+      caps: CapClaim | null,
+    ): Promise<number | null | 'capped'>;
   };
   expiryMs: number;
 }
@@ -52,7 +59,6 @@ export interface RunServiceOptions {
   policies?: (read: PolicyRead) => PolicySource;
   observer?: RunObserver;
 }
-
 
 export class RunService {
   readonly read: PolicyRead;
@@ -88,7 +94,9 @@ export class RunService {
       },
       // A started record is counted by how it ends: one call, one count.
       start: async (record, caps) => {
-        const id = await orUnavailable(startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id)), undefined, caps));
+        const id = await orUnavailable(
+          startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id)), undefined, caps),
+        );
         if (id !== null) this.inFlight.add(id);
         return id;
       },
@@ -112,7 +120,9 @@ export class RunService {
         return filed;
       },
       claimApproval: async (agentId, requestId, decider, record, caps) => {
-        const id = await orUnavailable(approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id)), caps));
+        const id = await orUnavailable(
+          approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id)), caps),
+        );
         if (typeof id === 'number') this.inFlight.add(id);
         return id;
       },

@@ -82,8 +82,14 @@ export class Sweeper {
     const stale = this.instances.timings.staleAfterMs;
     const me = this.instances.id;
     // -1 stands for "none": an empty array would not bind.
-    const records = await this.sequelize.query(RECORDS, { replacements: { stale, me, mine: [-1, ...this.options.inFlight.records()] }, type: QueryTypes.SELECT });
-    const runs = await this.sequelize.query(RUNS, { replacements: { stale, me, grace: this.options.graceMs, mine: [-1, ...this.options.inFlight.runs()] }, type: QueryTypes.SELECT });
+    const records = await this.sequelize.query(RECORDS, {
+      replacements: { stale, me, mine: [-1, ...this.options.inFlight.records()] },
+      type: QueryTypes.SELECT,
+    });
+    const runs = await this.sequelize.query(RUNS, {
+      replacements: { stale, me, grace: this.options.graceMs, mine: [-1, ...this.options.inFlight.runs()] },
+      type: QueryTypes.SELECT,
+    });
     const keys = await this.sequelize.query(KEYS, { type: QueryTypes.SELECT });
     const caps = await sweepCaps(this.sequelize);
     // After the records and runs above: those of an instance dead for a day were closed long since.

@@ -12,7 +12,15 @@ import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
 import type { CapRule, GateDecision, GateReason, Resolution, Run } from '../core/types';
-import { ApprovalRequiredError, CapExceededError, HttpError, NotDispatchableError, SenderForbiddenError, ToolForbiddenError, type NotOfferedReason } from '../errors';
+import {
+  ApprovalRequiredError,
+  CapExceededError,
+  HttpError,
+  NotDispatchableError,
+  SenderForbiddenError,
+  ToolForbiddenError,
+  type NotOfferedReason,
+} from '../errors';
 import { parse } from '../http/parse';
 import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
@@ -49,7 +57,13 @@ export interface ToolRunDeps {
    * against `caps` (its attachment's, when it has any): the record's id; null when it was no longer
    * pending; `capped` when a cap has no room (it stays pending). Nothing is written unless all holds.
    */
-  claimApproval(agentId: number, requestId: number, decider: Decider, record: RecordFields, caps: CapClaim | null): Promise<number | null | 'capped'>;
+  claimApproval(
+    agentId: number,
+    requestId: number,
+    decider: Decider,
+    record: RecordFields,
+    caps: CapClaim | null,
+  ): Promise<number | null | 'capped'>;
   /** How long a request waits for its decision. */
   approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
@@ -87,7 +101,8 @@ export interface CallOrigin {
 }
 
 /** Why an approved request did not run: it no longer grants (void it), another decision took it first, or a cap has no room (it stays pending). */
-export type ApprovedOutcome = ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' } | { status: 'capped'; error: CapExceededError };
+export type ApprovedOutcome =
+  ToolOutcome<unknown> | { status: 'not_granted'; reason: string } | { status: 'taken' } | { status: 'capped'; error: CapExceededError };
 
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
@@ -161,8 +176,16 @@ export class ToolRun {
    */
   async refuseSender(): Promise<SenderForbiddenError> {
     const access = this.access;
-    const why = access === null ? 'access rules' : `${access.reason}${access.matched_rule ? ` (${access.matched_rule.kind} ${access.matched_rule.pattern})` : ''}`;
-    await this.deps.record({ ...this.fields(ACCESS_RULES_RECORD_ID, {}), status: 'denied', duration_ms: 0, error: `refused by the agent's access rules: ${why}` });
+    const why =
+      access === null
+        ? 'access rules'
+        : `${access.reason}${access.matched_rule ? ` (${access.matched_rule.kind} ${access.matched_rule.pattern})` : ''}`;
+    await this.deps.record({
+      ...this.fields(ACCESS_RULES_RECORD_ID, {}),
+      status: 'denied',
+      duration_ms: 0,
+      error: `refused by the agent's access rules: ${why}`,
+    });
     this.decided('refused', 'access_rules');
     return new SenderForbiddenError();
   }
@@ -233,7 +256,13 @@ export class ToolRun {
     // An approved request counts against its own attachment's caps, on the requester's count, when it runs.
     const caps = this.policy.capsOf(request.attachment_id, request.tool);
     const candidates = caps.length === 0 ? null : [{ attachment_id: request.attachment_id, caps }];
-    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}), candidates === null ? null : this.capClaim(request.tool, candidates));
+    const id = await this.deps.claimApproval(
+      this.agentId,
+      request.id,
+      decider,
+      this.fields(request.tool, {}),
+      candidates === null ? null : this.capClaim(request.tool, candidates),
+    );
     if (id === 'capped') return { status: 'capped', error: await this.refuseCapped(request.tool, candidates ?? [], {}) };
     if (id === null) return { status: 'taken' };
     this.decided('granted', 'approved');
@@ -329,16 +358,26 @@ export class ToolRun {
       return new ToolForbiddenError(toolId);
     }
     const requestable = this.needsApproval(toolId);
-    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: requestable ? NEEDS_APPROVAL : NOT_OFFERED });
+    await this.deps.record({
+      ...this.fields(toolId, options),
+      status: 'denied',
+      duration_ms: 0,
+      error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
+    });
     const why = this.whyNotOffered(toolId);
     this.decided('refused', why);
     if (requestable) return new ApprovalRequiredError(toolId);
-    return new ToolForbiddenError(toolId, why === 'needs_approval' || why === 'offered' ? null : why, { legacySentence: options.legacy_sentence === true });
+    return new ToolForbiddenError(toolId, why === 'needs_approval' || why === 'offered' ? null : why, {
+      legacySentence: options.legacy_sentence === true,
+    });
   }
 
   /** Records a call refused because no attachment it may run through has room in its caps, and returns the 403. */
   private async refuseCapped(toolId: string, candidates: readonly CapCandidate[], options: DispatchOptions): Promise<CapExceededError> {
-    const detail = `${toolId} is over its cap: ${candidates.flatMap((c) => c.caps).map(capWords).join('; ')}`;
+    const detail = `${toolId} is over its cap: ${candidates
+      .flatMap((c) => c.caps)
+      .map(capWords)
+      .join('; ')}`;
     await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
     this.decided('refused', 'cap_exceeded');
     return new CapExceededError(toolId, detail);
@@ -351,7 +390,12 @@ export class ToolRun {
   /** Records an enhancement step that was skipped because the run may not call its tool as usual. */
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
     refuseReservedToolId(toolId);
-    await this.deps.record({ ...this.fields(toolId, options), status: 'skipped', duration_ms: 0, error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null });
+    await this.deps.record({
+      ...this.fields(toolId, options),
+      status: 'skipped',
+      duration_ms: 0,
+      error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null,
+    });
     this.decided('skipped', this.whyNotOffered(toolId));
   }
 
@@ -381,7 +425,8 @@ export class ToolRun {
 }
 
 /** The gate's reasons that refuse; a gate that admits never leaves a tool unoffered. */
-const GATE_REFUSALS = ['deny_rule', 'allow_list_default', 'no_routing_key', 'proactive_off'] as const satisfies readonly GateReason[] & readonly NotOfferedReason[];
+const GATE_REFUSALS = ['deny_rule', 'allow_list_default', 'no_routing_key', 'proactive_off'] as const satisfies readonly GateReason[] &
+  readonly NotOfferedReason[];
 
 function isGateRefusal(reason: GateReason): reason is (typeof GATE_REFUSALS)[number] {
   return (GATE_REFUSALS as readonly GateReason[]).includes(reason);

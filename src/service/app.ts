@@ -17,9 +17,10 @@ import type { ServiceLogger } from './logger';
 import { openApiDocument } from './openapi/openapi-document';
 import { referenceRouter, referenceRoutes } from './openapi/reference-router';
 import { internalsOf, type Toolgate } from '../toolgate';
+import packageJson from '../../package.json';
 
 // The package's version, read once: the reference names the service it describes.
-const SERVICE_VERSION = (require('../../package.json') as { version: string }).version;
+const SERVICE_VERSION = packageJson.version;
 
 export interface AppOptions {
   logger: ServiceLogger;
@@ -41,7 +42,10 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   try {
     app.set('trust proxy', options.trustProxy ?? false);
   } catch (err) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_TRUST_PROXY', `The trust proxy setting ${JSON.stringify(options.trustProxy)} is not valid (${(err as Error).message}): give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_TRUST_PROXY',
+      `The trust proxy setting ${JSON.stringify(options.trustProxy)} is not valid (${(err as Error).message}): give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".`,
+    );
   }
   app.use(helmet());
   app.use(requestId());
@@ -53,7 +57,8 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use('/api', tg.router);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(referenceRouter(apiDocument()));
-  if (options.dashboard) app.use('/admin', dashboardRouter(internals, { adminToken: options.dashboard.adminToken, logger: options.logger }));
+  if (options.dashboard)
+    app.use('/admin', dashboardRouter(internals, { adminToken: options.dashboard.adminToken, logger: options.logger }));
   app.use(notFoundHandler());
   app.use(errorHandler({ logger: options.logger, renderAll: true }));
   return app;

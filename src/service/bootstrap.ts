@@ -59,10 +59,12 @@ export async function openDatabase(
     await db.stop();
   };
   // Before any migration, which would make a fresh database look used.
-  const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: options.seeds }).catch(async (err: unknown) => {
-    await close();
-    throw err;
-  });
+  const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: options.seeds }).catch(
+    async (err: unknown) => {
+      await close();
+      throw err;
+    },
+  );
   return { sequelize, embedded: db.embedded, demo, close };
 }
 

@@ -30,7 +30,9 @@ function limit(name: keyof AgentRunLimits) {
 }
 
 // The approval expiry in whole hours: from the first whole hour in the option's range to its last.
-const APPROVAL_EXPIRY_HOURS = OPTION_BOUNDS.approvalExpiryMs.map((ms, i) => (i === 0 ? Math.ceil(ms / HOUR_MS) : Math.floor(ms / HOUR_MS))) as [number, number];
+const APPROVAL_EXPIRY_HOURS = OPTION_BOUNDS.approvalExpiryMs.map((ms, i) =>
+  i === 0 ? Math.ceil(ms / HOUR_MS) : Math.floor(ms / HOUR_MS),
+) as [number, number];
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -39,7 +41,10 @@ const envSchema = z.object({
   TOOLGATE_DATA_DIR: z.string().default('.toolgate'),
   TOOLGATE_ADMIN_TOKEN: optionalText,
   TOOLGATE_SCHEDULER_TOKEN: optionalText,
-  TOOLGATE_METRICS_TOKEN: optionalText.refine((t) => t === undefined || t.length >= OPTION_BOUNDS.tokenLength, `a token of at least ${OPTION_BOUNDS.tokenLength} characters (openssl rand -hex 32)`),
+  TOOLGATE_METRICS_TOKEN: optionalText.refine(
+    (t) => t === undefined || t.length >= OPTION_BOUNDS.tokenLength,
+    `a token of at least ${OPTION_BOUNDS.tokenLength} characters (openssl rand -hex 32)`,
+  ),
   TOOLGATE_POLICY_CACHE: z.enum(POLICY_CACHE_MODES).default(OPTION_DEFAULTS.policyCache.mode),
   TOOLGATE_POLICY_CACHE_MAX_AGENTS: whole(OPTION_BOUNDS.policyCache.maxAgents, OPTION_DEFAULTS.policyCache.maxAgents),
   TOOLGATE_POLICY_CACHE_MAX_AGE_MS: whole(OPTION_BOUNDS.policyCache.maxAgeMs, OPTION_DEFAULTS.policyCache.maxAgeMs),
@@ -47,9 +52,17 @@ const envSchema = z.object({
   TOOLGATE_CLIENT_TOKENS: optionalText,
   // While the client routes are open: the names, beside loopback ones and IP addresses, the API answers to.
   TOOLGATE_ALLOWED_HOSTS: optionalText
-    .transform((text) => (text ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
+    .transform((text) =>
+      (text ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .refine((hosts) => hosts.every(isHostName), 'comma-separated host names alone, such as toolgate.internal (no scheme, port or path)'),
-  TOOLGATE_AUTHSERV_ID: optionalText.refine((id) => id === undefined || isValidAuthservId(id), 'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com'),
+  TOOLGATE_AUTHSERV_ID: optionalText.refine(
+    (id) => id === undefined || isValidAuthservId(id),
+    'an authserv-id is the name your receiving mail server stamps, e.g. mx.example.com',
+  ),
   TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default(OPTION_DEFAULTS.bodyLimit),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
@@ -58,7 +71,10 @@ const envSchema = z.object({
   TOOLGATE_AGENT_MAX_STEPS: limit('maxSteps'),
   TOOLGATE_AGENT_MAX_TOOL_CALLS: limit('maxToolCalls'),
   TOOLGATE_AGENT_HISTORY_CHARS: limit('historyChars'),
-  TOOLGATE_MESSAGE_ID_DOMAIN: optionalText.refine((d) => d === undefined || isHostName(d.toLowerCase()), 'a host name, such as mail.thescoop.com'),
+  TOOLGATE_MESSAGE_ID_DOMAIN: optionalText.refine(
+    (d) => d === undefined || isHostName(d.toLowerCase()),
+    'a host name, such as mail.thescoop.com',
+  ),
   TOOLGATE_APPROVAL_EXPIRY_HOURS: whole(APPROVAL_EXPIRY_HOURS, OPTION_DEFAULTS.approvalExpiryMs / HOUR_MS),
   TOOLGATE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
@@ -127,16 +143,32 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     throw new ToolgateConfigError('ERR_TOOLGATE_ENV', `The environment is not a valid toolgate configuration: ${problems}.`);
   }
   const e = parsed.data;
-  const clientTokens = (e.TOOLGATE_CLIENT_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+  const clientTokens = (e.TOOLGATE_CLIENT_TOKENS ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (clientTokens.length > 0 && e.TOOLGATE_ALLOWED_HOSTS.length > 0) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_ENV', 'The environment is not a valid toolgate configuration: TOOLGATE_ALLOWED_HOSTS: it applies only while TOOLGATE_CLIENT_TOKENS is unset (the open client routes); drop one of them.');
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_ENV',
+      'The environment is not a valid toolgate configuration: TOOLGATE_ALLOWED_HOSTS: it applies only while TOOLGATE_CLIENT_TOKENS is unset (the open client routes); drop one of them.',
+    );
   }
   // The name the service listens on is one it is reached by; an address needs no listing.
   const listeningName = isHostName(e.HOST.toLowerCase()) && isIP(e.HOST) === 0 ? [e.HOST.toLowerCase()] : [];
-  if (e.TOOLGATE_METRICS_TOKEN !== undefined && [e.TOOLGATE_ADMIN_TOKEN, e.TOOLGATE_SCHEDULER_TOKEN, ...clientTokens].includes(e.TOOLGATE_METRICS_TOKEN)) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_ENV', 'The environment is not a valid toolgate configuration: TOOLGATE_METRICS_TOKEN: it is also another role\'s token; give the metrics reader its own.');
+  if (
+    e.TOOLGATE_METRICS_TOKEN !== undefined &&
+    [e.TOOLGATE_ADMIN_TOKEN, e.TOOLGATE_SCHEDULER_TOKEN, ...clientTokens].includes(e.TOOLGATE_METRICS_TOKEN)
+  ) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_ENV',
+      "The environment is not a valid toolgate configuration: TOOLGATE_METRICS_TOKEN: it is also another role's token; give the metrics reader its own.",
+    );
   }
-  const policyCache: PolicyCacheSettings = { mode: e.TOOLGATE_POLICY_CACHE, maxAgents: e.TOOLGATE_POLICY_CACHE_MAX_AGENTS, maxAgeMs: e.TOOLGATE_POLICY_CACHE_MAX_AGE_MS };
+  const policyCache: PolicyCacheSettings = {
+    mode: e.TOOLGATE_POLICY_CACHE,
+    maxAgents: e.TOOLGATE_POLICY_CACHE_MAX_AGENTS,
+    maxAgeMs: e.TOOLGATE_POLICY_CACHE_MAX_AGE_MS,
+  };
   checkPolicyCacheOptions(policyCache);
   return {
     port: e.PORT,

@@ -23,7 +23,10 @@ export function createLogger(enabled = true, format: LogFormat = 'json'): Servic
   const options: pino.LoggerOptions = {
     enabled,
     base: { service: 'toolgate' },
-    redact: { paths: ['token', '*.token', 'authorization', '*.authorization', 'req.headers.authorization', 'body', '*.body'], remove: true },
+    redact: {
+      paths: ['token', '*.token', 'authorization', '*.authorization', 'req.headers.authorization', 'body', '*.body'],
+      remove: true,
+    },
   };
   // Both write synchronously, in this thread: a line is out before the call returns, so the last
   // ones (`stopped`) are not lost when the process exits, as they can be from a transport's worker.

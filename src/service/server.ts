@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   const { toolgate } = opened;
 
   const { sync } = opened;
-  logger.info({ created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped }, 'system toolkits synced');
+  logger.info(
+    { created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped },
+    'system toolkits synced',
+  );
   // One line on the demo: which, and why (TOOLGATE_DEMO, src/service/demo/demo-mode.ts).
   const { demo } = opened;
   logger.info(
@@ -30,7 +33,10 @@ async function main(): Promise<void> {
   );
   if (opened.adminTokenFile) logger.info({ file: opened.adminTokenFile }, 'no TOOLGATE_ADMIN_TOKEN set: the admin token is in this file');
   if (config.clientRoutes === 'open') {
-    logger.warn({ allowed_hosts: config.allowedHosts }, 'no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour), to requests for loopback names, IP addresses and TOOLGATE_ALLOWED_HOSTS');
+    logger.warn(
+      { allowed_hosts: config.allowedHosts },
+      'no TOOLGATE_CLIENT_TOKENS set: the client routes are open (the legacy behaviour), to requests for loopback names, IP addresses and TOOLGATE_ALLOWED_HOSTS',
+    );
   }
   if (!config.authservId) logger.warn('no TOOLGATE_AUTHSERV_ID set: senders are taken as given, unauthenticated (the legacy behaviour)');
 
@@ -74,7 +80,10 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ url: `http://${config.host}:${port}`, database: opened.embedded ? 'embedded' : 'DATABASE_URL' }, `toolgate listening on http://${config.host}:${port}`);
+  logger.info(
+    { url: `http://${config.host}:${port}`, database: opened.embedded ? 'embedded' : 'DATABASE_URL' },
+    `toolgate listening on http://${config.host}:${port}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -24,7 +24,8 @@ export class AccessRuleService {
       const created = await this.models.AgentAccessRule.create({ agent_id: agentId, kind: rule.kind, pattern: rule.pattern });
       return { id: created.id, kind: created.kind, pattern: created.pattern };
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw new ConflictError(`Agent ${agentId} already has the ${rule.kind} access rule ${JSON.stringify(rule.pattern)}.`);
+      if (err instanceof UniqueConstraintError)
+        throw new ConflictError(`Agent ${agentId} already has the ${rule.kind} access rule ${JSON.stringify(rule.pattern)}.`);
       if (err instanceof ForeignKeyConstraintError) throw new NotFoundError(`Agent ${agentId}`);
       throw err;
     }

@@ -87,7 +87,8 @@ export class AgentService {
     }
     if (input.toolkit_ids === undefined && input.enabled_tools === undefined) {
       const defaults = await defaultToolsId(this.models, transaction);
-      if (defaults !== null) await this.models.AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
+      if (defaults !== null)
+        await this.models.AgentToolkit.create({ agent_id: agent.id, toolkit_id: defaults, origin: 'default' }, { transaction });
     }
     return report ? { ...agentView(agent), enabled_tools_report: report } : agentView(agent);
   }
@@ -102,10 +103,20 @@ export class AgentService {
     const input = parse(agentInputSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       // Starts racing each other take turns on the name, so they make one agent, not one each.
-      await this.sequelize.query("SELECT pg_advisory_xact_lock(hashtext('toolgate.agents.ensure'), hashtext(lower(:name)))", { replacements: { name: input.name }, type: QueryTypes.SELECT, transaction });
-      const found = await this.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE lower(name) = lower(:name) ORDER BY id', { replacements: { name: input.name }, type: QueryTypes.SELECT, transaction });
+      await this.sequelize.query("SELECT pg_advisory_xact_lock(hashtext('toolgate.agents.ensure'), hashtext(lower(:name)))", {
+        replacements: { name: input.name },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      const found = await this.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE lower(name) = lower(:name) ORDER BY id', {
+        replacements: { name: input.name },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       if (found.length > 1) {
-        throw new ConflictError(`${found.length} agents are named ${JSON.stringify(input.name)} (ids ${found.map((a) => a.id).join(', ')}), so ensure() cannot tell which is meant: rename one, or use get(id).`);
+        throw new ConflictError(
+          `${found.length} agents are named ${JSON.stringify(input.name)} (ids ${found.map((a) => a.id).join(', ')}), so ensure() cannot tell which is meant: rename one, or use get(id).`,
+        );
       }
       if (found.length === 1) return { ...agentView(await this.find(found[0]!.id, transaction)), created: false };
       return { ...(await this.createIn(input, transaction)), created: true };
@@ -156,7 +167,11 @@ export class AgentService {
     const issues = ids
       .map((id, index) => ({ id, index }))
       .filter(({ id }) => !found.has(id))
-      .map(({ id, index }) => ({ loc: ['body', 'toolkit_ids', index], msg: `no toolkit has id ${id}: GET /api/toolkits lists them`, type: 'unknown_toolkit' }));
+      .map(({ id, index }) => ({
+        loc: ['body', 'toolkit_ids', index],
+        msg: `no toolkit has id ${id}: GET /api/toolkits lists them`,
+        type: 'unknown_toolkit',
+      }));
     if (issues.length > 0) throw new ValidationError(issues);
   }
 }

@@ -55,7 +55,10 @@ export class AttachmentService {
         { model: this.models.Toolkit, as: 'toolkit' },
         { model: this.models.AgentToolkitRule, as: 'rules' },
       ],
-      order: [['id', 'ASC'], [{ model: this.models.AgentToolkitRule, as: 'rules' }, 'id', 'ASC']],
+      order: [
+        ['id', 'ASC'],
+        [{ model: this.models.AgentToolkitRule, as: 'rules' }, 'id', 'ASC'],
+      ],
     });
     return rows.map((row) => this.view(row));
   }
@@ -97,7 +100,9 @@ export class AttachmentService {
         );
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
-          throw new ConflictError(`Toolkit ${input.toolkit_id} is already attached to agent ${agentId}: change that attachment (PATCH) instead.`);
+          throw new ConflictError(
+            `Toolkit ${input.toolkit_id} is already attached to agent ${agentId}: change that attachment (PATCH) instead.`,
+          );
         }
         throw gone(err);
       }
@@ -140,7 +145,10 @@ export class AttachmentService {
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       try {
-        const created = await this.models.AgentToolkitRule.create({ agent_toolkit_id: attachment.id, kind: rule.kind, pattern: rule.pattern }, { transaction });
+        const created = await this.models.AgentToolkitRule.create(
+          { agent_toolkit_id: attachment.id, kind: rule.kind, pattern: rule.pattern },
+          { transaction },
+        );
         return { id: created.id, kind: created.kind, pattern: created.pattern };
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
@@ -159,7 +167,11 @@ export class AttachmentService {
     });
   }
 
-  private async writeRules(attachmentId: number, rules: readonly { kind: RuleKind; pattern: string }[], transaction: Transaction): Promise<void> {
+  private async writeRules(
+    attachmentId: number,
+    rules: readonly { kind: RuleKind; pattern: string }[],
+    transaction: Transaction,
+  ): Promise<void> {
     // The same rule twice is one rule: patterns are compared after normalization.
     const unique = new Map(rules.map((r) => [`${r.kind} ${r.pattern}`, r]));
     await this.models.AgentToolkitRule.bulkCreate(
@@ -178,12 +190,24 @@ export class AttachmentService {
     const issues = caps.flatMap((cap, index) => {
       const counts = `${cap.tool_id ?? '*'}|${cap.per}|${cap.window_s}`;
       if (seen.has(counts)) {
-        return [{ loc: ['body', 'caps', index], msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`, type: 'duplicate_cap' }];
+        return [
+          {
+            loc: ['body', 'caps', index],
+            msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`,
+            type: 'duplicate_cap',
+          },
+        ];
       }
       seen.add(counts);
       return cap.tool_id === null || this.manifest.get(cap.tool_id)
         ? []
-        : [{ loc: ['body', 'caps', index, 'tool_id'], msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`, type: 'unknown_tool' }];
+        : [
+            {
+              loc: ['body', 'caps', index, 'tool_id'],
+              msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`,
+              type: 'unknown_tool',
+            },
+          ];
     });
     if (issues.length > 0) throw new ValidationError(issues);
     return caps;
@@ -191,7 +215,11 @@ export class AttachmentService {
 
   /** Locks the attachment row so concurrent edits of one gate apply one after the other. */
   private async findAttachment(agentId: number, attachmentId: number, transaction: Transaction): Promise<AgentToolkit> {
-    const attachment = await this.models.AgentToolkit.findOne({ where: { id: attachmentId, agent_id: agentId }, transaction, lock: transaction.LOCK.UPDATE });
+    const attachment = await this.models.AgentToolkit.findOne({
+      where: { id: attachmentId, agent_id: agentId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (!attachment) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
     return attachment;
   }

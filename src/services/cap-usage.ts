@@ -15,7 +15,8 @@ export interface CapScope {
 }
 
 export function capKey(attachmentId: number, cap: CapRule, toolId: string, scope: CapScope): string {
-  const whose = cap.per === 'agent' ? `agent:${scope.agent_id}` : scope.run === 'scheduled' ? 'scheduled' : `sender:${scope.routing_key ?? ''}`;
+  const whose =
+    cap.per === 'agent' ? `agent:${scope.agent_id}` : scope.run === 'scheduled' ? 'scheduled' : `sender:${scope.routing_key ?? ''}`;
   return `${attachmentId}|${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
 }
 
@@ -37,13 +38,22 @@ export function claimArgument(claim: CapClaim): string {
   return JSON.stringify(
     claim.candidates.map((c) => ({
       attachment_id: c.attachment_id,
-      caps: c.caps.map((cap) => ({ key: capKey(c.attachment_id, cap, claim.tool_id, claim.scope), limit: cap.limit, window_s: cap.window_s })),
+      caps: c.caps.map((cap) => ({
+        key: capKey(c.attachment_id, cap, claim.tool_id, claim.scope),
+        limit: cap.limit,
+        window_s: cap.window_s,
+      })),
     })),
   );
 }
 
 /** How many calls each cap has left in its window now, for the explanation. */
-export async function capsRemaining(sequelize: Sequelize, attachmentId: number, caps: readonly CapRule[], scope: CapScope): Promise<number[]> {
+export async function capsRemaining(
+  sequelize: Sequelize,
+  attachmentId: number,
+  caps: readonly CapRule[],
+  scope: CapScope,
+): Promise<number[]> {
   if (caps.length === 0) return [];
   // A cap on all members counts under '*'; one on a tool under the tool's id.
   const keys = caps.map((cap) => capKey(attachmentId, cap, cap.tool_id ?? '*', scope));

@@ -59,6 +59,8 @@ export class IdempotencyKeys {
 
   /** Lets a key go (its request failed before anything ran): a retry runs it anew. */
   async release(scope: string, key: string): Promise<void> {
-    await this.sequelize.query(`DELETE FROM idempotency_keys WHERE scope = :scope AND key = :key AND state = 'running'`, { replacements: { scope, key } });
+    await this.sequelize.query(`DELETE FROM idempotency_keys WHERE scope = :scope AND key = :key AND state = 'running'`, {
+      replacements: { scope, key },
+    });
   }
 }

@@ -56,7 +56,11 @@ export const capInputSchema = z
   .transform((cap, ctx) => {
     const window_s = windowSeconds(cap.window);
     if (window_s === null || window_s > 365 * 86_400) {
-      ctx.addIssue({ code: 'custom', path: ['window'], message: 'a window is a whole number and a unit, s, m, h or d, such as 1d or 90m, of at most 365d' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['window'],
+        message: 'a window is a whole number and a unit, s, m, h or d, such as 1d or 90m, of at most 365d',
+      });
       return z.NEVER;
     }
     return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window_s };

@@ -32,9 +32,14 @@ export async function attachLegacyToolkit(
   const toolSet = legacyToolSetKey(reading.tool_ids);
   // The toolkits the plan may need: this string's exact set, and its typo-mapped one.
   const toolkits = await readLegacyToolkits(sequelize, transaction, [toolSet, legacyToolSetKey(mappedToolIds(reading))]);
-  const plan = planAgent({ ...row, enabled_tools: enabledTools }, { registeredIds: manifest.ids, mapTypos: false, toolkits, scope: 'agent' });
+  const plan = planAgent(
+    { ...row, enabled_tools: enabledTools },
+    { registeredIds: manifest.ids, mapTypos: false, toolkits, scope: 'agent' },
+  );
   if (plan.kind === 'skip') {
-    throw new ConflictError(`The legacy toolkit for "${toolSet}" has had its members edited, so it no longer grants exactly that set: ${plan.detail}. Restore its members or clear its legacy link.`);
+    throw new ConflictError(
+      `The legacy toolkit for "${toolSet}" has had its members edited, so it no longer grants exactly that set: ${plan.detail}. Restore its members or clear its legacy link.`,
+    );
   }
   const ids = new Map<string, number>();
   let toolkitId = plan.toolkit_id;

@@ -66,7 +66,12 @@ export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Pr
   const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
   if (rows.length === 0) return null;
   return {
-    agent: { id: agentId, name: rows[0].agent_name, system_prompt: rows[0].agent_system_prompt, escalation_address: rows[0].agent_escalation_address },
+    agent: {
+      id: agentId,
+      name: rows[0].agent_name,
+      system_prompt: rows[0].agent_system_prompt,
+      escalation_address: rows[0].agent_escalation_address,
+    },
     policy: policyFromRows(agentId, rows),
     version: versionOf(rows[0].policy_version),
   };

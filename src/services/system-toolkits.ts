@@ -22,7 +22,10 @@ export interface SyncReport {
 
 const SYSTEM_TOOLKITS: Record<SystemKey, { name: string; description: string }> = {
   all_tools: { name: 'All Tools', description: 'Every registered tool; rewritten to the live manifest on each sync.' },
-  default_tools: { name: 'Default Tools', description: 'Attached to every new agent with an open gate; curate it into the baseline every agent should get.' },
+  default_tools: {
+    name: 'Default Tools',
+    description: 'Attached to every new agent with an open gate; curate it into the baseline every agent should get.',
+  },
 };
 
 // A constant key for pg_advisory_xact_lock: every instance's sync waits for the one before.
@@ -56,13 +59,21 @@ export async function syncSystemToolkits(sequelize: Sequelize, models: Models, m
   });
 }
 
-async function findOrCreate({ Toolkit }: Models, key: SystemKey, members: string[], transaction: Transaction, created: SystemKey[]): Promise<Toolkit> {
+async function findOrCreate(
+  { Toolkit }: Models,
+  key: SystemKey,
+  members: string[],
+  transaction: Transaction,
+  created: SystemKey[],
+): Promise<Toolkit> {
   const existing = await Toolkit.findOne({ where: { system_key: key }, transaction });
   if (existing) return existing;
   const { name, description } = SYSTEM_TOOLKITS[key];
   const clash = await Toolkit.findOne({ where: where(fn('lower', col('name')), name.toLowerCase()), transaction });
   if (clash) {
-    throw new ConflictError(`An operator's toolkit is already named ${JSON.stringify(clash.name)} (id ${clash.id}), the name of the ${key} system toolkit: rename it, then sync again.`);
+    throw new ConflictError(
+      `An operator's toolkit is already named ${JSON.stringify(clash.name)} (id ${clash.id}), the name of the ${key} system toolkit: rename it, then sync again.`,
+    );
   }
   created.push(key);
   return Toolkit.create({ name, description, member_tool_ids: members, system_key: key }, { transaction });

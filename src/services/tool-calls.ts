@@ -76,15 +76,29 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
   );
 }
 
-const COLUMNS = 'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
-const VALUES = ":agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id, now() + :deadline_ms * interval '1 millisecond'";
+const COLUMNS =
+  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
+const VALUES =
+  ":agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id, now() + :deadline_ms * interval '1 millisecond'";
 const INSERT = `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`;
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
 const INSERT_COUNTED = `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps(:caps::jsonb) IS NOT NULL RETURNING id`;
 
 async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number>;
-async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction: Transaction | undefined, by: StartedBy, caps: CapClaim | null): Promise<number | null>;
-async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy, caps: CapClaim | null = null): Promise<number | null> {
+async function insert(
+  sequelize: Sequelize,
+  record: ToolCallRecord,
+  transaction: Transaction | undefined,
+  by: StartedBy,
+  caps: CapClaim | null,
+): Promise<number | null>;
+async function insert(
+  sequelize: Sequelize,
+  record: ToolCallRecord,
+  transaction?: Transaction,
+  by?: StartedBy,
+  caps: CapClaim | null = null,
+): Promise<number | null> {
   const [row] = await sequelize.query<{ id: number | string }>(caps === null ? INSERT : INSERT_COUNTED, {
     replacements: {
       ...record,
@@ -112,7 +126,12 @@ function bounded(values: { duration_ms: number; error: string | null }): { durat
 }
 
 /** The agent's newest records first; with `status`, only those (the dashboard's refusals view). */
-export async function listToolCalls(sequelize: Sequelize, agentId: number, limit: number, status?: ToolCallStatus): Promise<ToolCallView[]> {
+export async function listToolCalls(
+  sequelize: Sequelize,
+  agentId: number,
+  limit: number,
+  status?: ToolCallStatus,
+): Promise<ToolCallView[]> {
   const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date | null }>(
     `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, created_at
        FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,

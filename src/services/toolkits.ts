@@ -18,7 +18,10 @@ export interface ToolkitView {
   system_key: SystemKey | null;
 }
 
-export function toolkitView(toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>, manifest: ToolManifest): ToolkitView {
+export function toolkitView(
+  toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>,
+  manifest: ToolManifest,
+): ToolkitView {
   return {
     id: toolkit.id,
     name: toolkit.name,
@@ -49,7 +52,11 @@ export class ToolkitService {
     const input = parse(toolkitInputSchema, given, 'body');
     const members = this.checkMembers(input.member_tool_ids, []);
     try {
-      const toolkit = await this.models.Toolkit.create({ name: input.name, description: input.description ?? '', member_tool_ids: members });
+      const toolkit = await this.models.Toolkit.create({
+        name: input.name,
+        description: input.description ?? '',
+        member_tool_ids: members,
+      });
       return toolkitView(toolkit, this.manifest);
     } catch (err) {
       throw nameConflict(err, input.name);
@@ -83,7 +90,9 @@ export class ToolkitService {
       const toolkit = await this.find(id, true, transaction);
       if (patch.member_tool_ids !== undefined) {
         if (toolkit.system_key === 'all_tools') {
-          throw new ConflictError('All Tools mirrors the tool manifest and is rewritten on every sync: change the manifest, or build your own toolkit.');
+          throw new ConflictError(
+            'All Tools mirrors the tool manifest and is rewritten on every sync: change the manifest, or build your own toolkit.',
+          );
         }
         toolkit.member_tool_ids = this.checkMembers(patch.member_tool_ids, toolkit.member_tool_ids);
       }
@@ -101,7 +110,9 @@ export class ToolkitService {
   async delete(id: number): Promise<void> {
     const toolkit = await this.find(id);
     if (toolkit.system_key) {
-      throw new ConflictError(`${toolkit.name} is a system toolkit (${toolkit.system_key}) and cannot be deleted: detach it from agents instead.`);
+      throw new ConflictError(
+        `${toolkit.name} is a system toolkit (${toolkit.system_key}) and cannot be deleted: detach it from agents instead.`,
+      );
     }
     await toolkit.destroy();
   }
@@ -112,7 +123,10 @@ export class ToolkitService {
   }
 
   private async find(id: number, lock = false, transaction?: import('sequelize').Transaction): Promise<Toolkit> {
-    const toolkit = await this.models.Toolkit.findByPk(id, { transaction, lock: lock && transaction ? transaction.LOCK.UPDATE : undefined });
+    const toolkit = await this.models.Toolkit.findByPk(id, {
+      transaction,
+      lock: lock && transaction ? transaction.LOCK.UPDATE : undefined,
+    });
     if (!toolkit) throw new NotFoundError(`Toolkit ${id}`);
     return toolkit;
   }
@@ -140,7 +154,9 @@ export class ToolkitService {
 
 function nameConflict(err: unknown, name: string): unknown {
   if (err instanceof UniqueConstraintError) {
-    return new ConflictError(`A toolkit named ${JSON.stringify(name)} already exists (names are unique regardless of case): choose another name.`);
+    return new ConflictError(
+      `A toolkit named ${JSON.stringify(name)} already exists (names are unique regardless of case): choose another name.`,
+    );
   }
   return err;
 }

@@ -14,7 +14,8 @@ const MAX_MESSAGE_ID_BYTES = 998;
 export function taskSourceKey(source: TaskSource): string {
   const messageId = messageIdOf(source);
   if (messageId !== null && Buffer.byteLength(messageId) <= MAX_MESSAGE_ID_BYTES) return messageId;
-  const material = messageId !== null ? JSON.stringify(['message_id', messageId]) : JSON.stringify([source.from, source.subject ?? '', source.body]);
+  const material =
+    messageId !== null ? JSON.stringify(['message_id', messageId]) : JSON.stringify([source.from, source.subject ?? '', source.body]);
   return `sha256:${createHash('sha256').update(material, 'utf8').digest('hex')}`;
 }
 

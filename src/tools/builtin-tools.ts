@@ -24,7 +24,11 @@ export interface BuiltinToolDeps {
 const emailInput = emailMessageSchema.pick({ from: true, subject: true, body: true }).partial({ from: true });
 
 function emailOf(input: z.infer<typeof emailInput>, context: ToolContext): ModelEmail {
-  return { from: input.from ?? context.message?.from ?? context.routing_key ?? '', subject: input.subject ?? context.message?.subject, body: input.body };
+  return {
+    from: input.from ?? context.message?.from ?? context.routing_key ?? '',
+    subject: input.subject ?? context.message?.subject,
+    body: input.body,
+  };
 }
 
 /** A builtin's implementation; its id is its key in the table below. */
@@ -61,7 +65,9 @@ export function builtinTools(deps: BuiltinToolDeps): ToolImplementation[] {
       async execute({ title, due }, context) {
         // Filed against the message at hand, so a message handled again files the task once; with
         // no message (a scheduled run), against the run, so tomorrow's run files tomorrow's task.
-        const source = context.message ? taskSource(context.message) : { message_id: null, from: context.routing_key ?? '', subject: null, body: `run ${context.run_key}` };
+        const source = context.message
+          ? taskSource(context.message)
+          : { message_id: null, from: context.routing_key ?? '', subject: null, body: `run ${context.run_key}` };
         const [task] = await deps.tasks.createTasksFromActionItems(context.agent_id, [{ title, due }], source);
         return task ?? null;
       },

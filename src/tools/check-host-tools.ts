@@ -6,7 +6,11 @@ import { OPTION_BOUNDS } from '../option-bounds';
 
 /** What the tool-call records' `tool_name` column holds. */
 const MAX_LEGACY_NAME = 100;
-const legacyNameSchema = z.string().min(1).max(MAX_LEGACY_NAME).regex(/^[^\p{Cc}]+$/u);
+const legacyNameSchema = z
+  .string()
+  .min(1)
+  .max(MAX_LEGACY_NAME)
+  .regex(/^[^\p{Cc}]+$/u);
 
 /** The fields of a HostTool these checks read (tool-registry.ts declares the whole). */
 interface ToolFields {
@@ -21,7 +25,10 @@ export function checkHostTools<T extends ToolFields>(hostTools: readonly T[]): r
   const [minTimeout, maxTimeout] = OPTION_BOUNDS.toolTimeoutMs;
   for (const tool of hostTools) {
     if (typeof tool.execute !== 'function') {
-      throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_EXECUTE', `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`);
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_TOOL_EXECUTE',
+        `The host tool ${JSON.stringify(tool.id)} has no execute function: give it one.`,
+      );
     }
     if (tool.timeoutMs !== undefined && (!Number.isInteger(tool.timeoutMs) || tool.timeoutMs < minTimeout || tool.timeoutMs > maxTimeout)) {
       throw new ToolgateConfigError(

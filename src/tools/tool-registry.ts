@@ -84,12 +84,22 @@ export class ToolRegistry {
     }));
     this.manifest = createManifest(definitions);
     this.hostTools = new Map(hostTools.map((t) => [t.id, t]));
-    const implementations = new Map<string, ToolImplementation>([...builtins.filter((b) => this.manifest.get(b.id)?.builtin).map((b) => [b.id, b] as const), ...this.hostTools]);
+    const implementations = new Map<string, ToolImplementation>([
+      ...builtins.filter((b) => this.manifest.get(b.id)?.builtin).map((b) => [b.id, b] as const),
+      ...this.hostTools,
+    ]);
     this.implementations = implementations;
     this.specs = new Map(
       this.manifest.list().flatMap((tool) => {
         const implementation = implementations.get(tool.id);
-        return implementation ? [[tool.id, { id: tool.id, display_name: tool.display_name, summary: tool.summary, input_schema: inputSchemaOf(implementation) }] as const] : [];
+        return implementation
+          ? [
+              [
+                tool.id,
+                { id: tool.id, display_name: tool.display_name, summary: tool.summary, input_schema: inputSchemaOf(implementation) },
+              ] as const,
+            ]
+          : [];
       }),
     );
   }
@@ -124,10 +134,16 @@ function inputSchemaOf(tool: ToolImplementation): Record<string, unknown> {
   try {
     schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   } catch (err) {
-    throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_INPUT', `The tool ${JSON.stringify(tool.id)} has an input schema zod cannot describe as JSON Schema (${(err as Error).message}): use plain zod objects.`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_TOOL_INPUT',
+      `The tool ${JSON.stringify(tool.id)} has an input schema zod cannot describe as JSON Schema (${(err as Error).message}): use plain zod objects.`,
+    );
   }
   if (schema.type !== 'object') {
-    throw new ToolgateConfigError('ERR_TOOLGATE_TOOL_INPUT', `The tool ${JSON.stringify(tool.id)} takes ${JSON.stringify(schema.type ?? 'an unknown type')}: a tool's input is an object of named arguments, e.g. z.object({ order_id: z.string() }).`);
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_TOOL_INPUT',
+      `The tool ${JSON.stringify(tool.id)} takes ${JSON.stringify(schema.type ?? 'an unknown type')}: a tool's input is an object of named arguments, e.g. z.object({ order_id: z.string() }).`,
+    );
   }
   const { $schema: _dialect, ...rest } = schema;
   return rest;

@@ -32,18 +32,30 @@ interface RunAnswer {
   reply: { text: string; to: string[]; cc: string[]; message_id: string };
 }
 
-const post = async (agent: number, body: Record<string, unknown>): Promise<RunAnswer> => (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(200)).body;
+const post = async (agent: number, body: Record<string, unknown>): Promise<RunAnswer> =>
+  (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(200)).body;
 const JANE = { from: 'Jane <jane@acme.com>', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' };
 const MARA = { from: 'Mara <Mara+billing@TheScoop.com>', subject: 'Re: Melted order', body: 'Approved, process it.' };
 
-const refunds = async () => (await t.sequelize.query<{ order_id: string; approved_by: string }>('SELECT order_id, approved_by FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT }));
-const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
-const requests = async (agent: number) => (await t.admin().get(`/api/agents/${agent}/approval-requests`).expect(200)).body as { id: number; status: string; input: unknown }[];
+const refunds = async () =>
+  await t.sequelize.query<{ order_id: string; approved_by: string }>('SELECT order_id, approved_by FROM scoop_refunds ORDER BY id', {
+    type: QueryTypes.SELECT,
+  });
+const resetOrders = () =>
+  t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
+const requests = async (agent: number) =>
+  (await t.admin().get(`/api/agents/${agent}/approval-requests`).expect(200)).body as { id: number; status: string; input: unknown }[];
 const records = (agent: number) =>
-  t.sequelize.query<{ tool_id: string; status: string; routing_key: string | null; approval_request_id: number | null; approved_by: string | null }>(
-    'SELECT tool_id, status, routing_key, approval_request_id, approved_by FROM tool_calls WHERE agent_id = :agent ORDER BY id',
-    { replacements: { agent }, type: QueryTypes.SELECT },
-  );
+  t.sequelize.query<{
+    tool_id: string;
+    status: string;
+    routing_key: string | null;
+    approval_request_id: number | null;
+    approved_by: string | null;
+  }>('SELECT tool_id, status, routing_key, approval_request_id, approved_by FROM tool_calls WHERE agent_id = :agent ORDER BY id', {
+    replacements: { agent },
+    type: QueryTypes.SELECT,
+  });
 
 describe('when Jane asks for a refund and Mara approves it on the same thread', () => {
   let sundae: Sundae;
@@ -60,7 +72,12 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
   test("then Jane's run is offered process_refund as a tool it may only request, and her call files request R for exactly SCP-1042", async () => {
     expect(jane.tools_offered).toEqual(['check_flavor_stock', 'lookup_order', 'process_refund']);
     expect(jane.needs_approval).toEqual(['process_refund']);
-    expect(jane.steps[0]).toMatchObject({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, status: 'pending_approval', approval_request_id: expect.any(Number) });
+    expect(jane.steps[0]).toMatchObject({
+      tool: 'process_refund',
+      input: { order_id: 'SCP-1042' },
+      status: 'pending_approval',
+      approval_request_id: expect.any(Number),
+    });
     const [filed] = await requests(sundae.id);
     expect(filed).toMatchObject({
       id: request,
@@ -76,7 +93,13 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
 
   test('then nothing ran: one pending_approval record, no refund, and the reply says it awaits approval and copies the shop', async () => {
     expect((await records(sundae.id)).filter((r) => r.tool_id === 'process_refund')).toEqual([
-      { tool_id: 'process_refund', status: 'pending_approval', routing_key: 'jane@acme.com', approval_request_id: request, approved_by: null },
+      {
+        tool_id: 'process_refund',
+        status: 'pending_approval',
+        routing_key: 'jane@acme.com',
+        approval_request_id: request,
+        approved_by: null,
+      },
     ]);
     expect(await refunds()).toEqual([]);
     expect(jane.reply.text).toMatch(new RegExp(`request ${request}`));
@@ -84,13 +107,19 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
   });
 
   test('then Jane asking again gets the same request back: no second request, no second record', async () => {
-    const again = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Please refund SCP-1042, I would like a refund.' } });
-    expect(again.steps.find((s) => s.tool === 'process_refund')).toMatchObject({ status: 'pending_approval', approval_request_id: request });
+    const again = await post(sundae.id, {
+      thread_id: jane.thread_id,
+      message: { from: 'jane@acme.com', body: 'Please refund SCP-1042, I would like a refund.' },
+    });
+    expect(again.steps.find((s) => s.tool === 'process_refund')).toMatchObject({
+      status: 'pending_approval',
+      approval_request_id: request,
+    });
     expect((await requests(sundae.id)).map((r) => r.id)).toEqual([request]);
     expect((await records(sundae.id)).filter((r) => r.status === 'pending_approval')).toHaveLength(1);
   });
 
-  test("then Jane's own \"Approved\" decides nothing: she is no approver, so her run is not offered approve_request", async () => {
+  test('then Jane\'s own "Approved" decides nothing: she is no approver, so her run is not offered approve_request', async () => {
     const own = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Approved, process it.' } });
     expect(own.tools_offered).not.toContain('approve_request');
     expect(own.steps.every((s) => s.status !== 'success' || s.tool !== 'process_refund')).toBe(true);
@@ -98,7 +127,7 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
     expect((await requests(sundae.id))[0]?.status).toBe('pending');
   });
 
-  describe("and Mara writes \"Approved, process it.\"", () => {
+  describe('and Mara writes "Approved, process it."', () => {
     let mara: RunAnswer;
 
     beforeAll(async () => {
@@ -113,7 +142,11 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
           input: { request_id: request },
           status: 'success',
           approval_request_id: request,
-          output: expect.objectContaining({ status: 'approved', input: { order_id: 'SCP-1042' }, result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true, amount_cents: 1899 } } }),
+          output: expect.objectContaining({
+            status: 'approved',
+            input: { order_id: 'SCP-1042' },
+            result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true, amount_cents: 1899 } },
+          }),
         }),
       ]);
     });
@@ -121,13 +154,23 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
     test("then the stored input ran exactly once, on Jane's behalf, its record naming requester and approver", async () => {
       expect(await refunds()).toEqual([{ order_id: 'SCP-1042', approved_by: 'mara@thescoop.com' }]);
       expect((await records(sundae.id)).filter((r) => r.tool_id === 'process_refund' && r.status === 'success')).toEqual([
-        { tool_id: 'process_refund', status: 'success', routing_key: 'jane@acme.com', approval_request_id: request, approved_by: 'mara@thescoop.com' },
+        {
+          tool_id: 'process_refund',
+          status: 'success',
+          routing_key: 'jane@acme.com',
+          approval_request_id: request,
+          approved_by: 'mara@thescoop.com',
+        },
       ]);
       const [decided] = await requests(sundae.id);
-      expect(decided).toMatchObject({ status: 'approved', decided_by: { via: 'message', routing_key: 'mara@thescoop.com' }, result: { status: 'success' } });
+      expect(decided).toMatchObject({
+        status: 'approved',
+        decided_by: { via: 'message', routing_key: 'mara@thescoop.com' },
+        result: { status: 'success' },
+      });
     });
 
-    test("then the reply goes to Mara and copies Jane, the requester", () => {
+    test('then the reply goes to Mara and copies Jane, the requester', () => {
       expect(mara.reply.to).toEqual(['Mara <Mara+billing@TheScoop.com>']);
       expect(mara.reply.cc).toEqual(['jane@acme.com']);
       expect(mara.reply.text).toMatch(new RegExp(`Request ${request} approved`));
@@ -153,10 +196,24 @@ describe('when an operator decides through the admin API', () => {
     const sundae = await createSundae(t, 'approval');
     const jane = await post(sundae.id, { message: JANE });
     const id = jane.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
-    const approved = await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).send({ input: { order_id: 'SCP-1043' } }).expect(200);
-    expect(approved.body).toMatchObject({ id, status: 'approved', decided_by: { via: 'admin', routing_key: null }, result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true } } });
+    const approved = await t
+      .admin()
+      .post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`)
+      .send({ input: { order_id: 'SCP-1043' } })
+      .expect(200);
+    expect(approved.body).toMatchObject({
+      id,
+      status: 'approved',
+      decided_by: { via: 'admin', routing_key: null },
+      result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true } },
+    });
     expect((await refunds()).map((r) => r.order_id)).toEqual(['SCP-1042']);
-    expect((await records(sundae.id)).at(-1)).toMatchObject({ tool_id: 'process_refund', status: 'success', routing_key: 'jane@acme.com', approved_by: 'admin' });
+    expect((await records(sundae.id)).at(-1)).toMatchObject({
+      tool_id: 'process_refund',
+      status: 'success',
+      routing_key: 'jane@acme.com',
+      approved_by: 'admin',
+    });
   });
 
   test('then a denial is final: the request never runs, and approving it afterwards is a 409', async () => {
@@ -164,7 +221,10 @@ describe('when an operator decides through the admin API', () => {
     const sundae = await createSundae(t, 'approval');
     const jane = await post(sundae.id, { message: JANE });
     const id = jane.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
-    expect((await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/deny`).expect(200)).body).toMatchObject({ status: 'denied', result: null });
+    expect((await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/deny`).expect(200)).body).toMatchObject({
+      status: 'denied',
+      result: null,
+    });
     await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(409);
     expect(await refunds()).toEqual([]);
   });
@@ -190,7 +250,10 @@ describe('when Mara decides by message with several requests pending in the thre
     sundae = await createSundae(t, 'approval');
     const first = await post(sundae.id, { message: JANE });
     thread = first.thread_id;
-    const second = await post(sundae.id, { thread_id: thread, message: { from: 'jane@acme.com', body: 'Order SCP-1043 melted too. I would like a refund for it as well.' } });
+    const second = await post(sundae.id, {
+      thread_id: thread,
+      message: { from: 'jane@acme.com', body: 'Order SCP-1043 melted too. I would like a refund for it as well.' },
+    });
     ids = [first, second].map((a) => a.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!);
   });
 
@@ -211,7 +274,7 @@ describe('when Mara decides by message with several requests pending in the thre
     ]);
   });
 
-  test("then \"Denied.\" decides the thread's only pending request, which never runs", async () => {
+  test('then "Denied." decides the thread\'s only pending request, which never runs', async () => {
     const mara = await post(sundae.id, { thread_id: thread, message: { ...MARA, body: 'Denied, sorry.' } });
     expect(mara.steps).toEqual([expect.objectContaining({ tool: 'deny_request', input: { request_id: ids[0] }, status: 'success' })]);
     expect((await refunds()).map((r) => r.order_id)).toEqual(['SCP-1043']);
@@ -224,12 +287,21 @@ describe('when a request outlives its terms', () => {
     const sundae = await createSundae(t, 'approval');
     const jane = await post(sundae.id, { message: JANE });
     const id = jane.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
-    await t.sequelize.query("UPDATE approval_requests SET expires_at = now() - interval '1 second' WHERE id = :id", { replacements: { id } });
-    expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests?status=expired`).expect(200)).body.map((r: { id: number }) => r.id)).toEqual([id]);
-    expect((await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(409)).body.detail).toMatch(/is expired/);
+    await t.sequelize.query("UPDATE approval_requests SET expires_at = now() - interval '1 second' WHERE id = :id", {
+      replacements: { id },
+    });
+    expect(
+      (await t.admin().get(`/api/agents/${sundae.id}/approval-requests?status=expired`).expect(200)).body.map((r: { id: number }) => r.id),
+    ).toEqual([id]);
+    expect((await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(409)).body.detail).toMatch(
+      /is expired/,
+    );
     expect(await refunds()).toEqual([]);
     // Asking again after it expired files a new request.
-    const again = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'I would like a refund for SCP-1042.' } });
+    const again = await post(sundae.id, {
+      thread_id: jane.thread_id,
+      message: { from: 'jane@acme.com', body: 'I would like a refund for SCP-1042.' },
+    });
     const filedAgain = again.steps.find((s) => s.tool === 'process_refund')?.approval_request_id;
     expect(filedAgain).toEqual(expect.any(Number));
     expect(filedAgain).not.toBe(id);
@@ -241,16 +313,33 @@ describe('when a request outlives its terms', () => {
     const first = await post(sundae.id, { message: JANE });
     const id = first.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
     // The same list again is no change.
-    await t.admin().patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).send({ approval: { approvers: ['*@TheScoop.com'] } }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`)
+      .send({ approval: { approvers: ['*@TheScoop.com'] } })
+      .expect(200);
     expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests/${id}`).expect(200)).body.status).toBe('pending');
-    await t.admin().patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).send({ approval: { approvers: ['mara@thescoop.com'] } }).expect(200);
-    expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests/${id}`).expect(200)).body).toMatchObject({ status: 'void', void_reason: 'the approvers changed' });
+    await t
+      .admin()
+      .patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`)
+      .send({ approval: { approvers: ['mara@thescoop.com'] } })
+      .expect(200);
+    expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests/${id}`).expect(200)).body).toMatchObject({
+      status: 'void',
+      void_reason: 'the approvers changed',
+    });
     await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(409);
 
-    const second = await post(sundae.id, { thread_id: first.thread_id, message: { from: 'jane@acme.com', body: 'I would like a refund for SCP-1042.' } });
+    const second = await post(sundae.id, {
+      thread_id: first.thread_id,
+      message: { from: 'jane@acme.com', body: 'I would like a refund for SCP-1042.' },
+    });
     const next = second.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
     await t.admin().delete(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(204);
-    expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests/${next}`).expect(200)).body).toMatchObject({ status: 'void', void_reason: 'the attachment was detached' });
+    expect((await t.admin().get(`/api/agents/${sundae.id}/approval-requests/${next}`).expect(200)).body).toMatchObject({
+      status: 'void',
+      void_reason: 'the attachment was detached',
+    });
     await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${next}/approve`).expect(409);
     expect(await refunds()).toEqual([]);
   });
@@ -260,7 +349,11 @@ describe('when a request outlives its terms', () => {
     const sundae = await createSundae(t, 'approval');
     const jane = await post(sundae.id, { message: JANE });
     const id = jane.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!;
-    await t.admin().patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).send({ rules: [{ kind: 'deny', pattern: 'jane@acme.com' }] }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`)
+      .send({ rules: [{ kind: 'deny', pattern: 'jane@acme.com' }] })
+      .expect(200);
     const refused = await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${id}/approve`).expect(409);
     expect(refused.body.detail).toMatch(/void.*no longer grants/);
     expect(await refunds()).toEqual([]);
@@ -273,7 +366,11 @@ describe('when two instances approve the same request at the same moment', () =>
     const second = await createSecondInstance(t);
     try {
       const sundae = await createSundae(t, 'approval');
-      const filed = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(202);
+      const filed = await t
+        .client()
+        .post(`/api/agents/${sundae.id}/tool-calls`)
+        .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+        .expect(202);
       expect(filed.body).toMatchObject({ status: 'pending_approval', request: { status: 'pending', input: { order_id: 'SCP-1042' } } });
       const id = filed.body.approval_request_id as number;
       const answers = await Promise.all(
@@ -292,11 +389,23 @@ describe('when a route runs a tool the sender may only request', () => {
   test('then it is refused with 403 approval_required and a denied record: such a route cannot file a request', async () => {
     const sundae = await createSundae(t, 'approval');
     const kit = await makeToolkit(t, 'Approved analysis', ['email_analyzer']);
-    await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit, approval: { approvers: ['*@thescoop.com'] } }).expect(201);
-    const refused = await t.client().post(`/api/agents/${sundae.id}/email/analyze`).send({ from: 'jane@acme.com', body: 'Please refund my order.' }).expect(403);
+    await t
+      .admin()
+      .post(`/api/agents/${sundae.id}/toolkits`)
+      .send({ toolkit_id: kit, approval: { approvers: ['*@thescoop.com'] } })
+      .expect(201);
+    const refused = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/email/analyze`)
+      .send({ from: 'jane@acme.com', body: 'Please refund my order.' })
+      .expect(403);
     expect(refused.body).toMatchObject({ code: 'approval_required', tool: 'email_analyzer' });
     expect((await records(sundae.id)).at(-1)).toMatchObject({ tool_id: 'email_analyzer', status: 'denied' });
-    await t.client().post(`/api/agents/${sundae.id}/email/analyze`).send({ from: 'mara@thescoop.com', body: 'Please refund my order.' }).expect(200);
+    await t
+      .client()
+      .post(`/api/agents/${sundae.id}/email/analyze`)
+      .send({ from: 'mara@thescoop.com', body: 'Please refund my order.' })
+      .expect(200);
   });
 });
 
@@ -305,10 +414,17 @@ describe('when an operator explains what a sender gets', () => {
     const sundae = await createSundae(t, 'approval');
     const explained = (await t.admin().get(`/api/agents/${sundae.id}/tools?sender=jane@acme.com`).expect(200)).body;
     expect(explained.needs_approval).toEqual(['process_refund']);
-    expect(explained.attachments.find((a: { attachment_id: number }) => a.attachment_id === sundae.finance)).toMatchObject({ approval: { approvers: ['*@thescoop.com'] }, needs_approval: true });
+    expect(explained.attachments.find((a: { attachment_id: number }) => a.attachment_id === sundae.finance)).toMatchObject({
+      approval: { approvers: ['*@thescoop.com'] },
+      needs_approval: true,
+    });
     expect((await t.admin().get(`/api/agents/${sundae.id}/tools?sender=mara@thescoop.com`).expect(200)).body.needs_approval).toEqual([]);
     const direct = await makeToolkit(t, 'Refunds for Jane', ['process_refund']);
-    await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: direct, rules: [{ kind: 'allow', pattern: 'jane@acme.com' }] }).expect(201);
+    await t
+      .admin()
+      .post(`/api/agents/${sundae.id}/toolkits`)
+      .send({ toolkit_id: direct, rules: [{ kind: 'allow', pattern: 'jane@acme.com' }] })
+      .expect(201);
     expect((await t.admin().get(`/api/agents/${sundae.id}/tools?sender=jane@acme.com`).expect(200)).body.needs_approval).toEqual([]);
   });
 });
@@ -317,7 +433,8 @@ describe('when requests are filed and decided', () => {
   test('then /metrics counts them by what happened to them, with no sender or input in a label', async () => {
     await resetOrders();
     const metrics = async () => (await t.admin().get('/metrics').expect(200)).text;
-    const count = (text: string, outcome: string) => Number(new RegExp(`toolgate_approval_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    const count = (text: string, outcome: string) =>
+      Number(new RegExp(`toolgate_approval_requests_total\\{outcome="${outcome}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
     const before = await metrics();
     const sundae = await createSundae(t, 'approval');
     const jane = await post(sundae.id, { message: JANE });
@@ -338,7 +455,12 @@ describe("when a tool's schema transforms its input", () => {
       id: 'charge_dollars',
       display_name: 'Charge',
       summary: 'Charges an amount given in dollars, in cents.',
-      input: z.strictObject({ dollars: z.number().int().transform((d) => d * 100) }),
+      input: z.strictObject({
+        dollars: z
+          .number()
+          .int()
+          .transform((d) => d * 100),
+      }),
       execute: ({ dollars }) => {
         charged.push(dollars);
         return { cents: dollars };
@@ -348,10 +470,21 @@ describe("when a tool's schema transforms its input", () => {
     try {
       const kit = await makeToolkit(app, 'Charges', ['charge_dollars']);
       const agent = await makeAgent(app, { name: 'Till', toolkit_ids: [] });
-      await app.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit, approval: { approvers: [] } }).expect(201);
-      const filed = (await app.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'charge_dollars', input: { dollars: 5 }, sender: 'jane@acme.com' }).expect(202)).body;
+      await app
+        .admin()
+        .post(`/api/agents/${agent}/toolkits`)
+        .send({ toolkit_id: kit, approval: { approvers: [] } })
+        .expect(201);
+      const filed = (
+        await app
+          .client()
+          .post(`/api/agents/${agent}/tool-calls`)
+          .send({ tool: 'charge_dollars', input: { dollars: 5 }, sender: 'jane@acme.com' })
+          .expect(202)
+      ).body;
       expect(filed.request.input).toEqual({ dollars: 5 });
-      const approved = (await app.admin().post(`/api/agents/${agent}/approval-requests/${filed.approval_request_id}/approve`).expect(200)).body;
+      const approved = (await app.admin().post(`/api/agents/${agent}/approval-requests/${filed.approval_request_id}/approve`).expect(200))
+        .body;
       expect(approved.result).toEqual({ status: 'success', output: { cents: 500 } });
       expect(charged).toEqual([500]);
     } finally {

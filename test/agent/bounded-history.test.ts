@@ -25,7 +25,13 @@ beforeAll(async () => {
   });
   sundae = await createSundae(t, 'gate');
   const text = (i: number) => `Message ${i}. ${'The pint was soft and the lid was loose. '.repeat(BIG / 40)}`.slice(0, BIG);
-  thread = (await t.client().post(`/api/agents/${sundae.id}/messages`).send({ message: { from: 'jane@acme.com', subject: 'Long', body: text(0) } }).expect(200)).body.thread_id;
+  thread = (
+    await t
+      .client()
+      .post(`/api/agents/${sundae.id}/messages`)
+      .send({ message: { from: 'jane@acme.com', subject: 'Long', body: text(0) } })
+      .expect(200)
+  ).body.thread_id;
   // The other 29, written as the run store writes them (posting 15 MB through a model is not the point).
   await t.sequelize.query(
     `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, reply, stopped, completed_at)
@@ -35,7 +41,11 @@ beforeAll(async () => {
     { replacements: { agent: sundae.id, thread, reps: Math.floor(BIG / 40), replyReps: Math.floor(BIG / 29), more: MESSAGES - 1 } },
   );
   fake.requests.length = 0;
-  await t.client().post(`/api/agents/${sundae.id}/messages`).send({ thread_id: thread, message: { from: 'jane@acme.com', body: 'Any update?!' } }).expect(200);
+  await t
+    .client()
+    .post(`/api/agents/${sundae.id}/messages`)
+    .send({ thread_id: thread, message: { from: 'jane@acme.com', body: 'Any update?!' } })
+    .expect(200);
 });
 
 afterAll(async () => {
@@ -43,7 +53,7 @@ afterAll(async () => {
   await fake.close();
 });
 
-test('when the thread holds 30 messages of 500 KB, then the next run\'s model input stays under the history bound', () => {
+test("when the thread holds 30 messages of 500 KB, then the next run's model input stays under the history bound", () => {
   expect(fake.requests).toHaveLength(1);
   const input = JSON.stringify(fake.requests[0]!.body);
   // The history bound, plus the system prompt, the tools' schemas and the message at hand.
@@ -59,7 +69,11 @@ test('when an operator reads the thread, then each page stays near a million cha
   let after: number | null | undefined;
   let pages = 0;
   while (after !== null) {
-    const res = await t.admin().get(`/api/agents/${sundae.id}/threads/${thread}`).query({ limit: 100, ...(after ? { after } : {}) }).expect(200);
+    const res = await t
+      .admin()
+      .get(`/api/agents/${sundae.id}/threads/${thread}`)
+      .query({ limit: 100, ...(after ? { after } : {}) })
+      .expect(200);
     expect(res.text.length).toBeLessThan(2 * BIG + 200_000);
     seen.push(...res.body.messages.map((m: { id: number }) => m.id));
     after = res.body.next_after;

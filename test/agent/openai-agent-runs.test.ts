@@ -25,7 +25,11 @@ beforeAll(async () => {
   const support = await makeToolkit(t, 'Support', ['lookup_order', 'check_flavor_stock']);
   const finance = await makeToolkit(t, 'Finance', ['process_refund']);
   sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
-  await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${sundae}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 });
 
 afterAll(async () => {
@@ -38,40 +42,65 @@ beforeEach(() => {
 });
 
 const fromJane = { from: 'jane@acme.com', subject: 'Melted order', body: 'Order SCP-1042 arrived melted.' };
-const send = (message: Record<string, unknown>, threadId?: number) => t.client().post(`/api/agents/${sundae}/messages`).send({ ...(threadId ? { thread_id: threadId } : {}), message });
+const send = (message: Record<string, unknown>, threadId?: number) =>
+  t
+    .client()
+    .post(`/api/agents/${sundae}/messages`)
+    .send({ ...(threadId ? { thread_id: threadId } : {}), message });
 
 interface SentBody {
   tools?: { type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
-  messages: { role: string; content?: string | null; tool_call_id?: string; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }[];
+  messages: {
+    role: string;
+    content?: string | null;
+    tool_call_id?: string;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  }[];
 }
 const sent = (r: RecordedRequest | undefined) => r?.body as SentBody;
 
-describe('when the model is offered a run\'s tools', () => {
-  test('then the tools the server receives are exactly the run\'s, each with its summary and the JSON Schema of its zod input', async () => {
+describe("when the model is offered a run's tools", () => {
+  test("then the tools the server receives are exactly the run's, each with its summary and the JSON Schema of its zod input", async () => {
     fake.script(() => completion('Hi Jane, let me look into it. — Sundae'));
     const res = await send(fromJane).expect(200);
-    expect(res.body).toMatchObject({ tools_offered: ['check_flavor_stock', 'lookup_order'], steps: [], stopped: 'reply', reply: { text: 'Hi Jane, let me look into it. — Sundae' } });
+    expect(res.body).toMatchObject({
+      tools_offered: ['check_flavor_stock', 'lookup_order'],
+      steps: [],
+      stopped: 'reply',
+      reply: { text: 'Hi Jane, let me look into it. — Sundae' },
+    });
     const tools = sent(fake.requests[0]).tools ?? [];
     expect(tools.map((tool) => tool.function.name)).toEqual(['check_flavor_stock', 'lookup_order']);
     for (const tool of tools) {
       const registered = SCOOP_TOOLS.find((h) => h.id === tool.function.name)!;
       const { $schema: _dialect, ...schema } = z.toJSONSchema(registered.input, { io: 'input' }) as Record<string, unknown>;
-      expect(tool).toEqual({ type: 'function', function: { name: registered.id, description: `${registered.display_name}: ${registered.summary}`, parameters: schema } });
+      expect(tool).toEqual({
+        type: 'function',
+        function: { name: registered.id, description: `${registered.display_name}: ${registered.summary}`, parameters: schema },
+      });
     }
   });
 
   test('then a sender the gate admits gets the gated tool in the list too', async () => {
     fake.script(() => completion('Noted. — Sundae'));
     await send({ from: 'mara@thescoop.com', body: 'Status of SCP-1042?' }).expect(200);
-    expect((sent(fake.requests[0]).tools ?? []).map((tool) => tool.function.name)).toEqual(['check_flavor_stock', 'lookup_order', 'process_refund']);
+    expect((sent(fake.requests[0]).tools ?? []).map((tool) => tool.function.name)).toEqual([
+      'check_flavor_stock',
+      'lookup_order',
+      'process_refund',
+    ]);
   });
 });
 
 describe('when the model calls a tool the run was not offered', () => {
-  test('then the call is refused at dispatch, recorded denied, given back as that call\'s result, and the run goes on', async () => {
-    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('I cannot refund this myself. — Sundae')));
+  test("then the call is refused at dispatch, recorded denied, given back as that call's result, and the run goes on", async () => {
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('I cannot refund this myself. — Sundae'),
+    );
     const res = await send(fromJane).expect(200);
-    expect(res.body.steps).toEqual([{ tool: 'process_refund', input: { order_id: 'SCP-1042' }, status: 'denied', error: expect.stringMatching(/refused at dispatch/) }]);
+    expect(res.body.steps).toEqual([
+      { tool: 'process_refund', input: { order_id: 'SCP-1042' }, status: 'denied', error: expect.stringMatching(/refused at dispatch/) },
+    ]);
     expect(res.body).toMatchObject({ stopped: 'reply', reply: { text: 'I cannot refund this myself. — Sundae' } });
     // The second request carries the refusal as the tool message answering that call.
     const second = sent(fake.requests[1]).messages;
@@ -85,7 +114,9 @@ describe('when the model calls a tool the run was not offered', () => {
       { replacements: { a: sundae }, type: QueryTypes.SELECT },
     );
     expect(record).toEqual({ tool_id: 'process_refund', status: 'denied', routing_key: 'jane@acme.com' });
-    const [order] = await t.sequelize.query<{ status: string }>("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", { type: QueryTypes.SELECT });
+    const [order] = await t.sequelize.query<{ status: string }>("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", {
+      type: QueryTypes.SELECT,
+    });
     expect(order?.status).toBe('delivered');
   });
 });
@@ -94,11 +125,16 @@ describe('when the model calls a tool the run was not offered, with arguments th
   test('then the call is still refused at dispatch and recorded denied: malformed arguments skip no check', async () => {
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id": ']]) : completion('I cannot do that. — Sundae')));
     const res = await send(fromJane).expect(200);
-    expect(res.body.steps).toEqual([{ tool: 'process_refund', input: '{"order_id": ', status: 'denied', error: expect.stringMatching(/refused at dispatch/) }]);
-    const [record] = await t.sequelize.query<{ tool_id: string; status: string }>('SELECT tool_id, status FROM tool_calls WHERE agent_id = :a ORDER BY id DESC LIMIT 1', {
-      replacements: { a: sundae },
-      type: QueryTypes.SELECT,
-    });
+    expect(res.body.steps).toEqual([
+      { tool: 'process_refund', input: '{"order_id": ', status: 'denied', error: expect.stringMatching(/refused at dispatch/) },
+    ]);
+    const [record] = await t.sequelize.query<{ tool_id: string; status: string }>(
+      'SELECT tool_id, status FROM tool_calls WHERE agent_id = :a ORDER BY id DESC LIMIT 1',
+      {
+        replacements: { a: sundae },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(record).toEqual({ tool_id: 'process_refund', status: 'denied' });
   });
 });
@@ -108,7 +144,10 @@ describe('when a scheduled run with no message files a task twice', () => {
     const kit = await makeToolkit(t, 'Tasks', ['task_creator']);
     const planner = await makeAgent(t, { name: 'Planner', toolkit_ids: [] });
     await t.admin().post(`/api/agents/${planner}/toolkits`).send({ toolkit_id: kit, allow_proactive: true }).expect(201);
-    const twice = toolCalls([['task_creator', '{"title":"Restock vanilla"}'], ['task_creator', '{"title":"Restock vanilla"}']]);
+    const twice = toolCalls([
+      ['task_creator', '{"title":"Restock vanilla"}'],
+      ['task_creator', '{"title":"Restock vanilla"}'],
+    ]);
     const runOnce = async () => {
       fake.script((_req, i) => (i === 0 ? twice : completion('Filed.')));
       const res = await t.scheduler().post(`/api/agents/${planner}/runs`).send({ instruction: 'File the daily restock task.' }).expect(200);
@@ -123,10 +162,22 @@ describe('when a scheduled run with no message files a task twice', () => {
 
 describe('when the model asks for two tools in one answer', () => {
   test('then both run in the order given, and the next request carries one assistant message and two results in that order', async () => {
-    fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1043"}'], ['check_flavor_stock', '{}']]) : completion('Done. — Sundae')));
+    fake.script((_req, i) =>
+      i === 0
+        ? toolCalls([
+            ['lookup_order', '{"order_id":"SCP-1043"}'],
+            ['check_flavor_stock', '{}'],
+          ])
+        : completion('Done. — Sundae'),
+    );
     const res = await send(fromJane).expect(200);
-    expect(res.body.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([['lookup_order', 'success'], ['check_flavor_stock', 'success']]);
-    const roles = sent(fake.requests[1]).messages.slice(-3).map((m) => (m.role === 'assistant' ? `assistant:${m.tool_calls?.length}` : m.role));
+    expect(res.body.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([
+      ['lookup_order', 'success'],
+      ['check_flavor_stock', 'success'],
+    ]);
+    const roles = sent(fake.requests[1])
+      .messages.slice(-3)
+      .map((m) => (m.role === 'assistant' ? `assistant:${m.tool_calls?.length}` : m.role));
     expect(roles).toEqual(['assistant:2', 'tool', 'tool']);
   });
 });
@@ -145,10 +196,14 @@ describe('when the model never stops calling tools', () => {
 
 describe('when the model returns malformed arguments', () => {
   test('then that call is a failed step that ran nothing, the model reads why, and the run goes on', async () => {
-    fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id": ']]) : completion('Sorry, let me try again later. — Sundae')));
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['lookup_order', '{"order_id": ']]) : completion('Sorry, let me try again later. — Sundae'),
+    );
     const before = await t.sequelize.query('SELECT id FROM tool_calls', { type: QueryTypes.SELECT });
     const res = await send(fromJane).expect(200);
-    expect(res.body.steps).toEqual([{ tool: 'lookup_order', input: '{"order_id": ', status: 'failure', error: expect.stringMatching(/not valid JSON/) }]);
+    expect(res.body.steps).toEqual([
+      { tool: 'lookup_order', input: '{"order_id": ', status: 'failure', error: expect.stringMatching(/not valid JSON/) },
+    ]);
     expect(res.body.stopped).toBe('reply');
     expect(await t.sequelize.query('SELECT id FROM tool_calls', { type: QueryTypes.SELECT })).toHaveLength(before.length);
   });
@@ -156,7 +211,11 @@ describe('when the model returns malformed arguments', () => {
   test('then arguments that are JSON but do not fit the tool are a failed step too, naming the field', async () => {
     fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order":"SCP-1042"}']]) : completion('Done. — Sundae')));
     const res = await send(fromJane).expect(200);
-    expect(res.body.steps[0]).toMatchObject({ tool: 'lookup_order', status: 'failure', error: expect.stringMatching(/does not fit the tool.*order/) });
+    expect(res.body.steps[0]).toMatchObject({
+      tool: 'lookup_order',
+      status: 'failure',
+      error: expect.stringMatching(/does not fit the tool.*order/),
+    });
   });
 });
 
@@ -172,7 +231,7 @@ describe('when the model fails', () => {
 });
 
 describe('when a message continues a thread', () => {
-  test('then the model reads the thread\'s earlier messages, calls and replies before the new one', async () => {
+  test("then the model reads the thread's earlier messages, calls and replies before the new one", async () => {
     fake.script((_req, i) => (i === 0 ? toolCalls([['lookup_order', '{"order_id":"SCP-1050"}']]) : completion('It has shipped. — Sundae')));
     const first = await send({ from: 'omar@example.org', body: 'Where is SCP-1050?' }).expect(200);
     fake.requests.length = 0;

@@ -13,7 +13,9 @@ let t: TestApp;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  t = await createTestApp({ model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }) });
+  t = await createTestApp({
+    model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }),
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -28,12 +30,20 @@ interface SentBody {
   messages: { role: string; content?: string | null }[];
 }
 const sent = (r: RecordedRequest | undefined) => r?.body as SentBody;
-const post = async (agent: number, body: Record<string, unknown>) => (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(200)).body;
-const refunds = async () => (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.order_id);
-const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'");
-const pendingOf = async (agent: number) => (await t.admin().get(`/api/agents/${agent}/approval-requests?status=pending`).expect(200)).body as { id: number; input: unknown }[];
+const post = async (agent: number, body: Record<string, unknown>) =>
+  (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(200)).body;
+const refunds = async () =>
+  (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map(
+    (r) => r.order_id,
+  );
+const resetOrders = () =>
+  t.sequelize.query(
+    "DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'",
+  );
+const pendingOf = async (agent: number) =>
+  (await t.admin().get(`/api/agents/${agent}/approval-requests?status=pending`).expect(200)).body as { id: number; input: unknown }[];
 
-describe('when the model asks for a refund on Jane\'s behalf, and then for Mara', () => {
+describe("when the model asks for a refund on Jane's behalf, and then for Mara", () => {
   let sundae: Sundae;
   let jane: { thread_id: string; steps: { tool: string; status: string; approval_request_id?: number }[] };
   let janeRequests: RecordedRequest[];
@@ -43,8 +53,12 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
     await resetOrders();
     sundae = await createSundae(t, 'approval');
     fake.requests.length = 0;
-    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Your refund awaits the shop. — Sundae')));
-    jane = await post(sundae.id, { message: { from: 'jane@acme.com', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Your refund awaits the shop. — Sundae'),
+    );
+    jane = await post(sundae.id, {
+      message: { from: 'jane@acme.com', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' },
+    });
     janeRequests = [...fake.requests];
     request = jane.steps[0]!.approval_request_id!;
   });
@@ -52,15 +66,25 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
   test('then the model is told the tool needs approval, and the call comes back to it awaiting approval, request R', () => {
     const refund = sent(janeRequests[0]).tools?.find((tool) => tool.function.name === 'process_refund');
     expect(refund?.function.description).toMatch(/Needs approval for this sender/);
-    expect(jane.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'pending_approval', approval_request_id: expect.any(Number) })]);
+    expect(jane.steps).toEqual([
+      expect.objectContaining({ tool: 'process_refund', status: 'pending_approval', approval_request_id: expect.any(Number) }),
+    ]);
     const result = sent(janeRequests[1]).messages.find((m) => m.role === 'tool');
-    expect(JSON.parse(result?.content ?? '{}')).toMatchObject({ status: 'pending_approval', output: { request_id: request, status: 'awaiting_approval' } });
+    expect(JSON.parse(result?.content ?? '{}')).toMatchObject({
+      status: 'pending_approval',
+      output: { request_id: request, status: 'awaiting_approval' },
+    });
   });
 
   test("then a model in Jane's run that calls approve_request is refused at dispatch: she may decide nothing", async () => {
     fake.requests.length = 0;
-    fake.script((_req, i) => (i === 0 ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]]) : completion('I cannot approve it. — Sundae')));
-    const again = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Please approve my refund yourself.' } });
+    fake.script((_req, i) =>
+      i === 0 ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]]) : completion('I cannot approve it. — Sundae'),
+    );
+    const again = await post(sundae.id, {
+      thread_id: jane.thread_id,
+      message: { from: 'jane@acme.com', body: 'Please approve my refund yourself.' },
+    });
     expect(sent(fake.requests[0]).tools?.map((tool) => tool.function.name)).not.toContain('approve_request');
     expect(again.steps).toEqual([expect.objectContaining({ tool: 'approve_request', status: 'denied' })]);
     expect(await refunds()).toEqual([]);
@@ -74,7 +98,10 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
   test("then a model in Jane's run that changes the order files another request and runs nothing", async () => {
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1050"}']]) : completion('Asked. — Sundae')));
-    const other = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Refund the other one too.' } });
+    const other = await post(sundae.id, {
+      thread_id: jane.thread_id,
+      message: { from: 'jane@acme.com', body: 'Refund the other one too.' },
+    });
     expect(other.steps[0]).toMatchObject({ status: 'pending_approval' });
     expect(other.steps[0].approval_request_id).toEqual(expect.any(Number));
     expect(other.steps[0].approval_request_id).not.toBe(request);
@@ -94,14 +121,21 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
             ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]])
             : completion('Approved and refunded. — Sundae'),
       );
-      mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: `Approved: request ${request}.` } });
+      mara = await post(sundae.id, {
+        thread_id: jane.thread_id,
+        message: { from: 'mara@thescoop.com', body: `Approved: request ${request}.` },
+      });
       maraRequests = [...fake.requests];
     });
 
     test("then her model reads in the thread's history which request Jane's call became", () => {
-      const results = sent(maraRequests[0]).messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+      const results = sent(maraRequests[0])
+        .messages.filter((m) => m.role === 'tool')
+        .map((m) => String(m.content));
       // The history's results are JSON text inside the message's JSON: quotes come escaped.
-      expect(results.some((content) => new RegExp(`request_id\\\\?":${request}\\b`).test(content) && content.includes('awaiting_approval'))).toBe(true);
+      expect(
+        results.some((content) => new RegExp(`request_id\\\\?":${request}\\b`).test(content) && content.includes('awaiting_approval')),
+      ).toBe(true);
     });
 
     test('then her catalogue has approve_request and deny_request, each listing the requests she may decide with their input', () => {
@@ -112,19 +146,29 @@ describe('when the model asks for a refund on Jane\'s behalf, and then for Mara'
     });
 
     test('then arguments that try to change the order are refused and decide nothing; the request runs exactly as stored, once', async () => {
-      expect(mara.steps[0]).toMatchObject({ tool: 'approve_request', status: 'failure', error: expect.stringMatching(/does not fit.*Nothing was decided/) });
-      expect(mara.steps[1]).toMatchObject({ tool: 'approve_request', status: 'success', output: { status: 'approved', input: { order_id: 'SCP-1042' } } });
+      expect(mara.steps[0]).toMatchObject({
+        tool: 'approve_request',
+        status: 'failure',
+        error: expect.stringMatching(/does not fit.*Nothing was decided/),
+      });
+      expect(mara.steps[1]).toMatchObject({
+        tool: 'approve_request',
+        status: 'success',
+        output: { status: 'approved', input: { order_id: 'SCP-1042' } },
+      });
       expect(await refunds()).toEqual(['SCP-1042']);
     });
   });
 });
 
-describe('when an approver\'s model calls the very tool and input a pending request asks for', () => {
+describe("when an approver's model calls the very tool and input a pending request asks for", () => {
   test('then that request is decided and runs once, instead of the tool running anew beside it', async () => {
     await resetOrders();
     const sundae = await createSundae(t, 'approval');
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
-    const jane = await post(sundae.id, { message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    const jane = await post(sundae.id, {
+      message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' },
+    });
     const [request] = await pendingOf(sundae.id);
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae')));
@@ -146,16 +190,28 @@ describe('when a model asks again for exactly what an approved request ran', () 
     const sundae = await createSundae(t, 'approval');
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
-    const jane = await post(sundae.id, { message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' } });
+    const jane = await post(sundae.id, {
+      message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' },
+    });
     const [request] = await pendingOf(sundae.id);
     // Mara's model approves, then calls the tool itself with the same input, in the same run.
     fake.requests.length = 0;
     fake.script((_req, i) =>
-      i === 0 ? toolCalls([['approve_request', JSON.stringify({ request_id: request!.id })]]) : i === 1 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae'),
+      i === 0
+        ? toolCalls([['approve_request', JSON.stringify({ request_id: request!.id })]])
+        : i === 1
+          ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']])
+          : completion('Done. — Sundae'),
     );
     const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Approved.' } });
-    expect(mara.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([['approve_request', 'success'], ['process_refund', 'failure']]);
-    expect(mara.steps[1]).toMatchObject({ approval_request_id: request!.id, error: expect.stringMatching(/already ran exactly this call/) });
+    expect(mara.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([
+      ['approve_request', 'success'],
+      ['process_refund', 'failure'],
+    ]);
+    expect(mara.steps[1]).toMatchObject({
+      approval_request_id: request!.id,
+      error: expect.stringMatching(/already ran exactly this call/),
+    });
     // Jane's model, in a later message, asks for the same refund: no new request, nothing runs.
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
@@ -163,7 +219,10 @@ describe('when a model asks again for exactly what an approved request ran', () 
     expect(again.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'failure', approval_request_id: request!.id })]);
     expect(await pendingOf(sundae.id)).toEqual([]);
     expect(await refunds()).toEqual(['SCP-1042']);
-    const runs = await t.sequelize.query("SELECT id FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund' AND status = 'success'", { replacements: { a: sundae.id }, type: QueryTypes.SELECT });
+    const runs = await t.sequelize.query(
+      "SELECT id FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund' AND status = 'success'",
+      { replacements: { a: sundae.id }, type: QueryTypes.SELECT },
+    );
     expect(runs).toHaveLength(1);
   });
 });

@@ -21,7 +21,11 @@ beforeAll(async () => {
 
 afterAll(() => t.close());
 
-const runIn = (thread: ThreadRef | { subject: string | null }, body: string, options: { message_id?: string; participants?: string[]; agent?: number } = {}) =>
+const runIn = (
+  thread: ThreadRef | { subject: string | null },
+  body: string,
+  options: { message_id?: string; participants?: string[]; agent?: number } = {},
+) =>
   store.start({
     agent_id: options.agent ?? agent,
     thread,
@@ -38,7 +42,12 @@ test('when a run starts with a new thread, then the thread is made with the subj
   const first = await runIn({ subject: 'Melted order' }, 'one', { participants: ['jane@acme.com', 'omar@example.org'] });
   expect(first.thread?.reference).toMatch(/^thr_[0-9a-f]{32}$/);
   const thread = await store.thread(agent, first.thread!.reference);
-  expect(thread).toMatchObject({ id: first.thread!.reference, subject: 'Melted order', message_count: 1, participants: ['jane@acme.com', 'omar@example.org'] });
+  expect(thread).toMatchObject({
+    id: first.thread!.reference,
+    subject: 'Melted order',
+    message_count: 1,
+    participants: ['jane@acme.com', 'omar@example.org'],
+  });
   const second = await runIn({ subject: 'Melted order' }, 'one');
   expect(second.thread!.reference).not.toBe(first.thread!.reference);
 });
@@ -52,7 +61,10 @@ test("when another agent names a thread's reference, then it finds nothing", asy
 
 test('when a Message-ID a thread holds is named, then the thread is found by it, and another agent finds nothing', async () => {
   const { thread } = await runIn({ subject: null }, 'with an id', { message_id: '<jane-1@acme.com>' });
-  expect(await store.threadByMessageIds(agent, ['<unknown@x>', '<jane-1@acme.com>'])).toMatchObject({ thread: { id: thread!.id }, message_id: '<jane-1@acme.com>' });
+  expect(await store.threadByMessageIds(agent, ['<unknown@x>', '<jane-1@acme.com>'])).toMatchObject({
+    thread: { id: thread!.id },
+    message_id: '<jane-1@acme.com>',
+  });
   expect(await store.threadByMessageIds(other, ['<jane-1@acme.com>'])).toBeNull();
 });
 
@@ -75,7 +87,7 @@ test('when a run of someone who is not a participant sits in an old thread, then
   expect(history.map((r) => r.routing_key)).toEqual(['jane@acme.com']);
 });
 
-test("when an operator reads a thread in pages, then each page is oldest first and the cursor reads on to the end", async () => {
+test('when an operator reads a thread in pages, then each page is oldest first and the cursor reads on to the end', async () => {
   const { thread } = await runIn({ subject: null }, 'p1');
   let ref = thread!;
   for (const body of ['p2', 'p3', 'p4', 'p5']) ref = (await runIn(ref, body)).thread!;
@@ -94,7 +106,17 @@ test('when a run cannot be written, then no empty thread is left behind', async 
   const before = await threads();
   // A sender run must carry a thread, and a scheduled run must not: this one breaks that rule.
   await expect(
-    store.start({ agent_id: agent, thread: { subject: 'x' }, run: 'scheduled', message: { instruction: 'x' }, routing_key: null, tools_offered: [], participants: [], message_id: null, new_thread: null }),
+    store.start({
+      agent_id: agent,
+      thread: { subject: 'x' },
+      run: 'scheduled',
+      message: { instruction: 'x' },
+      routing_key: null,
+      tools_offered: [],
+      participants: [],
+      message_id: null,
+      new_thread: null,
+    }),
   ).rejects.toThrow();
   expect(await threads()).toBe(before);
 });

@@ -19,9 +19,12 @@ beforeAll(async () => {
     INSERT INTO agents (id, name) VALUES (1, 'Old');
     INSERT INTO threads (id, agent_id, subject) VALUES (1, 1, 'Before'), (2, 1, 'Also before');`);
   for (const from of SENDERS) {
-    await db.sequelize.query(`INSERT INTO agent_runs (agent_id, thread_id, run, message, tools_offered) VALUES (1, 1, 'sender', $1::jsonb, '{}')`, {
-      bind: [JSON.stringify({ from, body: 'hi' })],
-    });
+    await db.sequelize.query(
+      `INSERT INTO agent_runs (agent_id, thread_id, run, message, tools_offered) VALUES (1, 1, 'sender', $1::jsonb, '{}')`,
+      {
+        bind: [JSON.stringify({ from, body: 'hi' })],
+      },
+    );
   }
   await migrateUp(db.sequelize);
 });
@@ -34,7 +37,10 @@ test('when threads existed before, then each gets a reference of its own', async
 });
 
 test("when their senders are plain addresses, then they become participants with the service's own routing keys; other senders are left out", async () => {
-  const rows = await db.sequelize.query<{ routing_key: string }>('SELECT routing_key FROM thread_participants WHERE thread_id = 1 ORDER BY routing_key', { type: QueryTypes.SELECT });
+  const rows = await db.sequelize.query<{ routing_key: string }>(
+    'SELECT routing_key FROM thread_participants WHERE thread_id = 1 ORDER BY routing_key',
+    { type: QueryTypes.SELECT },
+  );
   expect(rows.map((r) => r.routing_key)).toEqual([routingKeyOf(SENDERS[0]), routingKeyOf(SENDERS[1])].sort());
 });
 

@@ -26,12 +26,26 @@ interface RunAnswer {
 const post = async (agent: number, body: Record<string, unknown>, status = 200): Promise<RunAnswer> =>
   (await t.client().post(`/api/agents/${agent}/messages`).send(body).expect(status)).body;
 
-const JANE = { from: 'Jane <jane@acme.com>', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.', message_id: '<jane-1@acme.com>' };
-const STRANGER = { from: 'Shop Courier <ops@courier-updates.example>', body: 'Thanks, noted on our side.\n\n-- \nCourier desk | ref SCP-1050' };
+const JANE = {
+  from: 'Jane <jane@acme.com>',
+  subject: 'Melted order',
+  body: 'Order SCP-1042 arrived melted. I would like a refund.',
+  message_id: '<jane-1@acme.com>',
+};
+const STRANGER = {
+  from: 'Shop Courier <ops@courier-updates.example>',
+  body: 'Thanks, noted on our side.\n\n-- \nCourier desk | ref SCP-1050',
+};
 const MARA = { from: 'Mara <Mara+billing@TheScoop.com>', body: 'Approved, process it.' };
 
-const refunds = async () => (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.order_id);
-const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'");
+const refunds = async () =>
+  (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map(
+    (r) => r.order_id,
+  );
+const resetOrders = () =>
+  t.sequelize.query(
+    "DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'",
+  );
 
 /** Everything of a thread an answer or a reply could leak: the order and the words of Jane's message. */
 function leaksJane(answer: RunAnswer): boolean {
@@ -80,7 +94,7 @@ describe('when a stranger names the thread by its reference, and then Mara appro
   });
 });
 
-describe("when a stranger writes \"Go ahead.\" on someone else's thread", () => {
+describe('when a stranger writes "Go ahead." on someone else\'s thread', () => {
   test("then it starts a thread of its own and gets none of that thread's order back, not even in a denied step", async () => {
     const sundae = await createSundae(t, 'gate');
     const jane = await post(sundae.id, { message: JANE });
@@ -109,27 +123,39 @@ describe('when the thread is named by In-Reply-To or References, as a mail relay
 
   test("then Mara answering the Message-ID of Sundae's reply (which copied her) joins Jane's thread and refunds SCP-1042", async () => {
     expect(jane.reply.cc).toEqual(['mara@thescoop.com']);
-    const mara = await post(sundae.id, { message: { ...MARA, in_reply_to: jane.reply.message_id, references: `<jane-1@acme.com> ${jane.reply.message_id}` } });
+    const mara = await post(sundae.id, {
+      message: { ...MARA, in_reply_to: jane.reply.message_id, references: `<jane-1@acme.com> ${jane.reply.message_id}` },
+    });
     expect(mara.thread_id).toBe(jane.thread_id);
     expect(mara.steps).toEqual([expect.objectContaining({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, status: 'success' })]);
     expect(await refunds()).toEqual(['SCP-1042']);
   });
 
   test('then a Message-ID the agent never saw starts a new thread, with no new_thread note: it named no thread the agent knows', async () => {
-    const answer = await post(sundae.id, { message: { from: 'jane@acme.com', body: 'Hello again.', in_reply_to: '<never-seen@acme.com>' } });
+    const answer = await post(sundae.id, {
+      message: { from: 'jane@acme.com', body: 'Hello again.', in_reply_to: '<never-seen@acme.com>' },
+    });
     expect(answer.thread_id).not.toBe(jane.thread_id);
     expect(answer.new_thread).toBeUndefined();
   });
 });
 
-describe("when a thread reference from another agent is given", () => {
+describe('when a thread reference from another agent is given', () => {
   test('then it is a 404, exactly as an unknown one, and nothing runs', async () => {
     const sundae = await createSundae(t, 'gate');
     const scout = await createSundae(t, 'gate', { name: 'Scout' });
     const jane = await post(sundae.id, { message: JANE });
     const before = (await t.sequelize.query('SELECT id FROM agent_runs', { type: QueryTypes.SELECT })).length;
-    const other = await t.client().post(`/api/agents/${scout.id}/messages`).send({ thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Hi' } }).expect(404);
-    const unknown = await t.client().post(`/api/agents/${scout.id}/messages`).send({ thread_id: 'thr_0123456789abcdef0123456789abcdef', message: { from: 'jane@acme.com', body: 'Hi' } }).expect(404);
+    const other = await t
+      .client()
+      .post(`/api/agents/${scout.id}/messages`)
+      .send({ thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Hi' } })
+      .expect(404);
+    const unknown = await t
+      .client()
+      .post(`/api/agents/${scout.id}/messages`)
+      .send({ thread_id: 'thr_0123456789abcdef0123456789abcdef', message: { from: 'jane@acme.com', body: 'Hi' } })
+      .expect(404);
     expect(other.body.code).toBe('not_found');
     expect(other.body.detail.replace(jane.thread_id, 'X')).toBe(unknown.body.detail.replace('thr_0123456789abcdef0123456789abcdef', 'X'));
     expect((await t.sequelize.query('SELECT id FROM agent_runs', { type: QueryTypes.SELECT })).length).toBe(before);
@@ -152,7 +178,10 @@ describe('when a participant signs with another order', () => {
     await resetOrders();
     const sundae = await createSundae(t, 'gate');
     const jane = await post(sundae.id, { message: JANE });
-    await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'jane@acme.com', body: 'Any news?\n\n-- \nJane Doe | ref SCP-1050' } });
+    await post(sundae.id, {
+      thread_id: jane.thread_id,
+      message: { from: 'jane@acme.com', body: 'Any news?\n\n-- \nJane Doe | ref SCP-1050' },
+    });
     const mara = await post(sundae.id, { thread_id: jane.thread_id, message: MARA });
     expect(mara.steps).toEqual([expect.objectContaining({ tool: 'process_refund', input: { order_id: 'SCP-1042' } })]);
     expect(await refunds()).toEqual(['SCP-1042']);
@@ -173,7 +202,9 @@ describe('when a message copies someone', () => {
 describe('when the model is a remote one and a stranger names the thread', () => {
   test("then the model's input for his run holds nothing of Jane's thread: no address, no body, no tool output", async () => {
     const fake = await startFakeOpenAI();
-    const remote = await createTestApp({ model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }) });
+    const remote = await createTestApp({
+      model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 5_000, maxRetries: 0 }),
+    });
     try {
       fake.script(() => completion('Noted. — Sundae'));
       const sundae = await createSundae(remote, 'gate');

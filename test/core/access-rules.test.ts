@@ -18,9 +18,15 @@ describe('decideAccess: the table of precedence, applied to an agent', () => {
     ['an allow rule the sender misses: allow-list mode', [allow('*@thescoop.com')], 'jane@acme.com', false, 'allow_list_default'],
     ['only deny rules, a sender they miss: block-list mode', [deny('*@spam.example')], 'jane@acme.com', true, 'block_list_default'],
     ['only deny rules, a sender they match', [deny('*@spam.example')], 'x@spam.example', false, 'deny_rule'],
-    ['a deny and an allow both matching: deny wins', [allow('*@thescoop.com', 1), deny('intern@thescoop.com', 2)], 'intern@thescoop.com', false, 'deny_rule'],
+    [
+      'a deny and an allow both matching: deny wins',
+      [allow('*@thescoop.com', 1), deny('intern@thescoop.com', 2)],
+      'intern@thescoop.com',
+      false,
+      'deny_rule',
+    ],
     ['any rule, and no routing key', [deny('*@spam.example')], null, false, 'no_routing_key'],
-  ] as const)('when the agent has %s, then the decision is as the gate\'s', (_name, rules, key, admitted, reason) => {
+  ] as const)("when the agent has %s, then the decision is as the gate's", (_name, rules, key, admitted, reason) => {
     expect(decideAccess([...rules], sender(key))).toMatchObject({ admitted, reason });
   });
 
@@ -35,7 +41,14 @@ describe('a resolution with access rules', () => {
     access_rules: [allow('*@thescoop.com')],
     attachments: [
       { attachment_id: 1, toolkit_id: 1, toolkit_name: 'Finance', allow_proactive: false, member_tool_ids: ['process_refund'], rules: [] },
-      { attachment_id: 2, toolkit_id: 2, toolkit_name: 'Operations', allow_proactive: true, member_tool_ids: ['check_flavor_stock'], rules: [] },
+      {
+        attachment_id: 2,
+        toolkit_id: 2,
+        toolkit_name: 'Operations',
+        allow_proactive: true,
+        member_tool_ids: ['check_flavor_stock'],
+        rules: [],
+      },
     ],
   };
   const live = new Set(['process_refund', 'check_flavor_stock']);

@@ -54,7 +54,8 @@ function isBroken(pattern: string): boolean {
 }
 
 function referenceDecision(a: AttachmentPolicy, run: Run): GateDecision {
-  if (run.kind === 'scheduled') return { admitted: a.allow_proactive, reason: a.allow_proactive ? 'proactive_allowed' : 'proactive_off', matched_rule: null };
+  if (run.kind === 'scheduled')
+    return { admitted: a.allow_proactive, reason: a.allow_proactive ? 'proactive_allowed' : 'proactive_off', matched_rule: null };
   if (run.kind === 'catalogue') return { admitted: true, reason: 'catalogue', matched_rule: null };
   const key = run.routing_key;
   if (a.rules.length === 0) return { admitted: true, reason: 'no_rules', matched_rule: null };
@@ -82,7 +83,20 @@ function referenceResolve(data: AgentPolicyData, run: Run): Resolution {
     };
   });
   // The agent's access rules: the same three steps, for sender runs only; a refusal offers nothing.
-  const access = run.kind === 'sender' ? referenceDecision({ attachment_id: 0, toolkit_id: 0, toolkit_name: '', allow_proactive: false, member_tool_ids: [], rules: data.access_rules ?? [] }, run) : null;
+  const access =
+    run.kind === 'sender'
+      ? referenceDecision(
+          {
+            attachment_id: 0,
+            toolkit_id: 0,
+            toolkit_name: '',
+            allow_proactive: false,
+            member_tool_ids: [],
+            rules: data.access_rules ?? [],
+          },
+          run,
+        )
+      : null;
   const admitting = access?.admitted === false ? [] : attachments.filter((a) => a.admitted);
   const tools = [...new Set(admitting.flatMap((a) => a.tools))].sort();
   // A tool needs approval when every admitting attachment carrying it needs approval for this run.
@@ -108,12 +122,21 @@ function referenceApproval(a: AttachmentPolicy, run: Run): { approval: { approve
 
 const ruleArb = fc.record({
   kind: fc.constantFrom<GateRule['kind']>('allow', 'deny'),
-  pattern: fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }),
+  pattern: fc.oneof(
+    { arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 },
+    { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 },
+  ),
 });
 
 const approversArb = fc.oneof(
   { arbitrary: fc.constant(null), weight: 3 },
-  { arbitrary: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }), { maxLength: 3 }), weight: 2 },
+  {
+    arbitrary: fc.array(
+      fc.oneof({ arbitrary: fc.constantFrom(...VALID_PATTERNS), weight: 9 }, { arbitrary: fc.constantFrom(...BROKEN_PATTERNS), weight: 1 }),
+      { maxLength: 3 },
+    ),
+    weight: 2,
+  },
 );
 
 const capArb = fc.record({
@@ -131,21 +154,23 @@ const attachmentArb = fc.record({
   caps: fc.oneof({ arbitrary: fc.constant([]), weight: 2 }, { arbitrary: fc.array(capArb, { maxLength: 2 }), weight: 1 }),
 });
 
-const policyArb: fc.Arbitrary<AgentPolicyData> = fc.tuple(fc.array(attachmentArb, { maxLength: 5 }), fc.oneof(fc.constant([]), fc.array(ruleArb, { maxLength: 3 }))).map(([attachments, access]) => ({
-  agent_id: 1,
-  access_rules: access.map((r, j) => ({ id: 9000 + j, ...r })),
-  // Unique rule ids, so that reporting the wrong one of two identical rules cannot pass unseen.
-  attachments: attachments.map((a, i) => ({
-    attachment_id: i + 1,
-    toolkit_id: i + 10,
-    toolkit_name: `Kit ${i}`,
-    allow_proactive: a.allow_proactive,
-    member_tool_ids: a.member_tool_ids,
-    rules: a.rules.map((r, j) => ({ id: i * 100 + j, ...r })),
-    approvers: a.approvers,
-    caps: a.caps,
-  })),
-}));
+const policyArb: fc.Arbitrary<AgentPolicyData> = fc
+  .tuple(fc.array(attachmentArb, { maxLength: 5 }), fc.oneof(fc.constant([]), fc.array(ruleArb, { maxLength: 3 })))
+  .map(([attachments, access]) => ({
+    agent_id: 1,
+    access_rules: access.map((r, j) => ({ id: 9000 + j, ...r })),
+    // Unique rule ids, so that reporting the wrong one of two identical rules cannot pass unseen.
+    attachments: attachments.map((a, i) => ({
+      attachment_id: i + 1,
+      toolkit_id: i + 10,
+      toolkit_name: `Kit ${i}`,
+      allow_proactive: a.allow_proactive,
+      member_tool_ids: a.member_tool_ids,
+      rules: a.rules.map((r, j) => ({ id: i * 100 + j, ...r })),
+      approvers: a.approvers,
+      caps: a.caps,
+    })),
+  }));
 
 const runArb: fc.Arbitrary<Run> = fc.oneof(
   { arbitrary: fc.constantFrom(...KEYS).map((routing_key): Run => ({ kind: 'sender', routing_key })), weight: 6 },
@@ -182,7 +207,9 @@ describe('compilePolicy', () => {
         expect(offer.needingApproval().sort()).toEqual(resolution.needs_approval);
         // A call needing approval is bound to the first admitting attachment that carries the tool.
         for (const id of TOOL_IDS) {
-          const bound = resolution.needs_approval.includes(id) ? resolution.attachments.find((a) => a.admitted && a.tools.includes(id))!.attachment_id : null;
+          const bound = resolution.needs_approval.includes(id)
+            ? resolution.attachments.find((a) => a.admitted && a.tools.includes(id))!.attachment_id
+            : null;
           expect({ id, bound: offer.approvalFor(id) }).toEqual({ id, bound });
         }
       }),
@@ -197,10 +224,14 @@ describe('compilePolicy', () => {
         const resolution = policy.resolve(run);
         const key = run.kind === 'sender' ? run.routing_key : null;
         for (const a of resolution.attachments) {
-          const sender = resolveRun(data, { kind: 'sender', routing_key: key }, LIVE).attachments.find((x) => x.attachment_id === a.attachment_id)!;
+          const sender = resolveRun(data, { kind: 'sender', routing_key: key }, LIVE).attachments.find(
+            (x) => x.attachment_id === a.attachment_id,
+          )!;
           expect(policy.mayDecide(a.attachment_id, key)).toBe(a.approval !== null && key !== null && !sender.needs_approval);
           for (const id of TOOL_IDS) {
-            expect(policy.grantsThrough(run, a.attachment_id, id)).toBe(resolution.access?.admitted !== false && a.admitted && a.tools.includes(id));
+            expect(policy.grantsThrough(run, a.attachment_id, id)).toBe(
+              resolution.access?.admitted !== false && a.admitted && a.tools.includes(id),
+            );
           }
         }
         for (const id of TOOL_IDS) {
@@ -218,9 +249,15 @@ describe('compilePolicy', () => {
         const resolution = policy.resolve(run);
         const offer = policy.offer(run);
         for (const id of TOOL_IDS) {
-          const direct = resolution.access?.admitted === false ? [] : resolution.attachments.filter((a) => a.admitted && !a.needs_approval && a.tools.includes(id));
+          const direct =
+            resolution.access?.admitted === false
+              ? []
+              : resolution.attachments.filter((a) => a.admitted && !a.needs_approval && a.tools.includes(id));
           const onTool = (a: (typeof direct)[number]) => a.caps.filter((c) => c.tool_id === null || c.tool_id === id);
-          const expected = direct.length === 0 || direct.some((a) => onTool(a).length === 0) ? null : direct.map((a) => ({ attachment_id: a.attachment_id, caps: onTool(a) }));
+          const expected =
+            direct.length === 0 || direct.some((a) => onTool(a).length === 0)
+              ? null
+              : direct.map((a) => ({ attachment_id: a.attachment_id, caps: onTool(a) }));
           expect({ id, caps: offer.capsFor(id) }).toEqual({ id, caps: expected });
         }
       }),
@@ -231,7 +268,9 @@ describe('compilePolicy', () => {
   test('when a caller changes the set it was given, then the next run is unaffected', () => {
     const data: AgentPolicyData = {
       agent_id: 1,
-      attachments: [{ attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] }],
+      attachments: [
+        { attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] },
+      ],
     };
     const policy = compilePolicy(data, LIVE);
     (policy.toolsFor({ kind: 'scheduled' }) as Set<string>).add('c_tool');
@@ -241,7 +280,9 @@ describe('compilePolicy', () => {
   test('when a caller changes the list an offer gave it, then neither that offer nor the next run is affected', () => {
     const data: AgentPolicyData = {
       agent_id: 1,
-      attachments: [{ attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] }],
+      attachments: [
+        { attachment_id: 1, toolkit_id: 1, toolkit_name: 'Open', allow_proactive: true, member_tool_ids: ['a_tool'], rules: [] },
+      ],
     };
     const policy = compilePolicy(data, LIVE);
     const offer = policy.offer({ kind: 'scheduled' });
@@ -294,8 +335,23 @@ describe('compilePolicy', () => {
     const data: AgentPolicyData = {
       agent_id: 1,
       attachments: [
-        { attachment_id: 1, toolkit_id: 1, toolkit_name: 'Finance', allow_proactive: false, member_tool_ids: ['a_tool'], rules: [], approvers: ['*@thescoop.com'] },
-        { attachment_id: 2, toolkit_id: 2, toolkit_name: 'Trusted', allow_proactive: false, member_tool_ids: ['a_tool'], rules: [{ id: 1, kind: 'allow', pattern: 'jane@acme.com' }] },
+        {
+          attachment_id: 1,
+          toolkit_id: 1,
+          toolkit_name: 'Finance',
+          allow_proactive: false,
+          member_tool_ids: ['a_tool'],
+          rules: [],
+          approvers: ['*@thescoop.com'],
+        },
+        {
+          attachment_id: 2,
+          toolkit_id: 2,
+          toolkit_name: 'Trusted',
+          allow_proactive: false,
+          member_tool_ids: ['a_tool'],
+          rules: [{ id: 1, kind: 'allow', pattern: 'jane@acme.com' }],
+        },
       ],
     };
     const policy = compilePolicy(data, LIVE);

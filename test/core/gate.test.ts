@@ -16,8 +16,22 @@ describe('decideGate', () => {
     ['an allow rule and a subdomain sender', [allow('*@thescoop.com')], 'x@sub.thescoop.com', false, 'allow_list_default', null],
     ['a matching deny rule', [deny('jane@acme.com')], 'jane@acme.com', false, 'deny_rule', 2],
     ['a deny rule that does not match', [deny('jane@acme.com')], 'mara@thescoop.com', true, 'block_list_default', null],
-    ['a deny and an allow matching the same key', [allow('*@thescoop.com'), deny('mara@thescoop.com')], 'mara@thescoop.com', false, 'deny_rule', 2],
-    ['a deny of another key beside a matching allow', [allow('*@thescoop.com'), deny('jane@thescoop.com')], 'mara@thescoop.com', true, 'allow_rule', 1],
+    [
+      'a deny and an allow matching the same key',
+      [allow('*@thescoop.com'), deny('mara@thescoop.com')],
+      'mara@thescoop.com',
+      false,
+      'deny_rule',
+      2,
+    ],
+    [
+      'a deny of another key beside a matching allow',
+      [allow('*@thescoop.com'), deny('jane@thescoop.com')],
+      'mara@thescoop.com',
+      true,
+      'allow_rule',
+      1,
+    ],
     ['allow * and any sender', [allow('*')], 'anyone@anywhere.org', true, 'allow_rule', 1],
     ['deny * and any sender', [deny('*')], 'anyone@anywhere.org', false, 'deny_rule', 2],
     ['a subdomain allow and a subdomain sender', [allow('mara@*.thescoop.com')], 'mara@eu.thescoop.com', true, 'allow_rule', 1],
@@ -41,12 +55,20 @@ describe('decideGate', () => {
   });
 
   test('when an allow rule has a pattern that does not compile, then it admits no one', () => {
-    expect(decideGate([allow('Mara@TheScoop.com')], 'mara@thescoop.com')).toEqual({ admitted: false, reason: 'allow_list_default', matched_rule: null });
+    expect(decideGate([allow('Mara@TheScoop.com')], 'mara@thescoop.com')).toEqual({
+      admitted: false,
+      reason: 'allow_list_default',
+      matched_rule: null,
+    });
   });
 
   test('when a broken allow rule sits beside a valid one, then the valid one still admits', () => {
     const valid = allow('*@thescoop.com', 5);
-    expect(decideGate([allow('bad pattern', 4), valid], 'mara@thescoop.com')).toEqual({ admitted: true, reason: 'allow_rule', matched_rule: valid });
+    expect(decideGate([allow('bad pattern', 4), valid], 'mara@thescoop.com')).toEqual({
+      admitted: true,
+      reason: 'allow_rule',
+      matched_rule: valid,
+    });
   });
 
   test('when a rule has an unknown kind, then it refuses like a broken deny', () => {
@@ -71,7 +93,13 @@ describe('decideAttachment', () => {
     ['a scheduled run, the flag on and a deny *', attachment(true, [deny('*')]), { kind: 'scheduled' }, true, 'proactive_allowed'],
     ['a scheduled run, the flag off and an allow *', attachment(false, [allow('*')]), { kind: 'scheduled' }, false, 'proactive_off'],
     ['the catalogue and a deny *', attachment(false, [deny('*')]), { kind: 'catalogue' }, true, 'catalogue'],
-    ['a sender run and an allow rule', attachment(false, [allow('*@thescoop.com')]), { kind: 'sender', routing_key: 'mara@thescoop.com' }, true, 'allow_rule'],
+    [
+      'a sender run and an allow rule',
+      attachment(false, [allow('*@thescoop.com')]),
+      { kind: 'sender', routing_key: 'mara@thescoop.com' },
+      true,
+      'allow_rule',
+    ],
     ['a sender run with no key and a rule', attachment(true, [allow('*')]), { kind: 'sender', routing_key: null }, false, 'no_routing_key'],
   ])('when %s, then the decision follows the run kind', (_name, att, run, admitted, reason) => {
     const decision = decideAttachment(att, run);

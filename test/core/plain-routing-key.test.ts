@@ -14,7 +14,27 @@ const word = (chars: string, max: number) => fc.string({ unit: fc.constantFrom(.
 
 // Invisible characters (SEMANTICS §3): bidirectional controls, zero-width and format characters,
 // spaces other than U+0020, line and paragraph separators, fillers and variation selectors.
-const INVISIBLE = ['\u061C', '\u200E', '\u200F', '\u202A', '\u202E', '\u2066', '\u2069', '\uFEFF', '\u00A0', '\u3000', '\u2028', '\u2029', '\u200B', '\u200D', '\u2060', '\u00AD', '\u3164', '\uFE0F', '\u{E0061}'];
+const INVISIBLE = [
+  '\u061C',
+  '\u200E',
+  '\u200F',
+  '\u202A',
+  '\u202E',
+  '\u2066',
+  '\u2069',
+  '\uFEFF',
+  '\u00A0',
+  '\u3000',
+  '\u2028',
+  '\u2029',
+  '\u200B',
+  '\u200D',
+  '\u2060',
+  '\u00AD',
+  '\u3164',
+  '\uFE0F',
+  '\u{E0061}',
+];
 const invisible = fc.constantFrom(...INVISIBLE);
 const localChar = fc.constantFrom(...'abcXYZ0189_+-'.split(''), ...'.!#$%&\'*/=?^`{|}~"é '.split(''));
 const atom = fc.string({ unit: fc.constantFrom(...'aZ09_+-'.split('')), minLength: 0, maxLength: 6 });
@@ -31,11 +51,13 @@ const label = fc.oneof(
 );
 const domain = fc.oneof(
   fc.array(label, { minLength: 1, maxLength: 5 }).map((labels) => labels.join('.')),
-  fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('.', '..', '。')).map(([labels, end]) => labels.join('.') + end),
+  fc
+    .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('.', '..', '。'))
+    .map(([labels, end]) => labels.join('.') + end),
   fc.integer({ min: 1, max: 6 }).map((n) => Array.from({ length: n * 10 }, () => 'abcde').join('.')),
 );
 // What a quoted display name may hold: words, commas, and characters on the edge of a quoted string.
-const quotedChar = fc.constantFrom(...'aZ09 ,.@<>()[]:;\'!#-'.split(''), '"', '\\', '\t', 'é', 'ë', '山', ...INVISIBLE);
+const quotedChar = fc.constantFrom(..."aZ09 ,.@<>()[]:;'!#-".split(''), '"', '\\', '\t', 'é', 'ë', '山', ...INVISIBLE);
 const quotedName = fc.oneof(
   fc.tuple(word('aZ09', 6), word('aZ09', 6)).map(([last, first]) => `"${last}, ${first}"`),
   fc.array(word('aZ09', 5), { minLength: 1, maxLength: 3 }).map((w) => `"${w.join(' ')}"`),
@@ -43,11 +65,29 @@ const quotedName = fc.oneof(
   fc.string({ unit: 'binary', minLength: 0, maxLength: 6 }).map((inner) => `"${inner}"`),
 );
 // The same words unquoted: an address list whose first entry is no mailbox.
-const listedName = fc.tuple(word('aZ09', 6), word('aZ09', 6), fc.constantFrom(', ', ',', ' , ', ',, ')).map(([last, first, comma]) => `${last}${comma}${first}`);
+const listedName = fc
+  .tuple(word('aZ09', 6), word('aZ09', 6), fc.constantFrom(', ', ',', ' , ', ',, '))
+  .map(([last, first, comma]) => `${last}${comma}${first}`);
 const displayName = fc.oneof(
   fc.constant(''),
-  fc.array(fc.string({ unit: fc.constantFrom(...'aZ09'.split('')), minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')),
-  fc.constantFrom('J. Doe', '"Doe, Jane"', 'Doe, Jane', 'a  b', ' x', 'x\t', '(c) x', 'Zoë', '""', '"a\\"b"', '"Jane" Doe', '"Jane"', 'Jane "Doe"'),
+  fc
+    .array(fc.string({ unit: fc.constantFrom(...'aZ09'.split('')), minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 })
+    .map((w) => w.join(' ')),
+  fc.constantFrom(
+    'J. Doe',
+    '"Doe, Jane"',
+    'Doe, Jane',
+    'a  b',
+    ' x',
+    'x\t',
+    '(c) x',
+    'Zoë',
+    '""',
+    '"a\\"b"',
+    '"Jane" Doe',
+    '"Jane"',
+    'Jane "Doe"',
+  ),
   quotedName,
   listedName,
 );
@@ -61,7 +101,10 @@ const padded = fc.tuple(address, fc.constantFrom('', ' ', '\t', '>', '<')).map((
 const plainish = fc
   .tuple(
     fc.array(word('abXY09_+-', 8), { minLength: 1, maxLength: 3 }),
-    fc.array(fc.tuple(word('abQZ', 2), fc.string({ unit: fc.constantFrom(...'aZ09-'.split('')), maxLength: 12 })), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.tuple(word('abQZ', 2), fc.string({ unit: fc.constantFrom(...'aZ09-'.split('')), maxLength: 12 })), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     fc.option(fc.oneof(word('aZ09', 6), quotedName, listedName), { nil: undefined }),
   )
   .map(([atoms, labels, name]) => {
@@ -96,7 +139,10 @@ describe('the routing key of a plain address', () => {
   });
 
   test('when any string is given, then routingKeyOf answers as the parser does', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), (sender) => agreesWithParser(sender)), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (sender) => agreesWithParser(sender)),
+      { numRuns: RUNS },
+    );
   });
 
   test('when the is_email corpus is read, then every case is answered as the parser does', () => {
@@ -134,15 +180,35 @@ describe('the routing key of a plain address', () => {
     expect(parsedRoutingKey(sender)).toBe(key);
   });
 
-  test.each(['x@y.com>', 'Jo <a@b.com', 'Jo <a@b.com> ', 'Jo  <a@b.com>', 'a <b <c@d.com>', 'Jo <a@b.com>>', 'Jo <<a@b.com>', 'Jo <a+b@XN--bcher-kva.de>', 'Jo <+x@b.com>', 'JO 7 <A.B+C@D-E.F>'])(
-    'when the sender %j sits on the edge of the name form, then routingKeyOf answers as the parser does',
-    (sender) => agreesWithParser(sender),
+  test.each([
+    'x@y.com>',
+    'Jo <a@b.com',
+    'Jo <a@b.com> ',
+    'Jo  <a@b.com>',
+    'a <b <c@d.com>',
+    'Jo <a@b.com>>',
+    'Jo <<a@b.com>',
+    'Jo <a+b@XN--bcher-kva.de>',
+    'Jo <+x@b.com>',
+    'JO 7 <A.B+C@D-E.F>',
+  ])('when the sender %j sits on the edge of the name form, then routingKeyOf answers as the parser does', (sender) =>
+    agreesWithParser(sender),
   );
 
-  test.each(['a@xn--bcher-kva.de', 'a@0x7f.1', 'a@b.com.', '"a"@b.com', 'a@bücher.de', ' a@b.com', 'J. Doe <a@b.com>', 'a..b@c.com', 'a!b@c.com', '"Doe, \\"J\\"" <a@b.com>', '"Doe\u202E" <a@b.com>', 'a@the\uFEFFscoop.com'])(
-    'when the sender is %j, then it is not plain and the parser decides',
-    (sender) => {
-      expect(plainRoutingKey(sender)).toBeUndefined();
-    },
-  );
+  test.each([
+    'a@xn--bcher-kva.de',
+    'a@0x7f.1',
+    'a@b.com.',
+    '"a"@b.com',
+    'a@bücher.de',
+    ' a@b.com',
+    'J. Doe <a@b.com>',
+    'a..b@c.com',
+    'a!b@c.com',
+    '"Doe, \\"J\\"" <a@b.com>',
+    '"Doe\u202E" <a@b.com>',
+    'a@the\uFEFFscoop.com',
+  ])('when the sender is %j, then it is not plain and the parser decides', (sender) => {
+    expect(plainRoutingKey(sender)).toBeUndefined();
+  });
 });

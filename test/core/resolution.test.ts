@@ -7,7 +7,14 @@ const LIVE = new Set(['lookup_order', 'check_flavor_stock', 'process_refund', 's
 const sundae: AgentPolicyData = {
   agent_id: 1,
   attachments: [
-    { attachment_id: 11, toolkit_id: 1, toolkit_name: 'Support', allow_proactive: false, member_tool_ids: ['lookup_order', 'check_flavor_stock'], rules: [] },
+    {
+      attachment_id: 11,
+      toolkit_id: 1,
+      toolkit_name: 'Support',
+      allow_proactive: false,
+      member_tool_ids: ['lookup_order', 'check_flavor_stock'],
+      rules: [],
+    },
     {
       attachment_id: 12,
       toolkit_id: 2,
@@ -23,7 +30,14 @@ const scout: AgentPolicyData = {
   agent_id: 2,
   attachments: [
     { attachment_id: 21, toolkit_id: 2, toolkit_name: 'Finance', allow_proactive: false, member_tool_ids: ['process_refund'], rules: [] },
-    { attachment_id: 22, toolkit_id: 3, toolkit_name: 'Operations', allow_proactive: true, member_tool_ids: ['check_flavor_stock', 'send_email'], rules: [] },
+    {
+      attachment_id: 22,
+      toolkit_id: 3,
+      toolkit_name: 'Operations',
+      allow_proactive: true,
+      member_tool_ids: ['check_flavor_stock', 'send_email'],
+      rules: [],
+    },
   ],
 };
 
@@ -43,7 +57,11 @@ describe('resolveRun, the Scoop scenario', () => {
     const resolution = resolveRun(sundae, senderRun('Mara+billing@TheScoop.com'), LIVE);
     expect(resolution.routing_key).toBe('mara@thescoop.com');
     expect(resolution.tools).toEqual(['check_flavor_stock', 'lookup_order', 'process_refund']);
-    expect(resolution.attachments[1]).toMatchObject({ admitted: true, reason: 'allow_rule', matched_rule: { id: 100, kind: 'allow', pattern: '*@thescoop.com' } });
+    expect(resolution.attachments[1]).toMatchObject({
+      admitted: true,
+      reason: 'allow_rule',
+      matched_rule: { id: 100, kind: 'allow', pattern: '*@thescoop.com' },
+    });
   });
 
   test('when Jane writes again after Mara, then she still gets no process_refund', () => {
@@ -70,7 +88,16 @@ describe('resolveRun, members and grants', () => {
   test('when a toolkit lists an unregistered tool, then it is reported stale and never granted', () => {
     const data: AgentPolicyData = {
       agent_id: 3,
-      attachments: [{ attachment_id: 31, toolkit_id: 4, toolkit_name: 'Old', allow_proactive: true, member_tool_ids: ['lookup_order', 'fax_sender'], rules: [] }],
+      attachments: [
+        {
+          attachment_id: 31,
+          toolkit_id: 4,
+          toolkit_name: 'Old',
+          allow_proactive: true,
+          member_tool_ids: ['lookup_order', 'fax_sender'],
+          rules: [],
+        },
+      ],
     };
     const resolution = resolveRun(data, { kind: 'catalogue' }, LIVE);
     expect(resolution.tools).toEqual(['lookup_order']);
@@ -80,7 +107,16 @@ describe('resolveRun, members and grants', () => {
   test('when a toolkit lists a member twice, then it appears once, in member order', () => {
     const data: AgentPolicyData = {
       agent_id: 3,
-      attachments: [{ attachment_id: 31, toolkit_id: 4, toolkit_name: 'Twice', allow_proactive: false, member_tool_ids: ['send_email', 'lookup_order', 'send_email'], rules: [] }],
+      attachments: [
+        {
+          attachment_id: 31,
+          toolkit_id: 4,
+          toolkit_name: 'Twice',
+          allow_proactive: false,
+          member_tool_ids: ['send_email', 'lookup_order', 'send_email'],
+          rules: [],
+        },
+      ],
     };
     expect(resolveRun(data, { kind: 'catalogue' }, LIVE).attachments[0]?.tools).toEqual(['send_email', 'lookup_order']);
   });
@@ -89,8 +125,22 @@ describe('resolveRun, members and grants', () => {
     const data: AgentPolicyData = {
       agent_id: 4,
       attachments: [
-        { attachment_id: 41, toolkit_id: 5, toolkit_name: 'Stock', allow_proactive: false, member_tool_ids: ['check_flavor_stock', 'process_refund'], rules: [{ id: 1, kind: 'deny', pattern: 'jane@acme.com' }] },
-        { attachment_id: 42, toolkit_id: 6, toolkit_name: 'Open', allow_proactive: false, member_tool_ids: ['check_flavor_stock'], rules: [] },
+        {
+          attachment_id: 41,
+          toolkit_id: 5,
+          toolkit_name: 'Stock',
+          allow_proactive: false,
+          member_tool_ids: ['check_flavor_stock', 'process_refund'],
+          rules: [{ id: 1, kind: 'deny', pattern: 'jane@acme.com' }],
+        },
+        {
+          attachment_id: 42,
+          toolkit_id: 6,
+          toolkit_name: 'Open',
+          allow_proactive: false,
+          member_tool_ids: ['check_flavor_stock'],
+          rules: [],
+        },
       ],
     };
     const resolution = resolveRun(data, senderRun('jane@acme.com'), LIVE);

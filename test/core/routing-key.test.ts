@@ -189,7 +189,15 @@ describe('routingKeyOf', () => {
   test.each(['\u061C', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069'])(
     'when the bidirectional control %j is anywhere in the mailbox, then there is no key',
     (control) => {
-      for (const sender of [`${control}mara@thescoop.com`, `ma${control}ra@thescoop.com`, `mara${control}@thescoop.com`, `"ma${control}ra"@thescoop.com`, `Mara <${control}mara@thescoop.com>`, `mara@the${control}scoop.com`, `mara@thescoop.com${control}`]) {
+      for (const sender of [
+        `${control}mara@thescoop.com`,
+        `ma${control}ra@thescoop.com`,
+        `mara${control}@thescoop.com`,
+        `"ma${control}ra"@thescoop.com`,
+        `Mara <${control}mara@thescoop.com>`,
+        `mara@the${control}scoop.com`,
+        `mara@thescoop.com${control}`,
+      ]) {
         expect({ sender, key: routingKeyOf(sender) }).toEqual({ sender, key: null });
       }
     },

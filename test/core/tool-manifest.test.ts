@@ -29,7 +29,13 @@ describe('when the manifest is built', () => {
 
   test('then host tools follow the builtins and only builtins seed Default Tools', () => {
     const manifest = createManifest([host]);
-    expect(manifest.list().map((t) => t.id)).toEqual(['email_analyzer', 'document_search', 'task_creator', 'reply_generator', 'lookup_order']);
+    expect(manifest.list().map((t) => t.id)).toEqual([
+      'email_analyzer',
+      'document_search',
+      'task_creator',
+      'reply_generator',
+      'lookup_order',
+    ]);
     expect(manifest.builtinIds()).toEqual(['email_analyzer', 'document_search', 'task_creator', 'reply_generator']);
     expect(manifest.has('lookup_order')).toBe(true);
     expect(manifest.ids.has('nope')).toBe(false);

@@ -19,12 +19,20 @@ afterAll(() => t.close());
 const page = () => `/admin/agents/${sundae.id}/toolkits/${sundae.finance}`;
 
 test('when an operator adds a cap, then Configure Access Settings shows it, and the API reads it back', async () => {
-  const added = await v.post(`${page()}/caps`, { _csrf: await v.token(page()), tool_id: 'process_refund', per: 'sender', limit: '3', window: '24h' });
+  const added = await v.post(`${page()}/caps`, {
+    _csrf: await v.token(page()),
+    tool_id: 'process_refund',
+    per: 'sender',
+    limit: '3',
+    window: '24h',
+  });
   expect(added.status).toBe(303);
   expect((await v.get(added.headers.location!)).text).toContain('Cap added: at most 3 process_refund calls per sender per 1d.');
   const shown = await v.get(page());
   expect(shown.text).toContain('3 calls per sender per 1d');
-  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([{ tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' }]);
+  expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([
+    { tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' },
+  ]);
 });
 
 test('when a cap is written wrong, then the reason shows beside its field and nothing changes', async () => {
@@ -35,7 +43,11 @@ test('when a cap is written wrong, then the reason shows beside its field and no
 });
 
 test('when Who gets what checks a sender, then it shows what the cap has left for them', async () => {
-  await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' }).expect(200);
+  await t
+    .client()
+    .post(`/api/agents/${sundae.id}/tool-calls`)
+    .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' })
+    .expect(200);
   const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
   expect(who.text).toContain('Cap: 2 left of 3 process_refund calls per sender per 1d.');
 });
@@ -48,14 +60,21 @@ test('when Who gets what checks a sender, then each offered tool says whether it
 
 test('when another attachment offers the capped tool uncapped, then Who gets what says the cap does not bind it', async () => {
   const kit = await makeToolkit(t, 'Refunds without a cap', ['process_refund']);
-  const attached = (await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201)).body.id;
+  const attached = (
+    await t
+      .admin()
+      .post(`/api/agents/${sundae.id}/toolkits`)
+      .send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] })
+      .expect(201)
+  ).body.id;
   const who = await v.get(`/admin/who-gets-what?agent=${sundae.id}&run=sender&sender=mara%40thescoop.com`);
   expect(who.text).toContain('(no cap: another attachment offers it uncapped)');
   await t.admin().delete(`/api/agents/${sundae.id}/toolkits/${attached}`).expect(204);
 });
 
 test('when a remove names a place that holds no cap, then it is a 404 and nothing is removed', async () => {
-  for (const index of ['5', 'x']) expect((await v.post(`${page()}/caps/${index}/delete`, { _csrf: await v.token(page()) })).status).toBe(404);
+  for (const index of ['5', 'x'])
+    expect((await v.post(`${page()}/caps/${index}/delete`, { _csrf: await v.token(page()) })).status).toBe(404);
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toHaveLength(1);
 });
 

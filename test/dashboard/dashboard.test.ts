@@ -43,11 +43,19 @@ describe('where the dashboard is served', () => {
 
   test('when a page is served, then its cookies are Secure, HttpOnly, SameSite=Strict and host-only, and its CSP allows no script', async () => {
     const res = await request(t.app).get('/admin/sign-in');
-    expect(res.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-toolgate-sign-in=[0-9a-f]+\.[0-9a-f]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/)]);
+    expect(res.headers['set-cookie']).toEqual([
+      expect.stringMatching(/^__Host-toolgate-sign-in=[0-9a-f]+\.[0-9a-f]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/),
+    ]);
     const v = visitor(t.app);
     const signIn = await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN });
-    expect(signIn.headers['set-cookie']).toContainEqual(expect.stringMatching(/^__Host-toolgate-admin=.*; Path=\/; Expires=.*; HttpOnly; Secure; SameSite=Strict$/));
-    expect(signIn.headers['set-cookie']).toContainEqual(expect.stringMatching(/^__Host-toolgate-sign-in=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict$/));
+    expect(signIn.headers['set-cookie']).toContainEqual(
+      expect.stringMatching(/^__Host-toolgate-admin=.*; Path=\/; Expires=.*; HttpOnly; Secure; SameSite=Strict$/),
+    );
+    expect(signIn.headers['set-cookie']).toContainEqual(
+      expect.stringMatching(
+        /^__Host-toolgate-sign-in=; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict$/,
+      ),
+    );
     const csp = res.headers['content-security-policy']!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).not.toContain('script-src');
@@ -61,13 +69,21 @@ describe('sessions', () => {
     const res = await v.get('/admin/toolkits');
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/admin/sign-in?next=%2Fadmin%2Ftoolkits');
-    const signIn = await v.post('/admin/sign-in', { _csrf: await v.token(res.headers.location!), token: ADMIN_TOKEN, next: '/admin/toolkits' });
+    const signIn = await v.post('/admin/sign-in', {
+      _csrf: await v.token(res.headers.location!),
+      token: ADMIN_TOKEN,
+      next: '/admin/toolkits',
+    });
     expect(signIn.headers.location).toBe('/admin/toolkits');
   });
 
   test('when sign-in is asked to lead elsewhere, then it leads to the agents instead', async () => {
     const v = visitor(t.app);
-    const signIn = await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN, next: '//evil.example/admin/' });
+    const signIn = await v.post('/admin/sign-in', {
+      _csrf: await v.token('/admin/sign-in'),
+      token: ADMIN_TOKEN,
+      next: '//evil.example/admin/',
+    });
     expect(signIn.headers.location).toBe('/admin/agents');
   });
 
@@ -82,10 +98,16 @@ describe('sessions', () => {
 
   test('when another instance on the same database gets the cookie, then it is signed in there too; with a new admin token, it is not', async () => {
     const v = await signedIn(t.app);
-    const sameToken = createApp(createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN }), { logger: createLogger(false), dashboard: { adminToken: ADMIN_TOKEN } });
+    const sameToken = createApp(createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN }), {
+      logger: createLogger(false),
+      dashboard: { adminToken: ADMIN_TOKEN },
+    });
     expect((await request(sameToken).get('/admin/agents').set('cookie', v.cookie!)).status).toBe(200);
     const rotated = 'a-brand-new-admin-token-0123456789';
-    const newToken = createApp(createToolgate({ sequelize: t.sequelize, adminToken: rotated }), { logger: createLogger(false), dashboard: { adminToken: rotated } });
+    const newToken = createApp(createToolgate({ sequelize: t.sequelize, adminToken: rotated }), {
+      logger: createLogger(false),
+      dashboard: { adminToken: rotated },
+    });
     expect((await request(newToken).get('/admin/agents').set('cookie', v.cookie!)).status).toBe(303);
     const rows = await t.sequelize.query<{ n: string }>('SELECT count(*) AS n FROM admin_sessions', { type: QueryTypes.SELECT });
     expect(Number(rows[0]!.n)).toBeGreaterThan(0);
@@ -105,7 +127,8 @@ describe('sessions', () => {
     try {
       const v = visitor(own.app);
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status);
+      for (let i = 0; i < 11; i++)
+        statuses.push((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status);
       expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
       expect(statuses[10]).toBe(429);
       expect((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN })).status).toBe(429);
@@ -116,7 +139,8 @@ describe('sessions', () => {
 });
 
 describe('when wrong tokens are spread over two instances of one database', () => {
-  const wrong = async (v: ReturnType<typeof visitor>, i: number) => (await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status;
+  const wrong = async (v: ReturnType<typeof visitor>, i: number) =>
+    (await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: `wrong-token-${i}` })).status;
 
   test('then the two share one budget: an address gets ten wrong tokens in all, not ten on each', async () => {
     const a = await createTestApp({ dashboard: true });
@@ -162,11 +186,15 @@ describe('where the dashboard is mounted', () => {
 });
 
 describe('forms', () => {
-  test('when a form is posted without its CSRF token, or with another session\'s, then it is refused and nothing changes', async () => {
+  test("when a form is posted without its CSRF token, or with another session's, then it is refused and nothing changes", async () => {
     const v = await signedIn(t.app);
     const other = await signedIn(t.app);
     const without = await v.post('/admin/toolkits', { name: 'Forged', member: 'send_email' });
-    const foreign = await v.post('/admin/toolkits', { _csrf: await other.token('/admin/toolkits/new'), name: 'Forged', member: 'send_email' });
+    const foreign = await v.post('/admin/toolkits', {
+      _csrf: await other.token('/admin/toolkits/new'),
+      name: 'Forged',
+      member: 'send_email',
+    });
     expect([without.status, foreign.status]).toEqual([403, 403]);
     expect(without.text).toContain('This form was not sent from a dashboard page');
     expect((await t.tg.toolkits.list()).map((k) => k.name)).not.toContain('Forged');
@@ -194,12 +222,18 @@ describe('forms', () => {
 
   test('when a toolkit names a tool that is gone from the code, then its edit page shows that member as stale, checked, to be removed', async () => {
     const kit = await t.tg.toolkits.create({ name: 'Faxes', member_tool_ids: ['send_email'] });
-    await t.sequelize.query(`UPDATE toolkits SET member_tool_ids = array_append(member_tool_ids, 'fax_order') WHERE id = :id`, { replacements: { id: kit.id } });
+    await t.sequelize.query(`UPDATE toolkits SET member_tool_ids = array_append(member_tool_ids, 'fax_order') WHERE id = :id`, {
+      replacements: { id: kit.id },
+    });
     const v = await signedIn(t.app);
     const page = await v.get(`/admin/toolkits/${kit.id}`);
     expect(page.text).toMatch(/<input type="checkbox" id="member-fax_order" name="member" value="fax_order" checked/);
     expect(page.text).toContain('fax_order (no longer registered)');
-    const saved = await v.post(`/admin/toolkits/${kit.id}`, { _csrf: await v.token(`/admin/toolkits/${kit.id}`), name: 'Faxes', member: ['send_email'] });
+    const saved = await v.post(`/admin/toolkits/${kit.id}`, {
+      _csrf: await v.token(`/admin/toolkits/${kit.id}`),
+      name: 'Faxes',
+      member: ['send_email'],
+    });
     expect(saved.status).toBe(303);
     expect((await t.tg.toolkits.get(kit.id)).member_tool_ids).toEqual(['send_email']);
   });
@@ -217,7 +251,11 @@ describe('forms', () => {
 
   test('when a toolkit name is taken, then the form comes back with the reason beside Name and the checklist as it was sent', async () => {
     const v = await signedIn(t.app);
-    const res = await v.post('/admin/toolkits', { _csrf: await v.token('/admin/toolkits/new'), name: 'all tools', member: ['send_email', 'lookup_order'] });
+    const res = await v.post('/admin/toolkits', {
+      _csrf: await v.token('/admin/toolkits/new'),
+      name: 'all tools',
+      member: ['send_email', 'lookup_order'],
+    });
     expect(res.status).toBe(409);
     expect(res.text).toMatch(/id="name-error">A toolkit named &quot;all tools&quot; already exists/);
     expect(res.text).toMatch(/id="member-send_email" name="member" value="send_email" checked/);
@@ -232,7 +270,12 @@ describe('agents', () => {
     const defaults = (await t.tg.toolkits.list()).find((k) => k.system_key === 'default_tools')!;
     const faxes = await t.tg.toolkits.create({ name: 'Desk kit', member_tool_ids: ['lookup_order'] });
     expect(form.text).toMatch(new RegExp(`id="toolkit-${defaults.id}" name="toolkit" value="${defaults.id}" checked`));
-    const created = await v.post('/admin/agents', { _csrf: await v.token('/admin/agents/new'), name: 'Desk', description: '', toolkit: [String(defaults.id), String(faxes.id)] });
+    const created = await v.post('/admin/agents', {
+      _csrf: await v.token('/admin/agents/new'),
+      name: 'Desk',
+      description: '',
+      toolkit: [String(defaults.id), String(faxes.id)],
+    });
     expect(created.status).toBe(303);
     const id = Number(/\/admin\/agents\/(\d+)$/.exec(created.headers.location!)![1]);
     const held = await t.tg.attachments.list(id);
@@ -257,7 +300,11 @@ describe("an agent's access rules", () => {
     const v = await signedIn(t.app);
     const page = await v.get(`/admin/agents/${agent.id}`);
     expect(page.text).toContain('<h2 id="access-rules">Access rules</h2>');
-    const added = await v.post(`/admin/agents/${agent.id}/access-rules`, { _csrf: await v.token(`/admin/agents/${agent.id}`), kind: 'allow', pattern: '*@TheScoop.com' });
+    const added = await v.post(`/admin/agents/${agent.id}/access-rules`, {
+      _csrf: await v.token(`/admin/agents/${agent.id}`),
+      kind: 'allow',
+      pattern: '*@TheScoop.com',
+    });
     expect(added.status).toBe(303);
     expect(await t.tg.accessRules.list(agent.id)).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
     expect((await v.get(`/admin/agents/${agent.id}`)).text).toContain('<code>*@thescoop.com</code>');
@@ -266,7 +313,11 @@ describe("an agent's access rules", () => {
   test('when the pattern is refused, then the reason shows beside Access pattern and nothing is stored', async () => {
     const agent = await t.tg.agents.create({ name: 'Scout 2' });
     const v = await signedIn(t.app);
-    const res = await v.post(`/admin/agents/${agent.id}/access-rules`, { _csrf: await v.token(`/admin/agents/${agent.id}`), kind: 'allow', pattern: '*thescoop.com' });
+    const res = await v.post(`/admin/agents/${agent.id}/access-rules`, {
+      _csrf: await v.token(`/admin/agents/${agent.id}`),
+      kind: 'allow',
+      pattern: '*thescoop.com',
+    });
     expect(res.status).toBe(422);
     expect(res.text).toMatch(/id="access-pattern-error">The pattern &quot;\*thescoop\.com&quot; has no @/);
     expect(await t.tg.accessRules.list(agent.id)).toEqual([]);
@@ -277,7 +328,9 @@ describe("an agent's access rules", () => {
     await t.tg.accessRules.add(agent.id, { kind: 'allow', pattern: '*@thescoop.com' });
     const v = await signedIn(t.app);
     const refused = await v.get(`/admin/who-gets-what?agent=${agent.id}&sender=jane%40acme.com`);
-    expect(refused.text).toContain("Guarded has allow rules and none matches this sender: Guarded refuses the message, and nothing is offered.");
+    expect(refused.text).toContain(
+      'Guarded has allow rules and none matches this sender: Guarded refuses the message, and nothing is offered.',
+    );
     const admitted = await v.get(`/admin/who-gets-what?agent=${agent.id}&sender=mara%40thescoop.com`);
     expect(admitted.text).toContain("Guarded's access rule allow *@thescoop.com matches this sender: Guarded handles the message.");
   });
@@ -286,7 +339,9 @@ describe("an agent's access rules", () => {
     const agent = await t.tg.agents.create({ name: 'Scout 3' });
     const rule = await t.tg.accessRules.add(agent.id, { kind: 'deny', pattern: 'x@y.com' });
     const v = await signedIn(t.app);
-    const res = await v.post(`/admin/agents/${agent.id}/access-rules/${rule.id}/delete`, { _csrf: await v.token(`/admin/agents/${agent.id}`) });
+    const res = await v.post(`/admin/agents/${agent.id}/access-rules/${rule.id}/delete`, {
+      _csrf: await v.token(`/admin/agents/${agent.id}`),
+    });
     expect(res.status).toBe(303);
     expect(await t.tg.accessRules.list(agent.id)).toEqual([]);
   });

@@ -24,7 +24,7 @@ async function runJob(work: () => Promise<MigrationReport>) {
   throw new Error(`job ${id} never stopped running`);
 }
 
-describe('when a job\'s work throws', () => {
+describe("when a job's work throws", () => {
   test('then the job failed and says nothing was committed', async () => {
     const { job, unexpected } = await runJob(async () => {
       throw new Error('the plan broke');
@@ -35,7 +35,7 @@ describe('when a job\'s work throws', () => {
   });
 });
 
-describe('when a job\'s work is done but its report cannot be recorded', () => {
+describe("when a job's work is done but its report cannot be recorded", () => {
   test('then the job says it finished, never that nothing was committed', async () => {
     // A BigInt cannot be written as JSON: the success's own write fails, after the work.
     const { job, unexpected } = await runJob(async () => ({ unwritable: 1n }) as unknown as MigrationReport);

@@ -26,7 +26,8 @@ describe('CSRF checks and sessions around signing in', () => {
     const v = visitor(t.app);
     await v.get('/admin/sign-in');
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await v.post(SIGN_IN_PATHS[i % SIGN_IN_PATHS.length]!, { token: `wrong-token-${i}` })).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await v.post(SIGN_IN_PATHS[i % SIGN_IN_PATHS.length]!, { token: `wrong-token-${i}` })).status);
     expect(statuses).toEqual(Array(12).fill(403));
     const signIn = await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: ADMIN_TOKEN });
     expect(signIn.status).toBe(303);
@@ -45,7 +46,7 @@ describe('CSRF checks and sessions around signing in', () => {
     expect(await sessionRows(t.sequelize)).toBe(0);
   });
 
-  test('when the form\'s token is posted without the cookie it came with, as another site\'s form would be, then sign-in refuses it', async () => {
+  test("when the form's token is posted without the cookie it came with, as another site's form would be, then sign-in refuses it", async () => {
     const v = visitor(t.app);
     const token = await v.token('/admin/sign-in');
     const res = await request(t.app).post('/admin/sign-in').type('form').send({ _csrf: token, token: ADMIN_TOKEN });
@@ -55,11 +56,15 @@ describe('CSRF checks and sessions around signing in', () => {
 
   test('when a made-up token is posted both as the field and as the cookie, then sign-in refuses it', async () => {
     const made = `${'ab'.repeat(32)}.${'cd'.repeat(32)}`;
-    const res = await request(t.app).post('/admin/sign-in').set('cookie', `__Host-toolgate-sign-in=${made}`).type('form').send({ _csrf: made, token: ADMIN_TOKEN });
+    const res = await request(t.app)
+      .post('/admin/sign-in')
+      .set('cookie', `__Host-toolgate-sign-in=${made}`)
+      .type('form')
+      .send({ _csrf: made, token: ADMIN_TOKEN });
     expect(res.status).toBe(403);
   });
 
-  test('when the sign-in page is fetched 200 times and wrong tokens are tried, then no session is stored; signing in with the form\'s token stores one', async () => {
+  test("when the sign-in page is fetched 200 times and wrong tokens are tried, then no session is stored; signing in with the form's token stores one", async () => {
     for (let i = 0; i < 200; i++) expect((await request(t.app).get('/admin/sign-in')).status).toBe(200);
     const v = visitor(t.app);
     expect((await v.post('/admin/sign-in', { _csrf: await v.token('/admin/sign-in'), token: 'wrong-token' })).status).toBe(401);
@@ -71,7 +76,11 @@ describe('CSRF checks and sessions around signing in', () => {
 
   test('when a signed-in session posts a form or signs out without its token, whatever the case or trailing slash of the path, then it is refused and the session stays', async () => {
     const v = await signedIn(t.app);
-    const forged = [await v.post('/admin/TOOLKITS', { name: 'Forged', member: 'send_email' }), await v.post('/admin/toolkits/', { name: 'Forged', member: 'send_email' }), await v.post('/admin/SIGN-OUT/', {})];
+    const forged = [
+      await v.post('/admin/TOOLKITS', { name: 'Forged', member: 'send_email' }),
+      await v.post('/admin/toolkits/', { name: 'Forged', member: 'send_email' }),
+      await v.post('/admin/SIGN-OUT/', {}),
+    ];
     expect(forged.map((res) => res.status)).toEqual([403, 403, 403]);
     expect((await t.tg.toolkits.list()).map((k) => k.name)).not.toContain('Forged');
     expect((await v.get('/admin/agents')).status).toBe(200);

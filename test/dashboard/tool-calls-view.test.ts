@@ -27,7 +27,9 @@ afterAll(() => t.close());
 async function page(): Promise<string> {
   const calls = await listToolCalls(t.sequelize, agent, 100);
   const agents = [{ id: agent, name: 'Sundae' }] as Parameters<typeof ToolCallsPage>[0]['agents'];
-  return renderToStaticMarkup(h(ToolCallsPage, { ctx: { base: '/admin', csrfToken: 'x' }, agents, agentId: agent, status: '', calls, limit: 100 }));
+  return renderToStaticMarkup(
+    h(ToolCallsPage, { ctx: { base: '/admin', csrfToken: 'x' }, agents, agentId: agent, status: '', calls, limit: 100 }),
+  );
 }
 
 test('when a stored sender holds a right-to-left override, then the Tool calls page shows it escaped, never the control itself', async () => {

@@ -33,7 +33,14 @@ const read = async (id: number): Promise<CachedPolicy> => ({
 });
 
 // Not a fresh literal at the call site, so it type-checks whatever options the listener knows.
-const listenerOptions = { ...DEFAULT_LISTENER_OPTIONS, minBackoffMs: 50, maxBackoffMs: 200, heartbeatMs: 200, heartbeatTimeoutMs: 200, probeTimeoutMs: 500 };
+const listenerOptions = {
+  ...DEFAULT_LISTENER_OPTIONS,
+  minBackoffMs: 50,
+  maxBackoffMs: 200,
+  heartbeatMs: 200,
+  heartbeatTimeoutMs: 200,
+  probeTimeoutMs: 500,
+};
 
 function policies(url: string, clients: PgClient[] = []): ListenedPolicies {
   const connect = () => {
@@ -55,7 +62,8 @@ function firstOf(p: ListenedPolicies, ms: number): Promise<{ event: 'listening' 
   ]);
 }
 
-const notify = (payload: string) => db.sequelize.query('SELECT pg_notify(:channel, :payload)', { replacements: { channel: POLICY_CHANNEL, payload } });
+const notify = (payload: string) =>
+  db.sequelize.query('SELECT pg_notify(:channel, :payload)', { replacements: { channel: POLICY_CHANNEL, payload } });
 
 describe('when the listening connection is never told anything', () => {
   test('then the listener never reports listening, is lost with the likely cause named, and every run reads through', async () => {
@@ -100,7 +108,7 @@ describe('when notifications do arrive', () => {
     expect((await p.get(1)).outcome).toBe('hit');
   });
 
-  test('then a connection that stops being told later is caught by the heartbeat\'s probe, and the cache is off', async () => {
+  test("then a connection that stops being told later is caught by the heartbeat's probe, and the cache is off", async () => {
     const clients: PgClient[] = [];
     const p = policies(db.url, clients);
     p.start();
@@ -117,7 +125,7 @@ describe('when notifications do arrive', () => {
   });
 });
 
-describe('a notification\'s payload', () => {
+describe("a notification's payload", () => {
   test('then a probe is a probe, ids are agents, and anything else is everything', () => {
     expect(parsePayload('probe:abc123')).toEqual({ kind: 'probe', nonce: 'abc123' });
     expect(parsePayload('12,57')).toEqual({ kind: 'agents', agentIds: [12, 57] });

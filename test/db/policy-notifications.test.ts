@@ -83,36 +83,57 @@ describe('when a policy table changes by plain SQL', () => {
   });
 
   test('then an access rule added, changed or removed tells its agent', async () => {
-    expect(await told("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES (:a1, 'allow', '*@thescoop.com')", { a1 })).toEqual(new Set([String(a1)]));
-    expect(await told('UPDATE agent_access_rules SET agent_id = :a2 WHERE agent_id = :a1', { a1, a2 })).toEqual(new Set([String(a1), String(a2)]));
+    expect(await told("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES (:a1, 'allow', '*@thescoop.com')", { a1 })).toEqual(
+      new Set([String(a1)]),
+    );
+    expect(await told('UPDATE agent_access_rules SET agent_id = :a2 WHERE agent_id = :a1', { a1, a2 })).toEqual(
+      new Set([String(a1), String(a2)]),
+    );
     expect(await told('DELETE FROM agent_access_rules WHERE agent_id = :a2', { a2 })).toEqual(new Set([String(a2)]));
   });
 
   test('then a gate rule tells the agent of its attachment, and a rule moved tells both', async () => {
     const before = await version(a1);
-    expect(await told("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:att1, 'allow', 'mara@thescoop.com')", { att1 })).toEqual(new Set([String(a1)]));
+    expect(
+      await told("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:att1, 'allow', 'mara@thescoop.com')", {
+        att1,
+      }),
+    ).toEqual(new Set([String(a1)]));
     expect(await version(a1)).toBe(before + 1);
     const att2 = (await one<{ id: number }>('SELECT id FROM agent_toolkits WHERE agent_id = :a2', { a2 })).id;
-    expect(await told('UPDATE agent_toolkit_rules SET agent_toolkit_id = :att2 WHERE agent_toolkit_id = :att1', { att1, att2 })).toEqual(new Set([String(a1), String(a2)]));
+    expect(await told('UPDATE agent_toolkit_rules SET agent_toolkit_id = :att2 WHERE agent_toolkit_id = :att1', { att1, att2 })).toEqual(
+      new Set([String(a1), String(a2)]),
+    );
     expect(await told('DELETE FROM agent_toolkit_rules WHERE agent_toolkit_id = :att2', { att2 })).toEqual(new Set([String(a2)]));
   });
 
   test('then an attachment changed or moved tells its old and new agent', async () => {
     expect(await told('UPDATE agent_toolkits SET allow_proactive = true WHERE id = :att1', { att1 })).toEqual(new Set([String(a1)]));
     const a3 = (await one<{ id: number }>("SELECT id FROM agents WHERE name = 'N3'")).id;
-    expect(await told('UPDATE agent_toolkits SET agent_id = :a3 WHERE id = :att1', { att1, a3 })).toEqual(new Set([String(a1), String(a3)]));
-    expect(await told('UPDATE agent_toolkits SET agent_id = :a1 WHERE id = :att1', { att1, a1 })).toEqual(new Set([String(a1), String(a3)]));
+    expect(await told('UPDATE agent_toolkits SET agent_id = :a3 WHERE id = :att1', { att1, a3 })).toEqual(
+      new Set([String(a1), String(a3)]),
+    );
+    expect(await told('UPDATE agent_toolkits SET agent_id = :a1 WHERE id = :att1', { att1, a1 })).toEqual(
+      new Set([String(a1), String(a3)]),
+    );
   });
 
-  test('then a toolkit\'s members changed tell every agent holding it, and its description tells no one', async () => {
-    expect(await told("UPDATE toolkits SET member_tool_ids = ARRAY['lookup_order', 'send_email'] WHERE id = :kit", { kit })).toEqual(new Set([String(a1), String(a2)]));
+  test("then a toolkit's members changed tell every agent holding it, and its description tells no one", async () => {
+    expect(await told("UPDATE toolkits SET member_tool_ids = ARRAY['lookup_order', 'send_email'] WHERE id = :kit", { kit })).toEqual(
+      new Set([String(a1), String(a2)]),
+    );
     expect(await told("UPDATE toolkits SET description = 'only words' WHERE id = :kit", { kit })).toEqual(new Set());
   });
 
   test('then a toolkit deleted tells every agent that held it, through its cascaded attachments', async () => {
     const doomed = (await one<{ id: number }>("INSERT INTO toolkits (name) VALUES ('Doomed') RETURNING id")).id;
-    await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a1, :doomed), (:a2, :doomed)', { replacements: { a1, a2, doomed } });
-    await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) SELECT id, 'deny', 'x@y.com' FROM agent_toolkits WHERE toolkit_id = :doomed", { replacements: { doomed } });
+    await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a1, :doomed), (:a2, :doomed)', {
+      replacements: { a1, a2, doomed },
+    });
+    await sql.query(
+      "INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) SELECT id, 'deny', 'x@y.com' FROM agent_toolkits WHERE toolkit_id = :doomed",
+      { replacements: { doomed } },
+    );
     expect(await told('DELETE FROM toolkits WHERE id = :doomed', { doomed })).toEqual(new Set([String(a1), String(a2)]));
   });
 
@@ -126,7 +147,9 @@ describe('when a policy table changes by plain SQL', () => {
 
   test('then a change that rolls back tells no one and raises nothing', async () => {
     const before = await version(a1);
-    const ids = await told(`DO $$ BEGIN UPDATE agents SET name = 'Never' WHERE id = ${a1}; RAISE EXCEPTION 'undo'; EXCEPTION WHEN OTHERS THEN NULL; END $$`);
+    const ids = await told(
+      `DO $$ BEGIN UPDATE agents SET name = 'Never' WHERE id = ${a1}; RAISE EXCEPTION 'undo'; EXCEPTION WHEN OTHERS THEN NULL; END $$`,
+    );
     expect(ids).toEqual(new Set());
     expect(await version(a1)).toBe(before);
   });
@@ -139,7 +162,11 @@ describe('when a policy table changes by plain SQL', () => {
 
   test('then a change reaching more than 2000 agents raises the one epoch row, and with it every version', async () => {
     const bulk = (await one<{ id: number }>("SELECT id FROM agents WHERE name = 'Bulk 7'")).id;
-    const [before, beforeOther, rows] = [await version(bulk), await version(a1), await one<{ n: string }>('SELECT count(*) AS n FROM agent_policy_versions')];
+    const [before, beforeOther, rows] = [
+      await version(bulk),
+      await version(a1),
+      await one<{ n: string }>('SELECT count(*) AS n FROM agent_policy_versions'),
+    ];
     await told("UPDATE agents SET system_prompt = 'bulk again' WHERE name LIKE 'Bulk %'");
     expect(await version(bulk)).toBe(before + 1);
     expect(await version(a1)).toBe(beforeOther + 1);

@@ -17,7 +17,7 @@ test('when a read-only WITH only quotes a word that writes, then it does not cou
   expect(isPolicyWrite("WITH p AS (SELECT 'DELETE' AS word) SELECT word FROM p JOIN agents a ON true")).toBe(false);
 });
 
-test('when a policy table\'s name is only in a value pasted into the SQL, then it does not count', () => {
+test("when a policy table's name is only in a value pasted into the SQL, then it does not count", () => {
   expect(isPolicyWrite("INSERT INTO threads (agent_id, subject) VALUES (1, 'Question about your AI agents') RETURNING id")).toBe(false);
   expect(isPolicyWrite("UPDATE agent_runs SET reply = 'It''s in toolkits; see agents' WHERE id = 9")).toBe(false);
 });

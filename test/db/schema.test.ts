@@ -37,43 +37,83 @@ describe('when rows break an invariant', () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('A') RETURNING id");
     const kit = await one<{ id: number }>("INSERT INTO toolkits (name) VALUES ('Pair') RETURNING id");
     await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k)', { replacements: { a: agent.id, k: kit.id } });
-    expect(await violated(sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k)', { replacements: { a: agent.id, k: kit.id } }))).toBe(
-      'agent_toolkits_agent_id_toolkit_id_key',
-    );
+    expect(
+      await violated(
+        sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k)', { replacements: { a: agent.id, k: kit.id } }),
+      ),
+    ).toBe('agent_toolkits_agent_id_toolkit_id_key');
   });
 
   test('then a duplicate rule and an unknown rule kind are refused', async () => {
     const att = await one<{ id: number }>('SELECT id FROM agent_toolkits LIMIT 1');
-    await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'allow', '*@x.com')", { replacements: { id: att.id } });
-    expect(await violated(sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'allow', '*@x.com')", { replacements: { id: att.id } }))).toBe(
-      'agent_toolkit_rules_attachment_kind_pattern_key',
-    );
-    expect(await violated(sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'maybe', 'a@x.com')", { replacements: { id: att.id } }))).toBe(
-      'agent_toolkit_rules_kind_check',
-    );
+    await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'allow', '*@x.com')", {
+      replacements: { id: att.id },
+    });
+    expect(
+      await violated(
+        sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'allow', '*@x.com')", {
+          replacements: { id: att.id },
+        }),
+      ),
+    ).toBe('agent_toolkit_rules_attachment_kind_pattern_key');
+    expect(
+      await violated(
+        sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'maybe', 'a@x.com')", {
+          replacements: { id: att.id },
+        }),
+      ),
+    ).toBe('agent_toolkit_rules_kind_check');
   });
 
   test('then an unknown tool-call status or run kind is refused', async () => {
     const agent = await one<{ id: number }>('SELECT id FROM agents LIMIT 1');
-    expect(await violated(sql.query("INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run) VALUES (:a, 'x', 'x', 'granted', 'sender')", { replacements: { a: agent.id } }))).toBe('tool_calls_status_check');
-    expect(await violated(sql.query("INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run) VALUES (:a, 'x', 'x', 'success', 'thread')", { replacements: { a: agent.id } }))).toBe('tool_calls_run_check');
+    expect(
+      await violated(
+        sql.query("INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run) VALUES (:a, 'x', 'x', 'granted', 'sender')", {
+          replacements: { a: agent.id },
+        }),
+      ),
+    ).toBe('tool_calls_status_check');
+    expect(
+      await violated(
+        sql.query("INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run) VALUES (:a, 'x', 'x', 'success', 'thread')", {
+          replacements: { a: agent.id },
+        }),
+      ),
+    ).toBe('tool_calls_run_check');
   });
 
   test('then an attachment to a missing agent is refused', async () => {
     const kit = await one<{ id: number }>("SELECT id FROM toolkits WHERE name = 'Pair'");
-    expect(await violated(sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (987654, :k)', { replacements: { k: kit.id } }))).toBe('agent_toolkits_agent_id_fkey');
+    expect(
+      await violated(sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (987654, :k)', { replacements: { k: kit.id } })),
+    ).toBe('agent_toolkits_agent_id_fkey');
   });
 });
 
 describe('when the policy loader reads an agent', () => {
   test('then it issues exactly one query and returns the agent, its access rules, and its attachments with their rules in order', async () => {
     const agent = await one<{ id: number }>("INSERT INTO agents (name) VALUES ('Loaded') RETURNING id");
-    const k1 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L1', ARRAY['a','b']::varchar(64)[]) RETURNING id");
-    const k2 = await one<{ id: number }>("INSERT INTO toolkits (name, member_tool_ids) VALUES ('L2', ARRAY['c']::varchar(64)[]) RETURNING id");
-    const a1 = await one<{ id: number }>('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k) RETURNING id', { a: agent.id, k: k1.id });
-    await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive) VALUES (:a, :k, true)', { replacements: { a: agent.id, k: k2.id } });
-    await sql.query("INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'deny', 'x@y.com'), (:id, 'allow', '*@y.com')", { replacements: { id: a1.id } });
-    await sql.query("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES (:a, 'allow', '*@y.com'), (:a, 'deny', 'z@y.com')", { replacements: { a: agent.id } });
+    const k1 = await one<{ id: number }>(
+      "INSERT INTO toolkits (name, member_tool_ids) VALUES ('L1', ARRAY['a','b']::varchar(64)[]) RETURNING id",
+    );
+    const k2 = await one<{ id: number }>(
+      "INSERT INTO toolkits (name, member_tool_ids) VALUES ('L2', ARRAY['c']::varchar(64)[]) RETURNING id",
+    );
+    const a1 = await one<{ id: number }>('INSERT INTO agent_toolkits (agent_id, toolkit_id) VALUES (:a, :k) RETURNING id', {
+      a: agent.id,
+      k: k1.id,
+    });
+    await sql.query('INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive) VALUES (:a, :k, true)', {
+      replacements: { a: agent.id, k: k2.id },
+    });
+    await sql.query(
+      "INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:id, 'deny', 'x@y.com'), (:id, 'allow', '*@y.com')",
+      { replacements: { id: a1.id } },
+    );
+    await sql.query("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES (:a, 'allow', '*@y.com'), (:a, 'deny', 'z@y.com')", {
+      replacements: { a: agent.id },
+    });
 
     const statements: unknown[] = [];
     sql.addHook('beforeQuery', 'count', (_options, query) => {
@@ -90,11 +130,29 @@ describe('when the policy loader reads an agent', () => {
           { id: expect.any(Number), kind: 'deny', pattern: 'z@y.com' },
         ],
         attachments: [
-          { attachment_id: a1.id, toolkit_id: k1.id, toolkit_name: 'L1', allow_proactive: false, member_tool_ids: ['a', 'b'], approvers: null, caps: [], rules: [
-            { id: expect.any(Number), kind: 'deny', pattern: 'x@y.com' },
-            { id: expect.any(Number), kind: 'allow', pattern: '*@y.com' },
-          ] },
-          { attachment_id: expect.any(Number), toolkit_id: k2.id, toolkit_name: 'L2', allow_proactive: true, member_tool_ids: ['c'], rules: [], approvers: null, caps: [] },
+          {
+            attachment_id: a1.id,
+            toolkit_id: k1.id,
+            toolkit_name: 'L1',
+            allow_proactive: false,
+            member_tool_ids: ['a', 'b'],
+            approvers: null,
+            caps: [],
+            rules: [
+              { id: expect.any(Number), kind: 'deny', pattern: 'x@y.com' },
+              { id: expect.any(Number), kind: 'allow', pattern: '*@y.com' },
+            ],
+          },
+          {
+            attachment_id: expect.any(Number),
+            toolkit_id: k2.id,
+            toolkit_name: 'L2',
+            allow_proactive: true,
+            member_tool_ids: ['c'],
+            rules: [],
+            approvers: null,
+            caps: [],
+          },
         ],
       });
     } finally {

@@ -26,7 +26,8 @@ beforeAll(async () => {
 
 afterAll(() => Promise.all([empty, legacy, seeded].map((db) => db?.drop())));
 
-const decide = (db: TestDatabase, setting: DemoSetting, embedded: boolean, seeds = true) => decideDemo(db.sequelize, { setting, embedded, seeds });
+const decide = (db: TestDatabase, setting: DemoSetting, embedded: boolean, seeds = true) =>
+  decideDemo(db.sequelize, { setting, embedded, seeds });
 
 describe('when TOOLGATE_DEMO is auto (the default)', () => {
   test('then readConfig defaults to auto and accepts only auto, on and off', () => {
@@ -92,12 +93,20 @@ describe('when npm start runs twice on a fresh embedded cluster', () => {
         expect(s.output()).toContain(why);
         const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
         const tools = (await (await fetch(`${s.url}/api/tools`, { headers: auth })).json()) as { id: string }[];
-        expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(['lookup_order', 'check_flavor_stock', 'process_refund', 'send_email']));
+        expect(tools.map((t) => t.id)).toEqual(
+          expect.arrayContaining(['lookup_order', 'check_flavor_stock', 'process_refund', 'send_email']),
+        );
         const agents = (await (await fetch(`${s.url}/api/agents`, { headers: auth })).json()) as { name: string }[];
         expect(agents.map((a) => a.name).sort()).toEqual(['Scout', 'Sundae']);
         // The ids the README's scenario names: the system toolkits first (Default Tools is 2), then the demo's.
         const toolkits = (await (await fetch(`${s.url}/api/toolkits`, { headers: auth })).json()) as { id: number; name: string }[];
-        expect(toolkits.map((t) => [t.id, t.name])).toEqual([[1, 'All Tools'], [2, 'Default Tools'], [3, 'Support'], [4, 'Finance'], [5, 'Operations']]);
+        expect(toolkits.map((t) => [t.id, t.name])).toEqual([
+          [1, 'All Tools'],
+          [2, 'Default Tools'],
+          [3, 'Support'],
+          [4, 'Finance'],
+          [5, 'Operations'],
+        ]);
       } finally {
         // The embedded cluster's own exit hook used to race the drain: exit 143, and no `stopped`.
         const stopped = await s.stop();

@@ -14,7 +14,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const agentId = async (name: string) =>
-  (await t.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE name = :name', { replacements: { name }, type: QueryTypes.SELECT }))[0]?.id;
+  (
+    await t.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE name = :name', { replacements: { name }, type: QueryTypes.SELECT })
+  )[0]?.id;
 const grants = () =>
   t.sequelize.query<{ agent: string; toolkit: string }>(
     'SELECT a.name AS agent, k.name AS toolkit FROM agent_toolkits at JOIN agents a ON a.id = at.agent_id JOIN toolkits k ON k.id = at.toolkit_id ORDER BY at.id',
@@ -57,27 +59,38 @@ describe('when the service starts with the demo', () => {
 
   test('then a stranger who writes to Scout is refused by her access rules before any tool, and the shop is not', async () => {
     const scout = await agentId('Scout');
-    const stranger = await t.client().post(`/api/agents/${scout}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender: 'jane@acme.com' }).expect(403);
+    const stranger = await t
+      .client()
+      .post(`/api/agents/${scout}/tool-calls`)
+      .send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender: 'jane@acme.com' })
+      .expect(403);
     expect(stranger.body.code).toBe('sender_forbidden');
     const view = await t.admin().get(`/api/agents/${scout}/tools`).query({ sender: 'mara@thescoop.com' }).expect(200);
     expect(view.body.tools).toContain('process_refund');
     // As the seed document has it: Scout's access rule, and her Finance attachment open.
-    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
+    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([
+      expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' }),
+    ]);
     const finance = view.body.attachments.find((a: { toolkit_name: string }) => a.toolkit_name === 'Finance');
     expect(finance).toMatchObject({ admitted: true, reason: 'no_rules' });
   });
 
-  test('then a demo seeded before access rules existed gets Scout\'s access rule on its next start, once', async () => {
+  test("then a demo seeded before access rules existed gets Scout's access rule on its next start, once", async () => {
     const scout = await agentId('Scout');
     await t.sequelize.query('DELETE FROM agent_access_rules WHERE agent_id = :scout', { replacements: { scout } });
     await t.sequelize.query(`DELETE FROM "SequelizeData" WHERE name = '20261130000002-scouts-access-rules.ts'`);
     expect(await seedUp(t.sequelize)).toEqual(['20261130000002-scouts-access-rules.ts']);
-    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
+    expect((await t.admin().get(`/api/agents/${scout}/access-rules`).expect(200)).body).toEqual([
+      expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' }),
+    ]);
   });
 
   test('then after an operator deletes a grant, a restart does not bring it back', async () => {
     const sundae = await agentId('Sundae');
-    const attachments = (await t.admin().get(`/api/agents/${sundae}/toolkits`).expect(200)).body as { id: number; toolkit: { name: string } }[];
+    const attachments = (await t.admin().get(`/api/agents/${sundae}/toolkits`).expect(200)).body as {
+      id: number;
+      toolkit: { name: string };
+    }[];
     const finance = attachments.find((a) => a.toolkit.name === 'Finance');
     await t.admin().delete(`/api/agents/${sundae}/toolkits/${finance?.id}`).expect(204);
     expect(await seedUp(t.sequelize)).toEqual([]);

@@ -13,7 +13,8 @@ let agentId: number;
 let ids: Map<string, number>;
 
 const model = new LocalModel();
-const local: AnswerFn = (question, sources) => model.answerQuestion(question, sources, { agentName: 'Sundae', systemPrompt: null, now: new Date('2026-01-05T10:00:00Z') });
+const local: AnswerFn = (question, sources) =>
+  model.answerQuestion(question, sources, { agentName: 'Sundae', systemPrompt: null, now: new Date('2026-01-05T10:00:00Z') });
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -44,7 +45,9 @@ describe('ask with the local model', () => {
   });
 
   it('when asked a question a document answers, then the answer holds the sentence that answers it', async () => {
-    expect((await askDocuments(store, local, agentId, 'What is the franchise fee?', 3)).answer).toContain('The initial franchise fee is 35,000 dollars');
+    expect((await askDocuments(store, local, agentId, 'What is the franchise fee?', 3)).answer).toContain(
+      'The initial franchise fee is 35,000 dollars',
+    );
     expect((await askDocuments(store, local, agentId, 'Do gift cards expire?', 3)).answer).toContain('Gift cards never expire');
   });
 });

@@ -107,7 +107,9 @@ describe('chunkText', () => {
   it('when any text is chunked, then each chunk is a non-empty trimmed slice within the bound, and chunks move forward', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.lorem({ maxCount: 30, mode: 'sentences' }), fc.string({ maxLength: 400 }), fc.constant('\n')), { maxLength: 40 }),
+        fc.array(fc.oneof(fc.lorem({ maxCount: 30, mode: 'sentences' }), fc.string({ maxLength: 400 }), fc.constant('\n')), {
+          maxLength: 40,
+        }),
         fc.integer({ min: 20, max: 400 }),
         (parts, maxChars) => {
           const text = parts.join(' ');

@@ -21,10 +21,13 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function chunkRows(documentId: number): Promise<{ chunk_index: number; content: string; agent_id: number }[]> {
-  return db.sequelize.query('SELECT chunk_index, content, agent_id FROM document_chunks WHERE document_id = :documentId ORDER BY chunk_index', {
-    replacements: { documentId },
-    type: QueryTypes.SELECT,
-  });
+  return db.sequelize.query(
+    'SELECT chunk_index, content, agent_id FROM document_chunks WHERE document_id = :documentId ORDER BY chunk_index',
+    {
+      replacements: { documentId },
+      type: QueryTypes.SELECT,
+    },
+  );
 }
 
 const franchise = loadCorpus().find((d) => d.slug === 'franchise-guide')!;

@@ -30,8 +30,13 @@ async function rows(sequelize: Sequelize, sql: string): Promise<unknown[]> {
   return sequelize.query(sql, { type: QueryTypes.SELECT });
 }
 
-const legacyRows = (s: Sequelize) => rows(s, 'SELECT id, agent_id, filename, content, embedding::text, created_at FROM documents WHERE id <= 4 ORDER BY id');
-const columns = (s: Sequelize) => rows(s, `SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`);
+const legacyRows = (s: Sequelize) =>
+  rows(s, 'SELECT id, agent_id, filename, content, embedding::text, created_at FROM documents WHERE id <= 4 ORDER BY id');
+const columns = (s: Sequelize) =>
+  rows(
+    s,
+    `SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+  );
 const indexes = (s: Sequelize) => rows(s, `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'documents' ORDER BY indexname`);
 const constraints = (s: Sequelize) => rows(s, `SELECT conname FROM pg_constraint WHERE conrelid = 'documents'::regclass ORDER BY conname`);
 
@@ -57,7 +62,10 @@ describe('adopting a legacy documents table', () => {
     const after = (await columns(db.sequelize)) as { attname: string }[];
     expect(after.slice(0, before.columns.length)).toEqual(before.columns);
     expect(after.slice(before.columns.length).map((c) => c.attname)).toEqual(['title']);
-    const [comment] = await rows(db.sequelize, `SELECT col_description('documents'::regclass, attnum) AS c FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attname = 'title'`);
+    const [comment] = await rows(
+      db.sequelize,
+      `SELECT col_description('documents'::regclass, attnum) AS c FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attname = 'title'`,
+    );
     expect(comment).toEqual({ c: 'added by toolgate' });
   });
 
@@ -75,7 +83,9 @@ describe('adopting a legacy documents table', () => {
   });
 
   it('when the legacy app writes a document after the migration, then the next tg.migrate() indexes it, and only it', async () => {
-    const [[late]] = (await db.sequelize.query("INSERT INTO documents (agent_id, filename, content) VALUES (2, 'late.txt', 'Pistachio returns on Friday.') RETURNING id")) as [{ id: number }[], unknown];
+    const [[late]] = (await db.sequelize.query(
+      "INSERT INTO documents (agent_id, filename, content) VALUES (2, 'late.txt', 'Pistachio returns on Friday.') RETURNING id",
+    )) as [{ id: number }[], unknown];
     const store = new DocumentStore(db.sequelize);
     expect(await store.search(2, 'pistachio', 5)).toEqual([]);
     await createToolgate({ sequelize: db.sequelize }).migrate();
@@ -120,7 +130,9 @@ describe('a legacy documents table toolgate could not write to', () => {
       const before = await columns(db.sequelize);
       await expect(migrateUp(db.sequelize)).rejects.toThrow(/"documents" table: .*filename/);
       expect(await columns(db.sequelize)).toEqual(before);
-      expect(await rows(db.sequelize, 'SELECT id, agent_id, filename, content FROM documents')).toEqual([{ id: 1, agent_id: 1, filename: 'a.txt', content: 'Alpha.' }]);
+      expect(await rows(db.sequelize, 'SELECT id, agent_id, filename, content FROM documents')).toEqual([
+        { id: 1, agent_id: 1, filename: 'a.txt', content: 'Alpha.' },
+      ]);
     } finally {
       await db.drop();
     }
@@ -131,7 +143,10 @@ describe('a database toolgate created', () => {
   it('when migrated, then documents and document_chunks are marked as created by toolgate, with the GIN index', async () => {
     const db = await createTestDatabase();
     try {
-      const marks = await rows(db.sequelize, `SELECT relname, obj_description(oid, 'pg_class') AS c FROM pg_class WHERE relname IN ('documents', 'document_chunks') ORDER BY relname`);
+      const marks = await rows(
+        db.sequelize,
+        `SELECT relname, obj_description(oid, 'pg_class') AS c FROM pg_class WHERE relname IN ('documents', 'document_chunks') ORDER BY relname`,
+      );
       expect(marks).toEqual([
         { relname: 'document_chunks', c: 'created by toolgate' },
         { relname: 'documents', c: 'created by toolgate' },

@@ -11,7 +11,10 @@ describe('parseSearchQuery', () => {
   });
 
   it('when a word or phrase starts with a minus, then it is excluded', () => {
-    expect(parseSearchQuery('refund -"gift card" -melted ice-cream')).toEqual({ include: ['refund', 'ice-cream'], exclude: ['gift card', 'melted'] });
+    expect(parseSearchQuery('refund -"gift card" -melted ice-cream')).toEqual({
+      include: ['refund', 'ice-cream'],
+      exclude: ['gift card', 'melted'],
+    });
   });
 
   it('when a query says "or", then the word is dropped, since every term is OR-ed anyway', () => {

@@ -35,7 +35,9 @@ inBrowser('the dashboard, in headless Chromium', () => {
     // A legacy agent whose string holds a typo, for the migration's report.
     await service.tg.agents.create({ name: 'Legacy desk', enabled_tools: 'email_analyzer, Task-Creator' });
     // A tool deleted from the code while a toolkit still names it: a stale member.
-    await service.db.sequelize.query(`UPDATE toolkits SET member_tool_ids = array_append(member_tool_ids, 'fax_order') WHERE name = 'Operations'`);
+    await service.db.sequelize.query(
+      `UPDATE toolkits SET member_tool_ids = array_append(member_tool_ids, 'fax_order') WHERE name = 'Operations'`,
+    );
     // Jane asks Sundae for a refund she is not granted: a denied record.
     await fetch(`${service.url}/api/agents/1/tool-calls`, {
       method: 'POST',
@@ -136,7 +138,9 @@ inBrowser('the dashboard, in headless Chromium', () => {
     if (reason.ok) throw new Error('the pattern was expected to be refused');
     const field = page.getByLabel('Pattern');
     expect(await field.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator(`#${await field.getAttribute('aria-describedby').then((ids) => ids!.split(' ').pop())}`).textContent()).toBe(reason.reason);
+    expect(await page.locator(`#${await field.getAttribute('aria-describedby').then((ids) => ids!.split(' ').pop())}`).textContent()).toBe(
+      reason.reason,
+    );
     expect(await field.inputValue()).toBe('<mara@thescoop.com>');
     await shoot('refused-pattern');
   });
@@ -214,7 +218,9 @@ inBrowser('the dashboard, in headless Chromium', () => {
     const sent = await fetch(`${service.url}/api/agents/1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: { from: 'Jane <jane@acme.com>', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' } }),
+      body: JSON.stringify({
+        message: { from: 'Jane <jane@acme.com>', subject: 'Melted order', body: 'Order SCP-1042 arrived melted. I would like a refund.' },
+      }),
     });
     const answer = (await sent.json()) as { steps: { tool: string; status: string; approval_request_id?: number }[] };
     const request = answer.steps.find((s) => s.tool === 'process_refund')?.approval_request_id;
@@ -231,7 +237,10 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await shoot('approvals');
 
     await row.getByRole('button', { name: `Approve request ${request}` }).click();
-    await page.getByRole('status').filter({ hasText: `Request ${request} approved: process_refund ran once.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Request ${request} approved: process_refund ran once.` })
+      .waitFor();
     const [refunds] = await service.db.sequelize.query("SELECT count(*)::int AS n FROM scoop_refunds WHERE order_id = 'SCP-1042'");
     expect(refunds).toEqual([{ n: 1 }]);
     await page.getByLabel('Status').selectOption('approved');
@@ -253,7 +262,11 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await go('/docs');
     await page.getByText('Create a toolkit').first().click();
     await page.getByText('Request body').first().waitFor();
-    await page.getByRole('button', { name: 'Schema' }).first().click().catch(() => undefined);
+    await page
+      .getByRole('button', { name: 'Schema' })
+      .first()
+      .click()
+      .catch(() => undefined);
     await shoot('api-reference', false);
   });
 

@@ -13,13 +13,20 @@ beforeAll(async () => {
   const support = await makeToolkit(t, 'Support', ['lookup_order']);
   const finance = await makeToolkit(t, 'Finance', ['process_refund']);
   sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
-  await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${sundae}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 });
 
 afterAll(() => t.close());
 
 const refund = (sender: string, authentication_results?: string[]) =>
-  t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender, authentication_results });
+  t
+    .client()
+    .post(`/api/agents/${sundae}/tool-calls`)
+    .send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender, authentication_results });
 
 describe('when a message claims to be from the shop', () => {
   test('then a dmarc=pass stamped by another server is ignored and the refund refused', async () => {
@@ -32,7 +39,9 @@ describe('when a message claims to be from the shop', () => {
   });
 
   test('then our own server failing DMARC is refused even with a pass elsewhere in the header', async () => {
-    await refund('mara@thescoop.com', ['mx.thescoop.com; dmarc=fail header.from=thescoop.com; dmarc=pass header.from=thescoop.com']).expect(403);
+    await refund('mara@thescoop.com', ['mx.thescoop.com; dmarc=fail header.from=thescoop.com; dmarc=pass header.from=thescoop.com']).expect(
+      403,
+    );
   });
 
   test('then a pass our server stamped for another domain does not count', async () => {
@@ -40,7 +49,9 @@ describe('when a message claims to be from the shop', () => {
   });
 
   test('then our own dmarc=pass for the From domain admits it', async () => {
-    const res = await refund('Mara <mara+billing@thescoop.com>', ['mx.thescoop.com (our MX); dmarc=pass (p=reject) header.from=thescoop.com']).expect(200);
+    const res = await refund('Mara <mara+billing@thescoop.com>', [
+      'mx.thescoop.com (our MX); dmarc=pass (p=reject) header.from=thescoop.com',
+    ]).expect(200);
     expect(res.body.status).toBe('success');
     const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls?limit=1`).expect(200);
     expect(calls.body[0]).toMatchObject({ status: 'success', routing_key: 'mara@thescoop.com' });
@@ -49,7 +60,11 @@ describe('when a message claims to be from the shop', () => {
 
 describe('when the sender is not authenticated', () => {
   test('then open gates still admit the run, with no routing key recorded', async () => {
-    await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(200);
+    await t
+      .client()
+      .post(`/api/agents/${sundae}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(200);
     const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls?limit=1`).expect(200);
     expect(calls.body[0]).toMatchObject({ tool_id: 'lookup_order', status: 'success', routing_key: null });
   });

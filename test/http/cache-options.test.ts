@@ -36,10 +36,13 @@ describe('when createToolgate is given cache and rate-limit options', () => {
     expect(code(build({ rateLimit: { windowMs: 60_000, limit: 5, store: 'redis' as 'memory' } }))).toBe('ERR_TOOLGATE_RATE_LIMIT_STORE');
   });
 
-  test.each([['off'], ['listen'], ['strict'], [{ mode: 'listen', maxAgents: 50_000, maxAgeMs: 0, heartbeatMs: 1000 }]])('then %j builds a toolgate that closes', async (policyCache) => {
-    const tg = createToolgate({ sequelize, policyCache: policyCache as ToolgateOptions['policyCache'] });
-    await expect(tg.close()).resolves.toBeUndefined();
-  });
+  test.each([['off'], ['listen'], ['strict'], [{ mode: 'listen', maxAgents: 50_000, maxAgeMs: 0, heartbeatMs: 1000 }]])(
+    'then %j builds a toolgate that closes',
+    async (policyCache) => {
+      const tg = createToolgate({ sequelize, policyCache: policyCache as ToolgateOptions['policyCache'] });
+      await expect(tg.close()).resolves.toBeUndefined();
+    },
+  );
 });
 
 describe('when createToolgate is given no policyCache option', () => {
@@ -64,18 +67,21 @@ describe('when createToolgate is given no policyCache option', () => {
 });
 
 describe('when createToolgate is given a body limit', () => {
-  test.each([['lots'], ['1 megabyte'], [''], [12 as unknown as string]])('then %j is refused with ERR_TOOLGATE_BODY_LIMIT, not a TypeError', (bodyLimit) => {
-    const error = (() => {
-      try {
-        createToolgate({ sequelize, bodyLimit });
-      } catch (err) {
-        return err;
-      }
-      return undefined;
-    })();
-    expect(error).toBeInstanceOf(ToolgateConfigError);
-    expect(error).toMatchObject({ code: 'ERR_TOOLGATE_BODY_LIMIT', message: expect.stringContaining('such as "1mb"') });
-  });
+  test.each([['lots'], ['1 megabyte'], [''], [12 as unknown as string]])(
+    'then %j is refused with ERR_TOOLGATE_BODY_LIMIT, not a TypeError',
+    (bodyLimit) => {
+      const error = (() => {
+        try {
+          createToolgate({ sequelize, bodyLimit });
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ToolgateConfigError);
+      expect(error).toMatchObject({ code: 'ERR_TOOLGATE_BODY_LIMIT', message: expect.stringContaining('such as "1mb"') });
+    },
+  );
 
   test.each([['512kb'], ['1mb'], ['2MB']])('then %j builds a toolgate', async (bodyLimit) => {
     const tg = createToolgate({ sequelize, bodyLimit });
@@ -95,7 +101,10 @@ describe('when the service reads the cache settings from its environment', () =>
     [{ TOOLGATE_POLICY_CACHE_MAX_AGENTS: '0' }, 'TOOLGATE_POLICY_CACHE_MAX_AGENTS'],
     [{ TOOLGATE_RATE_LIMIT_STORE: 'redis' }, 'TOOLGATE_RATE_LIMIT_STORE'],
     [{ TOOLGATE_METRICS_TOKEN: 'short' }, 'TOOLGATE_METRICS_TOKEN'],
-    [{ TOOLGATE_METRICS_TOKEN: 'same-token-0123456789abcdef', TOOLGATE_ADMIN_TOKEN: 'same-token-0123456789abcdef' }, 'TOOLGATE_METRICS_TOKEN'],
+    [
+      { TOOLGATE_METRICS_TOKEN: 'same-token-0123456789abcdef', TOOLGATE_ADMIN_TOKEN: 'same-token-0123456789abcdef' },
+      'TOOLGATE_METRICS_TOKEN',
+    ],
   ])('then %j stops the start naming %s', (env, variable) => {
     let error: unknown;
     try {

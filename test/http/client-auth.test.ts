@@ -68,10 +68,13 @@ describe('when a host mounts the router with no client authentication configured
     await request(app).post(`/api/agents/${agent}/chat`).send({ message: 'hi' }).expect(401);
     await request(app).post(`/api/agents/${agent}/email/analyze`).send({ from: 'jane@acme.com', body: 'Where is my order?' }).expect(401);
     await request(app).post(`/api/agents/${agent}/documents/search`).send({ query: 'refund' }).expect(401);
-    await request(app).post(`/api/agents/${agent}/messages`).send({ message: { from: 'jane@acme.com', body: 'Hello' } }).expect(401);
+    await request(app)
+      .post(`/api/agents/${agent}/messages`)
+      .send({ message: { from: 'jane@acme.com', body: 'Hello' } })
+      .expect(401);
   });
 
-  test('then the admin routes and the host\'s own gated route work as before', async () => {
+  test("then the admin routes and the host's own gated route work as before", async () => {
     const { app } = hostApp();
     await request(app).get('/api/toolkits').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
     await request(app).get('/api/toolkits').expect(401);
@@ -89,7 +92,11 @@ describe('when the host opens the client routes explicitly', () => {
 
   test('then a token that is not one toolgate knows is still a 401', async () => {
     const { app } = hostApp({ clientRoutes: 'open' });
-    await request(app).post(`/api/agents/${agent}/tool-calls`).set('Authorization', 'Bearer not-a-token-of-this-service').send(lookup).expect(401);
+    await request(app)
+      .post(`/api/agents/${agent}/tool-calls`)
+      .set('Authorization', 'Bearer not-a-token-of-this-service')
+      .send(lookup)
+      .expect(401);
   });
 
   test('then a Host name a page could rebind is refused 421, before anything runs', async () => {
@@ -104,7 +111,15 @@ describe('when the host opens the client routes explicitly', () => {
 
   test('then loopback names, IP addresses and the allowed names are answered', async () => {
     const { app } = hostApp({ clientRoutes: 'open', allowedHosts: ['toolgate.internal'] });
-    for (const host of ['localhost:3000', 'app.localhost', '127.0.0.1:3000', '[::1]:3000', '192.168.1.20', 'toolgate.internal:8080', 'TOOLGATE.internal']) {
+    for (const host of [
+      'localhost:3000',
+      'app.localhost',
+      '127.0.0.1:3000',
+      '[::1]:3000',
+      '192.168.1.20',
+      'toolgate.internal:8080',
+      'TOOLGATE.internal',
+    ]) {
       const res = await request(app).get(`/api/agents/${agent}`).set('Host', host);
       expect({ host, status: res.status }).toEqual({ host, status: 200 });
     }
@@ -119,9 +134,17 @@ describe('when the host opens the client routes explicitly', () => {
     app.set('trust proxy', 'loopback');
     app.use('/api', tg.router);
     const before = await recordCount(app);
-    const forged = await request(app).post(`/api/agents/${agent}/tool-calls`).set('Host', 'evil.example').set('X-Forwarded-Host', 'localhost').send(lookup);
+    const forged = await request(app)
+      .post(`/api/agents/${agent}/tool-calls`)
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', 'localhost')
+      .send(lookup);
     expect(forged.status).toBe(421);
-    const through = await request(app).post(`/api/agents/${agent}/tool-calls`).set('Host', '127.0.0.1:3000').set('X-Forwarded-Host', 'evil.example').send(lookup);
+    const through = await request(app)
+      .post(`/api/agents/${agent}/tool-calls`)
+      .set('Host', '127.0.0.1:3000')
+      .set('X-Forwarded-Host', 'evil.example')
+      .send(lookup);
     expect(through.status).toBe(421);
     expect(await recordCount(app)).toBe(before);
     await request(app).get(`/api/agents/${agent}`).set('Host', '127.0.0.1:3000').set('X-Forwarded-Host', 'localhost').expect(200);
@@ -212,7 +235,10 @@ describe('when the host hands toolgate its own authentication (roleOf)', () => {
   });
 
   test('then a whole-number caller id (a database id) names the caller, as its string would', async () => {
-    const { app } = hostApp({ roleOf: (req) => ({ role: 'client', caller: Number(req.get('x-user-id')) }), rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' } });
+    const { app } = hostApp({
+      roleOf: (req) => ({ role: 'client', caller: Number(req.get('x-user-id')) }),
+      rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' },
+    });
     await request(app).get(`/api/agents/${agent}`).set('x-user-id', '42').expect(200);
     await request(app).get(`/api/agents/${agent}`).set('x-user-id', '42').expect(429);
     await request(app).get(`/api/agents/${agent}`).set('x-user-id', '43').expect(200);
@@ -223,7 +249,12 @@ describe('when the host hands toolgate its own authentication (roleOf)', () => {
     const open = hostApp({ clientRoutes: 'open' });
     const key = `shared-${Date.now()}`;
     const before = await recordCount(open.app);
-    const first = await request(named.app).post(`/api/agents/${agent}/tool-calls`).set('x-signed-in', '1').set('Idempotency-Key', key).send(lookup).expect(200);
+    const first = await request(named.app)
+      .post(`/api/agents/${agent}/tool-calls`)
+      .set('x-signed-in', '1')
+      .set('Idempotency-Key', key)
+      .send(lookup)
+      .expect(200);
     const anonymous = await request(open.app).post(`/api/agents/${agent}/tool-calls`).set('Idempotency-Key', key).send(lookup).expect(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect(anonymous.headers['idempotent-replayed']).toBeUndefined();

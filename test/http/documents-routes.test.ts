@@ -52,9 +52,15 @@ describe('when a client searches the corpus', () => {
 
 describe('when a client asks a question', () => {
   test('then the answer comes from the top chunks, returned as sources', async () => {
-    const res = await t.client().post(`/api/agents/${agent}/documents/ask`).send({ question: 'Can I get my money back if my order arrived melted?', top_k: 3 }).expect(200);
+    const res = await t
+      .client()
+      .post(`/api/agents/${agent}/documents/ask`)
+      .send({ question: 'Can I get my money back if my order arrived melted?', top_k: 3 })
+      .expect(200);
     expect(res.body.sources[0].document_id).toBe(ids.get('refund-policy'));
-    const corpus = loadCorpus().map((d) => d.content).join('\n');
+    const corpus = loadCorpus()
+      .map((d) => d.content)
+      .join('\n');
     for (const line of res.body.answer.split('\n').filter(Boolean)) expect(corpus).toContain(line);
   });
 
@@ -67,11 +73,17 @@ describe('when a client asks a question', () => {
 describe('when documents are managed', () => {
   test('then an unknown or foreign document is a 404 on delete', async () => {
     await t.client().delete(`/api/agents/${agent}/documents/999999`).expect(404);
-    await t.client().delete(`/api/agents/${empty}/documents/${ids.get('gift-cards')}`).expect(404);
+    await t
+      .client()
+      .delete(`/api/agents/${empty}/documents/${ids.get('gift-cards')}`)
+      .expect(404);
   });
 
   test('then a deleted document is no longer listed nor found', async () => {
-    await t.client().delete(`/api/agents/${agent}/documents/${ids.get('gift-cards')}`).expect(204);
+    await t
+      .client()
+      .delete(`/api/agents/${agent}/documents/${ids.get('gift-cards')}`)
+      .expect(204);
     const list = await t.client().get(`/api/agents/${agent}/documents`).expect(200);
     expect(list.body.map((d: { id: number }) => d.id)).not.toContain(ids.get('gift-cards'));
     const res = await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'gift card balance' }).expect(200);

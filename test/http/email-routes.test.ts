@@ -9,7 +9,11 @@ import { makeAgent } from '../support/factories';
 let t: TestApp;
 let agent: number;
 
-const MESSAGE = { from: 'Jane Doe <jane@acme.com>', subject: 'Melted order', body: 'My order arrived melted and I am really disappointed. Please refund it by Friday.' };
+const MESSAGE = {
+  from: 'Jane Doe <jane@acme.com>',
+  subject: 'Melted order',
+  body: 'My order arrived melted and I am really disappointed. Please refund it by Friday.',
+};
 
 beforeAll(async () => {
   t = await createTestApp({ bodyLimit: '64kb' });
@@ -21,7 +25,14 @@ describe('when a client posts a message for analysis', () => {
   test('then the analysis has the HTTP.md shape and the enum values', async () => {
     const res = await t.client().post(`/api/agents/${agent}/email/analyze`).send(MESSAGE).expect(200);
     expect(res.body).toMatchObject({ routing_key: 'jane@acme.com', tools: { email_analyzer: 'used', task_creator: 'used' } });
-    expect(Object.keys(res.body.analysis).sort()).toEqual(['action_items', 'category', 'priority', 'sentiment', 'suggested_reply', 'summary']);
+    expect(Object.keys(res.body.analysis).sort()).toEqual([
+      'action_items',
+      'category',
+      'priority',
+      'sentiment',
+      'suggested_reply',
+      'summary',
+    ]);
     expect(['low', 'medium', 'high', 'urgent']).toContain(res.body.analysis.priority);
     expect(res.body.analysis.sentiment).toBe('negative');
   });
@@ -43,7 +54,11 @@ describe('when the message is malformed', () => {
     ['a number for from', { from: 42, body: 'hi' }, ['body', 'from']],
     ['an array for body', { from: 'a@b.com', body: ['hi'] }, ['body', 'body']],
     ['a NUL byte in the subject', { from: 'a@b.com', body: 'hi', subject: 'a\u0000b' }, ['body', 'subject']],
-    ['authentication_results that is not a list', { from: 'a@b.com', body: 'hi', authentication_results: 'mx; dmarc=pass' }, ['body', 'authentication_results']],
+    [
+      'authentication_results that is not a list',
+      { from: 'a@b.com', body: 'hi', authentication_results: 'mx; dmarc=pass' },
+      ['body', 'authentication_results'],
+    ],
   ])('then %s is a 422 naming the field', async (_what, body, loc) => {
     for (const route of ['email/analyze', 'workflows/email']) {
       const res = await t.client().post(`/api/agents/${agent}/${route}`).send(body).expect(422);
@@ -53,7 +68,11 @@ describe('when the message is malformed', () => {
   });
 
   test('then a body over the limit is a 413', async () => {
-    const res = await t.client().post(`/api/agents/${agent}/email/analyze`).send({ ...MESSAGE, body: 'x'.repeat(70_000) }).expect(413);
+    const res = await t
+      .client()
+      .post(`/api/agents/${agent}/email/analyze`)
+      .send({ ...MESSAGE, body: 'x'.repeat(70_000) })
+      .expect(413);
     expect(res.body.code).toBe('payload_too_large');
   });
 
@@ -75,7 +94,9 @@ describe('when the language model fails', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    flaky = await createTestApp({ model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 2000, maxRetries: 0 }) });
+    flaky = await createTestApp({
+      model: new OpenAIModel({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'gpt-test', timeoutMs: 2000, maxRetries: 0 }),
+    });
     flakyAgent = await makeAgent(flaky, { name: 'Flaky', enabled_tools: 'email_analyzer,reply_generator' });
   });
   afterAll(async () => {
@@ -83,7 +104,14 @@ describe('when the language model fails', () => {
     await fake.close();
   });
 
-  const analysis = { summary: 'Melted order.', category: 'complaint', priority: 'high', sentiment: 'negative', action_items: [], suggested_reply: 'Sorry, we will refund you.' };
+  const analysis = {
+    summary: 'Melted order.',
+    category: 'complaint',
+    priority: 'high',
+    sentiment: 'negative',
+    action_items: [],
+    suggested_reply: 'Sorry, we will refund you.',
+  };
 
   test('then the analysis stage is a 502 upstream_error, recorded as a failure', async () => {
     fake.script(() => apiError(500, 'upstream exploded'));

@@ -17,7 +17,8 @@ function sourceFiles(): { file: string; text: string }[] {
     for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
       const file = path.posix.join(dir, entry.name);
       if (entry.isDirectory()) walk(file);
-      else if (/\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push({ file, text: readFileSync(path.join(ROOT, file), 'utf8') });
+      else if (/\.(ts|tsx|js|mjs|cjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+        files.push({ file, text: readFileSync(path.join(ROOT, file), 'utf8') });
     }
   };
   SOURCE_DIRS.forEach(walk);
@@ -31,7 +32,12 @@ function tableUnder(heading: string): string[][] {
   if (section === undefined) throw new Error(`docs/ERRORS.md has no section "## ${heading}"`);
   const rows = section.split('\n').filter((line) => line.startsWith('|'));
   // The header and the |---| line go; every other row is a code.
-  return rows.slice(2).map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
+  return rows.slice(2).map((row) =>
+    row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim()),
+  );
 }
 
 const unquoted = (cell: string): string => cell.replace(/^`|`$/g, '');
@@ -41,9 +47,11 @@ const sources = sourceFiles();
 
 /** The names of the classes that extend HttpError, directly or through another, wherever declared. */
 function httpErrorClasses(): Set<string> {
-  const extensions = sources.flatMap(({ text }) => [...text.matchAll(/class\s+(\w+)\s+extends\s+(\w+)/g)].map((m) => ({ name: m[1]!, base: m[2]! })));
+  const extensions = sources.flatMap(({ text }) =>
+    [...text.matchAll(/class\s+(\w+)\s+extends\s+(\w+)/g)].map((m) => ({ name: m[1]!, base: m[2]! })),
+  );
   const classes = new Set(['HttpError']);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const { name, base } of extensions) {
       if (classes.has(base) && !classes.has(name)) {
@@ -80,7 +88,7 @@ describe('the HTTP error codes', () => {
     expect(httpCodesInSource()).toEqual(sorted(Object.keys(ERROR_CODES)));
   });
 
-  test('every HttpError subclass is declared in src/errors.ts, so its status is its code\'s', () => {
+  test("every HttpError subclass is declared in src/errors.ts, so its status is its code's", () => {
     const outside = sources
       .filter(({ file }) => file !== REGISTRY)
       .flatMap(({ file, text }) => [...text.matchAll(/class\s+(\w+)\s+extends\s+HttpError\b/g)].map((m) => `${file}: ${m[1]}`));
@@ -101,7 +109,9 @@ describe('the configuration codes', () => {
   });
 
   test('every ERR_TOOLGATE_ code the source names is in CONFIG_ERROR_CODES, and CONFIG_ERROR_CODES holds none it never names', () => {
-    const named = sources.filter(({ file }) => file !== REGISTRY).flatMap(({ text }) => [...text.matchAll(/ERR_TOOLGATE_[A-Z_]+/g)].map((m) => m[0]));
+    const named = sources
+      .filter(({ file }) => file !== REGISTRY)
+      .flatMap(({ text }) => [...text.matchAll(/ERR_TOOLGATE_[A-Z_]+/g)].map((m) => m[0]));
     expect(sorted(named)).toEqual(sorted(Object.keys(CONFIG_ERROR_CODES)));
   });
 });

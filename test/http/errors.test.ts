@@ -47,7 +47,11 @@ describe('when the body is not what the route reads', () => {
   });
 
   test('then a body over the limit is 413 payload_too_large', async () => {
-    const res = await t.admin().post('/api/toolkits').send({ name: 'x'.repeat(5000), member_tool_ids: [] }).expect(413);
+    const res = await t
+      .admin()
+      .post('/api/toolkits')
+      .send({ name: 'x'.repeat(5000), member_tool_ids: [] })
+      .expect(413);
     expect(res.body.code).toBe('payload_too_large');
   });
 
@@ -58,7 +62,11 @@ describe('when the body is not what the route reads', () => {
   });
 
   test('then an array where a string belongs is a 422 with its location', async () => {
-    const res = await t.admin().post('/api/toolkits').send({ name: ['a'], member_tool_ids: [] }).expect(422);
+    const res = await t
+      .admin()
+      .post('/api/toolkits')
+      .send({ name: ['a'], member_tool_ids: [] })
+      .expect(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'name'] });
   });
 

@@ -27,7 +27,11 @@ beforeAll(async () => {
   t = await createTestApp();
   const analysis = await makeToolkit(t, 'Analysis', ['email_analyzer']);
   agent = await makeAgent(t, { name: 'Gated', toolkit_ids: [] });
-  await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${agent}/toolkits`)
+    .send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 });
 
 afterAll(() => t.close());
@@ -41,10 +45,15 @@ function hostApp(tg: Toolgate, options: { parseBody: boolean }): express.Express
   });
   const parsers = options.parseBody ? [express.json()] : [];
   app.post('/triage/:id', ...parsers, tg.toolRun(), tg.requireTool('email_analyzer'), (req, res) => {
-    res.json({ tools: currentRun(req).tools, hostAuth: (req as express.Request & { auth?: unknown }).auth, keys: Object.keys(res.locals.toolgate ?? {}), onRequest: 'toolgate' in req });
+    res.json({
+      tools: currentRun(req).tools,
+      hostAuth: (req as express.Request & { auth?: unknown }).auth,
+      keys: Object.keys(res.locals.toolgate ?? {}),
+      onRequest: 'toolgate' in req,
+    });
   });
   app.get('/boom', () => {
-    throw new Error('the host\'s own failure');
+    throw new Error("the host's own failure");
   });
   app.use(tg.errorHandler());
   app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
@@ -53,33 +62,50 @@ function hostApp(tg: Toolgate, options: { parseBody: boolean }): express.Express
   return app;
 }
 
-describe('when a host mounts toolRun() and requireTool() on its own route, with the plugin\'s error handler', () => {
+describe("when a host mounts toolRun() and requireTool() on its own route, with the plugin's error handler", () => {
   test('then a refusal is the HTTP.md JSON shape, not an HTML page', async () => {
-    const res = await request(hostApp(t.tg, { parseBody: true })).post(`/triage/${agent}`).send({ from: 'jane@acme.com' }).expect(403);
+    const res = await request(hostApp(t.tg, { parseBody: true }))
+      .post(`/triage/${agent}`)
+      .send({ from: 'jane@acme.com' })
+      .expect(403);
     expect(res.headers['content-type']).toMatch(/json/);
-    expect(res.body).toEqual({ detail: expect.stringMatching(/^email_analyzer is not offered to this run: /), code: 'tool_forbidden', tool: 'email_analyzer' });
+    expect(res.body).toEqual({
+      detail: expect.stringMatching(/^email_analyzer is not offered to this run: /),
+      code: 'tool_forbidden',
+      tool: 'email_analyzer',
+    });
   });
 
-  test('then toolgate keeps to res.locals.toolgate: the host\'s req.auth is untouched and nothing is added to req', async () => {
-    const res = await request(hostApp(t.tg, { parseBody: true })).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(200);
+  test("then toolgate keeps to res.locals.toolgate: the host's req.auth is untouched and nothing is added to req", async () => {
+    const res = await request(hostApp(t.tg, { parseBody: true }))
+      .post(`/triage/${agent}`)
+      .send({ from: 'mara@thescoop.com' })
+      .expect(200);
     expect(res.body).toEqual({ tools: ['email_analyzer'], hostAuth: { sub: 'host-user' }, keys: ['run'], onRequest: false });
   });
 
-  test('then an error that is not toolgate\'s goes on to the host\'s own handler', async () => {
-    const res = await request(hostApp(t.tg, { parseBody: true })).get('/boom').expect(599);
+  test("then an error that is not toolgate's goes on to the host's own handler", async () => {
+    const res = await request(hostApp(t.tg, { parseBody: true }))
+      .get('/boom')
+      .expect(599);
     expect(res.body).toEqual({ host: "the host's own failure" });
   });
 });
 
 describe('when a host forgets to parse the JSON body before toolRun()', () => {
   test('then the first request is a loud misconfiguration naming the fix, not a quiet refusal', async () => {
-    const res = await request(hostApp(t.tg, { parseBody: false })).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    const res = await request(hostApp(t.tg, { parseBody: false }))
+      .post(`/triage/${agent}`)
+      .send({ from: 'mara@thescoop.com' })
+      .expect(500);
     expect(res.body.code).toBe('misconfigured');
     expect(res.body.detail).toMatch(/mount express\.json\(\) before toolRun\(\)/);
   });
 
   test('then a request without a body is still resolved, as a run with no sender', async () => {
-    await request(hostApp(t.tg, { parseBody: false })).post(`/triage/${agent}`).expect(403);
+    await request(hostApp(t.tg, { parseBody: false }))
+      .post(`/triage/${agent}`)
+      .expect(403);
   });
 });
 
@@ -94,7 +120,10 @@ describe('when a host mounts a gate or reads the run without toolRun() before it
   }
 
   test('then requireTool() answers a loud misconfiguration naming toolRun(), never a grant', async () => {
-    const res = await request(appWithout([t.tg.requireTool('email_analyzer')])).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    const res = await request(appWithout([t.tg.requireTool('email_analyzer')]))
+      .post(`/triage/${agent}`)
+      .send({ from: 'mara@thescoop.com' })
+      .expect(500);
     expect(res.body.code).toBe('misconfigured');
     expect(res.body.detail).toMatch(/toolRun\(\) is not mounted before it/);
   });
@@ -104,7 +133,10 @@ describe('when a host mounts a gate or reads the run without toolRun() before it
       currentRun(req);
       next();
     };
-    const res = await request(appWithout([reads])).post(`/triage/${agent}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    const res = await request(appWithout([reads]))
+      .post(`/triage/${agent}`)
+      .send({ from: 'mara@thescoop.com' })
+      .expect(500);
     expect(res.body.code).toBe('misconfigured');
     expect(res.body.detail).toMatch(/toolRun\(\) is not mounted before it/);
   });
@@ -173,9 +205,15 @@ describe('when two toolgates run on two Sequelize instances in one process', () 
 describe('when a host grants from its own code', () => {
   test('then the services take patterns as written and store them normalized, and refuse a bad one with the reason', async () => {
     const kit = await t.tg.toolkits.create({ name: 'From code', member_tool_ids: ['email_analyzer'] });
-    const attachment = await t.tg.attachments.attach(agent, { toolkit_id: kit.id, rules: [{ kind: 'allow', pattern: 'Mara+x@TheScoop.com'.replace('+x', '') }] });
+    const attachment = await t.tg.attachments.attach(agent, {
+      toolkit_id: kit.id,
+      rules: [{ kind: 'allow', pattern: 'Mara+x@TheScoop.com'.replace('+x', '') }],
+    });
     expect(attachment.rules).toEqual([expect.objectContaining({ kind: 'allow', pattern: 'mara@thescoop.com' })]);
-    await expect(t.tg.attachments.addRule(agent, attachment.id, { kind: 'deny', pattern: '*thescoop.com' })).rejects.toMatchObject({ status: 422, code: 'validation_error' });
+    await expect(t.tg.attachments.addRule(agent, attachment.id, { kind: 'deny', pattern: '*thescoop.com' })).rejects.toMatchObject({
+      status: 422,
+      code: 'validation_error',
+    });
   });
 });
 
@@ -189,19 +227,28 @@ describe('when the thread and approval options are wrong', () => {
     [{ agentRuns: { messageIdDomain: 'not a host' } }, 'ERR_TOOLGATE_AGENT_RUNS', /messageIdDomain.*give a host name/],
     [{ approvals: { expiryMs: 1000 } }, 'ERR_TOOLGATE_APPROVALS', /expiryMs: 1000.*a minute/],
   ])('then createToolgate(%j) throws %s at construction, saying what to give', (options, code, message) => {
-    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, ...options })).toThrow(expect.objectContaining({ code, message: expect.stringMatching(message) }));
+    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, ...options })).toThrow(
+      expect.objectContaining({ code, message: expect.stringMatching(message) }),
+    );
   });
 });
 
-describe('when a host\'s own error handler reads the http-errors fields', () => {
+describe("when a host's own error handler reads the http-errors fields", () => {
   test('then a toolgate error carries status, statusCode and expose (true for a 4xx)', async () => {
     const app = express();
     app.post('/triage/:id', express.json(), t.tg.toolRun(), t.tg.requireTool('email_analyzer'), (_req, res) => {
       res.json({ granted: true });
     });
-    app.use((err: { status?: number; statusCode?: number; expose?: boolean; code?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(err.statusCode ?? 500).json({ status: err.status, statusCode: err.statusCode, expose: err.expose, code: err.code });
-    });
+    app.use(
+      (
+        err: { status?: number; statusCode?: number; expose?: boolean; code?: string },
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        res.status(err.statusCode ?? 500).json({ status: err.status, statusCode: err.statusCode, expose: err.expose, code: err.code });
+      },
+    );
     const res = await request(app).post(`/triage/${agent}`).send({ from: 'jane@acme.com' }).expect(403);
     expect(res.body).toEqual({ status: 403, statusCode: 403, expose: true, code: 'tool_forbidden' });
   });
@@ -228,27 +275,40 @@ describe('when the database is down under a host that mounts tg.router', () => {
     return app;
   }
 
-  test.each(['express default', 'html of its own'] as const)('then with the %s handler, toolgate\'s own routes answer 503 unavailable as JSON, with a request id', async (handler) => {
-    const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
-    const app = hostWith(tg, handler);
-    for (const route of routes) {
-      const res = await admin(request(app).get(route));
-      expect({ route, status: res.status, type: res.headers['content-type'] }).toEqual({ route, status: 503, type: expect.stringMatching(/application\/json/) });
-      expect(res.body).toEqual({ detail: expect.stringContaining('nothing was granted'), code: 'unavailable', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-      expect(res.headers['x-request-id']).toBe(res.body.request_id);
-      expect(res.headers['retry-after']).toBe('5');
-    }
-    await tg.close();
-  });
+  test.each(['express default', 'html of its own'] as const)(
+    "then with the %s handler, toolgate's own routes answer 503 unavailable as JSON, with a request id",
+    async (handler) => {
+      const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
+      const app = hostWith(tg, handler);
+      for (const route of routes) {
+        const res = await admin(request(app).get(route));
+        expect({ route, status: res.status, type: res.headers['content-type'] }).toEqual({
+          route,
+          status: 503,
+          type: expect.stringMatching(/application\/json/),
+        });
+        expect(res.body).toEqual({
+          detail: expect.stringContaining('nothing was granted'),
+          code: 'unavailable',
+          request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        });
+        expect(res.headers['x-request-id']).toBe(res.body.request_id);
+        expect(res.headers['retry-after']).toBe('5');
+      }
+      await tg.close();
+    },
+  );
 
   test('then a request id the caller sent is the one answered', async () => {
     const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
-    const res = await admin(request(hostWith(tg, 'express default')).get('/api/agents')).set('X-Request-Id', 'host-req-42').expect(503);
+    const res = await admin(request(hostWith(tg, 'express default')).get('/api/agents'))
+      .set('X-Request-Id', 'host-req-42')
+      .expect(503);
     expect(res.body.request_id).toBe('host-req-42');
     await tg.close();
   });
 
-  test('then an error of the host\'s own route, mounted after the router, still goes to the host\'s handler', async () => {
+  test("then an error of the host's own route, mounted after the router, still goes to the host's handler", async () => {
     const tg = createToolgate({ sequelize: down, adminToken: ADMIN_TOKEN });
     const res = await request(hostWith(tg, 'html of its own')).get('/api/host-boom').expect(500);
     expect(res.headers['content-type']).toMatch(/html/);
@@ -288,10 +348,16 @@ const server = app.listen(0, '127.0.0.1', async () => {
 process.on('SIGTERM', () => server.close(() => void sequelize.close()));
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', host], { cwd: root, env: { ...process.env, DATABASE_URL: t.databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', host], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: t.databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+    const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+    );
     try {
       const ready = await new Promise<string>((resolve, reject) => {
         const late = setTimeout(() => {
@@ -310,7 +376,11 @@ process.on('SIGTERM', () => server.close(() => void sequelize.close()));
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const end = await exited;
       clearTimeout(timer);
-      expect({ code: end.code, signal: end.signal, withinFiveSeconds: end.at - sent < 5_000 }).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+      expect({ code: end.code, signal: end.signal, withinFiveSeconds: end.at - sent < 5_000 }).toEqual({
+        code: 0,
+        signal: null,
+        withinFiveSeconds: true,
+      });
     } finally {
       // A failed assertion must not leave the host running behind the test.
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -318,7 +388,7 @@ process.on('SIGTERM', () => server.close(() => void sequelize.close()));
   }, 60_000);
 });
 
-describe('when a host\'s setup code gets or creates its toolkit and agent by name, on every start', () => {
+describe("when a host's setup code gets or creates its toolkit and agent by name, on every start", () => {
   test('then a second start finds what the first made, and says it did not create it', async () => {
     const first = await t.tg.toolkits.ensure({ name: 'Ensured kit', member_tool_ids: ['email_analyzer'] });
     const again = await t.tg.toolkits.ensure({ name: 'ensured KIT', member_tool_ids: ['email_analyzer'] });
@@ -333,7 +403,11 @@ describe('when a host\'s setup code gets or creates its toolkit and agent by nam
     for (const name of ['Équipe', 'İstanbul desk']) {
       const first = await t.tg.toolkits.ensure({ name, member_tool_ids: ['email_analyzer'] });
       const again = await t.tg.toolkits.ensure({ name, member_tool_ids: ['email_analyzer'] });
-      expect({ name, created: [first.created, again.created], same: again.id === first.id }).toEqual({ name, created: [true, false], same: true });
+      expect({ name, created: [first.created, again.created], same: again.id === first.id }).toEqual({
+        name,
+        created: [true, false],
+        same: true,
+      });
       const agent = await t.tg.agents.ensure({ name, toolkit_ids: [] });
       expect((await t.tg.agents.ensure({ name, toolkit_ids: [] })).id).toBe(agent.id);
     }
@@ -341,12 +415,25 @@ describe('when a host\'s setup code gets or creates its toolkit and agent by nam
 
   test('then what an operator changed since is returned as it stands, never overwritten', async () => {
     const kit = await t.tg.toolkits.ensure({ name: 'Operator kit', member_tool_ids: ['email_analyzer'] });
-    await t.admin().patch(`/api/toolkits/${kit.id}`).send({ member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/toolkits/${kit.id}`)
+      .send({ member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' })
+      .expect(200);
     const again = await t.tg.toolkits.ensure({ name: 'Operator kit', member_tool_ids: ['email_analyzer'] });
-    expect(again).toMatchObject({ id: kit.id, created: false, member_tool_ids: ['email_analyzer', 'task_creator'], description: 'widened by an operator' });
+    expect(again).toMatchObject({
+      id: kit.id,
+      created: false,
+      member_tool_ids: ['email_analyzer', 'task_creator'],
+      description: 'widened by an operator',
+    });
     const bot = await t.tg.agents.ensure({ name: 'Operator agent', description: 'from code' });
     await t.admin().patch(`/api/agents/${bot.id}`).send({ description: 'an operator wrote this' }).expect(204);
-    expect(await t.tg.agents.ensure({ name: 'Operator agent', description: 'from code' })).toMatchObject({ id: bot.id, created: false, description: 'an operator wrote this' });
+    expect(await t.tg.agents.ensure({ name: 'Operator agent', description: 'from code' })).toMatchObject({
+      id: bot.id,
+      created: false,
+      description: 'an operator wrote this',
+    });
   });
 
   test('then starts racing each other make one of each', async () => {
@@ -360,9 +447,16 @@ describe('when a host\'s setup code gets or creates its toolkit and agent by nam
 
   test('then a typo in the members is refused even when the toolkit exists, and two agents of one name are a conflict', async () => {
     await t.tg.toolkits.ensure({ name: 'Typo kit', member_tool_ids: ['email_analyzer'] });
-    await expect(t.tg.toolkits.ensure({ name: 'Typo kit', member_tool_ids: ['email_analyzr'] })).rejects.toMatchObject({ status: 422, code: 'validation_error' });
+    await expect(t.tg.toolkits.ensure({ name: 'Typo kit', member_tool_ids: ['email_analyzr'] })).rejects.toMatchObject({
+      status: 422,
+      code: 'validation_error',
+    });
     await t.tg.agents.create({ name: 'Twin', toolkit_ids: [] });
     await t.tg.agents.create({ name: 'Twin', toolkit_ids: [] });
-    await expect(t.tg.agents.ensure({ name: 'Twin', toolkit_ids: [] })).rejects.toMatchObject({ status: 409, code: 'conflict', message: expect.stringContaining('2 agents are named "Twin"') });
+    await expect(t.tg.agents.ensure({ name: 'Twin', toolkit_ids: [] })).rejects.toMatchObject({
+      status: 409,
+      code: 'conflict',
+      message: expect.stringContaining('2 agents are named "Twin"'),
+    });
   });
 });

@@ -23,7 +23,11 @@ beforeAll(async () => {
   if (policies.listenerState !== 'listening') await once(policies, 'listening');
   const finance = await makeToolkit(t, 'Finance', ['process_refund']);
   sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
-  await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${sundae}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 });
 afterAll(() => t.close());
 
@@ -38,7 +42,7 @@ describe('when /metrics is asked for', () => {
     expect(res.body).toMatchObject({ code: 'unauthenticated', detail: expect.any(String) });
   });
 
-  test('then an unknown token is a 401, and a client\'s or the scheduler\'s token a 403', async () => {
+  test("then an unknown token is a 401, and a client's or the scheduler's token a 403", async () => {
     await scrape('not-a-known-token-0123456789').expect(401);
     expect((await scrape(CLIENT_TOKEN).expect(403)).body.code).toBe('forbidden');
     expect((await scrape(SCHEDULER_TOKEN).expect(403)).body.code).toBe('forbidden');
@@ -49,8 +53,10 @@ describe('when /metrics is asked for', () => {
     expect(res.body.code).toBe('forbidden');
   });
 
-  test('then a metrics token that is another role\'s token too is refused when the toolgate is made', () => {
-    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, metricsToken: ADMIN_TOKEN })).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_SHARED_TOKEN' }));
+  test("then a metrics token that is another role's token too is refused when the toolgate is made", () => {
+    expect(() => createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, metricsToken: ADMIN_TOKEN })).toThrow(
+      expect.objectContaining({ code: 'ERR_TOOLGATE_SHARED_TOKEN' }),
+    );
   });
 
   test('then the metrics token and the admin token read the Prometheus text', async () => {
@@ -67,22 +73,34 @@ describe('when runs have been granted, refused and skipped', () => {
 
   beforeAll(async () => {
     // Sundae: Jane is refused process_refund; Mara is granted it, twice (a cache hit).
-    await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(403);
-    await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'Mara <mara+billing@thescoop.com>' }).expect(200);
-    await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1043' }, sender: 'mara@thescoop.com' }).expect(200);
+    await t
+      .client()
+      .post(`/api/agents/${sundae}/tool-calls`)
+      .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(403);
+    await t
+      .client()
+      .post(`/api/agents/${sundae}/tool-calls`)
+      .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'Mara <mara+billing@thescoop.com>' })
+      .expect(200);
+    await t
+      .client()
+      .post(`/api/agents/${sundae}/tool-calls`)
+      .send({ tool: 'process_refund', input: { order_id: 'SCP-1043' }, sender: 'mara@thescoop.com' })
+      .expect(200);
     await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'no_such_tool', sender: 'mara@thescoop.com' }).expect(403);
     text = (await scrape(METRICS_TOKEN).expect(200)).text;
   });
 
   const value = (line: RegExp) => Number(line.exec(text)?.[1] ?? NaN);
 
-  test('then decisions are counted by outcome and reason, the refusal with the gate\'s reason', () => {
+  test("then decisions are counted by outcome and reason, the refusal with the gate's reason", () => {
     expect(value(/^toolgate_decisions_total\{outcome="granted",reason="offered"\} (\d+)$/m)).toBeGreaterThanOrEqual(2);
     expect(value(/^toolgate_decisions_total\{outcome="refused",reason="allow_list_default"\} (\d+)$/m)).toBe(1);
     expect(value(/^toolgate_decisions_total\{outcome="refused",reason="not_carried"\} (\d+)$/m)).toBe(1);
   });
 
-  test('then tool calls are counted by status, with the listener\'s state and the pool\'s', () => {
+  test("then tool calls are counted by status, with the listener's state and the pool's", () => {
     expect(value(/^toolgate_tool_calls_total\{status="denied"\} (\d+)$/m)).toBe(2);
     expect(value(/^toolgate_tool_calls_total\{status="success"\} (\d+)$/m)).toBe(2);
     // A call is counted once, by how it ended, not again for its started record.
@@ -98,7 +116,8 @@ describe('when runs have been granted, refused and skipped', () => {
   });
 
   test('then no label or value carries a sender, a routing key, a token or a tool input', () => {
-    for (const secret of ['@', 'mara', 'jane', 'thescoop', 'acme', 'SCP-', ADMIN_TOKEN, CLIENT_TOKEN, METRICS_TOKEN]) expect(text).not.toContain(secret);
+    for (const secret of ['@', 'mara', 'jane', 'thescoop', 'acme', 'SCP-', ADMIN_TOKEN, CLIENT_TOKEN, METRICS_TOKEN])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -106,8 +125,16 @@ describe('when a call is over its cap', () => {
   test('then the refusal is counted with the reason cap_exceeded', async () => {
     const lookups = await makeToolkit(t, 'Lookups', ['lookup_order']);
     const capped = await makeAgent(t, { name: 'Capped', toolkit_ids: [] });
-    await t.admin().post(`/api/agents/${capped}/toolkits`).send({ toolkit_id: lookups, caps: [{ tool_id: null, per: 'agent', limit: 1, window: '1h' }] }).expect(201);
-    const call = () => t.client().post(`/api/agents/${capped}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' });
+    await t
+      .admin()
+      .post(`/api/agents/${capped}/toolkits`)
+      .send({ toolkit_id: lookups, caps: [{ tool_id: null, per: 'agent', limit: 1, window: '1h' }] })
+      .expect(201);
+    const call = () =>
+      t
+        .client()
+        .post(`/api/agents/${capped}/tool-calls`)
+        .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' });
     await call().expect(200);
     await call().expect(403);
     const text = (await scrape(METRICS_TOKEN).expect(200)).text;

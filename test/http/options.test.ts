@@ -150,17 +150,16 @@ describe('when createToolgate is given every option it takes', () => {
     await expect(tg.close()).resolves.toBeUndefined();
   });
 
-  test.each([
-    [{ clientRoutes: 'open', allowedHosts: ['toolgate.internal'] }],
-    [{ rateLimit: false }],
-    [{ policyCache: 'off' }],
-  ])('then the other forms an option takes build too: %j', async (options) => {
-    const tg = createToolgate({ sequelize, ...(options as Partial<ToolgateOptions>) });
-    await expect(tg.close()).resolves.toBeUndefined();
-  });
+  test.each([[{ clientRoutes: 'open', allowedHosts: ['toolgate.internal'] }], [{ rateLimit: false }], [{ policyCache: 'off' }]])(
+    'then the other forms an option takes build too: %j',
+    async (options) => {
+      const tg = createToolgate({ sequelize, ...(options as Partial<ToolgateOptions>) });
+      await expect(tg.close()).resolves.toBeUndefined();
+    },
+  );
 });
 
-describe("when the service reads its environment with nothing set", () => {
+describe('when the service reads its environment with nothing set', () => {
   test('then it starts from the defaults the options schema declares', () => {
     const config = readConfig({});
     const { mode, maxAgents, maxAgeMs } = OPTION_DEFAULTS.policyCache;
@@ -171,10 +170,13 @@ describe("when the service reads its environment with nothing set", () => {
     expect(config.rateLimit).toMatchObject({ store: OPTION_DEFAULTS.rateLimitStore });
   });
 
-  test.each([['TOOLGATE_APPROVAL_EXPIRY_HOURS', '721'], ['TOOLGATE_POLICY_CACHE_MAX_AGENTS', '10000001'], ['TOOLGATE_AGENT_MAX_STEPS', '101']])(
-    'then %s=%s, past the bound the option has, stops the start naming it',
-    (name, value) => {
-      expect(() => readConfig({ [name]: value })).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringContaining(name) }));
-    },
-  );
+  test.each([
+    ['TOOLGATE_APPROVAL_EXPIRY_HOURS', '721'],
+    ['TOOLGATE_POLICY_CACHE_MAX_AGENTS', '10000001'],
+    ['TOOLGATE_AGENT_MAX_STEPS', '101'],
+  ])('then %s=%s, past the bound the option has, stops the start naming it', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(
+      expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringContaining(name) }),
+    );
+  });
 });

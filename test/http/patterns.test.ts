@@ -38,9 +38,15 @@ describe('when a rule pattern breaks SEMANTICS §4', () => {
   });
 
   test('then a bad pattern inside a rules list names its position, and nothing of the list is written', async () => {
-    const res = await t.admin()
+    const res = await t
+      .admin()
       .patch(`/api/agents/${agent}/toolkits/${attachment}`)
-      .send({ rules: [{ kind: 'allow', pattern: '*@thescoop.com' }, { kind: 'deny', pattern: '*thescoop.com' }] })
+      .send({
+        rules: [
+          { kind: 'allow', pattern: '*@thescoop.com' },
+          { kind: 'deny', pattern: '*thescoop.com' },
+        ],
+      })
       .expect(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'rules', 1, 'pattern']);
     const after = await t.admin().get(`/api/agents/${agent}/toolkits/${attachment}`).expect(200);
@@ -48,25 +54,41 @@ describe('when a rule pattern breaks SEMANTICS §4', () => {
   });
 
   test('then an unknown rule kind is a 422', async () => {
-    const res = await t.admin().post(`/api/agents/${agent}/toolkits/${attachment}/rules`).send({ kind: 'maybe', pattern: 'a@b.com' }).expect(422);
+    const res = await t
+      .admin()
+      .post(`/api/agents/${agent}/toolkits/${attachment}/rules`)
+      .send({ kind: 'maybe', pattern: 'a@b.com' })
+      .expect(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'kind']);
   });
 });
 
 describe('when a rule pattern is valid', () => {
   test('then it is stored lowercased, with a punycode domain and no trailing dot', async () => {
-    const res = await t.admin().post(`/api/agents/${agent}/toolkits/${attachment}/rules`).send({ kind: 'allow', pattern: 'Mara@Bücher.DE.' }).expect(201);
+    const res = await t
+      .admin()
+      .post(`/api/agents/${agent}/toolkits/${attachment}/rules`)
+      .send({ kind: 'allow', pattern: 'Mara@Bücher.DE.' })
+      .expect(201);
     expect(res.body).toMatchObject({ kind: 'allow', pattern: 'mara@xn--bcher-kva.de' });
   });
 
   test('then the same rule twice is a 409', async () => {
     await t.admin().post(`/api/agents/${agent}/toolkits/${attachment}/rules`).send({ kind: 'deny', pattern: '*@evil.com' }).expect(201);
-    const res = await t.admin().post(`/api/agents/${agent}/toolkits/${attachment}/rules`).send({ kind: 'deny', pattern: '*@EVIL.com' }).expect(409);
+    const res = await t
+      .admin()
+      .post(`/api/agents/${agent}/toolkits/${attachment}/rules`)
+      .send({ kind: 'deny', pattern: '*@EVIL.com' })
+      .expect(409);
     expect(res.body.code).toBe('conflict');
   });
 
   test('then a subdomain wildcard matches subdomains only', async () => {
-    await t.admin().patch(`/api/agents/${agent}/toolkits/${attachment}`).send({ rules: [{ kind: 'allow', pattern: 'mara@*.thescoop.com' }] }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${agent}/toolkits/${attachment}`)
+      .send({ rules: [{ kind: 'allow', pattern: 'mara@*.thescoop.com' }] })
+      .expect(200);
     const sub = await t.admin().get(`/api/agents/${agent}/tools`).query({ sender: 'mara@eu.thescoop.com' }).expect(200);
     const apex = await t.admin().get(`/api/agents/${agent}/tools`).query({ sender: 'mara@thescoop.com' }).expect(200);
     expect(sub.body.tools).toEqual(['process_refund']);

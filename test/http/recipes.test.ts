@@ -147,13 +147,24 @@ describe.each(RECIPES)('when the legacy recipe "$purpose" ($enabled_tools) is mi
 
   beforeAll(async () => {
     agent = await makeAgent(t, { name: recipe.purpose, enabled_tools: recipe.enabled_tools });
-    await t.client().post(`/api/agents/${agent}/documents`).send({ title: 'Refund policy', content: 'Melted orders are refunded in full within five days. Refunds go back to the original card.' }).expect(201);
+    await t
+      .client()
+      .post(`/api/agents/${agent}/documents`)
+      .send({
+        title: 'Refund policy',
+        content: 'Melted orders are refunded in full within five days. Refunds go back to the original card.',
+      })
+      .expect(201);
   });
 
   test(`then email analysis answers ${recipe.analyze}${recipe.analyzeTasks ? ` with task_creator ${recipe.analyzeTasks}` : ''}`, async () => {
     const res = await t.client().post(`/api/agents/${agent}/email/analyze`).send(MESSAGE).expect(recipe.analyze);
     if (recipe.analyze === 403) {
-      expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'email_analyzer', detail: 'This agent does not have email_analyzer tool enabled' });
+      expect(res.body).toMatchObject({
+        code: 'tool_forbidden',
+        tool: 'email_analyzer',
+        detail: 'This agent does not have email_analyzer tool enabled',
+      });
       return;
     }
     expect(res.body.tools).toEqual({ email_analyzer: 'used', task_creator: recipe.analyzeTasks });
@@ -174,7 +185,11 @@ describe.each(RECIPES)('when the legacy recipe "$purpose" ($enabled_tools) is mi
 
   test(`then document search answers ${recipe.search} and ask ${recipe.ask}`, async () => {
     const search = await t.client().post(`/api/agents/${agent}/documents/search`).send({ query: 'melted refund' }).expect(recipe.search);
-    const ask = await t.client().post(`/api/agents/${agent}/documents/ask`).send({ question: 'Are melted orders refunded?' }).expect(recipe.ask);
+    const ask = await t
+      .client()
+      .post(`/api/agents/${agent}/documents/ask`)
+      .send({ question: 'Are melted orders refunded?' })
+      .expect(recipe.ask);
     if (recipe.search === 200) expect(search.body.results[0]).toMatchObject({ title: 'Refund policy' });
     else expect(search.body).toMatchObject({ code: 'tool_forbidden', detail: 'This agent does not have document_search tool enabled' });
     if (recipe.ask === 200) expect(ask.body.answer).toContain('Melted orders are refunded in full');
@@ -187,7 +202,9 @@ describe.each(RECIPES)('when the legacy recipe "$purpose" ($enabled_tools) is mi
 
   test('then the calls leave exactly the expected tool-call records', async () => {
     const res = await t.admin().get(`/api/agents/${agent}/tool-calls?limit=100`).expect(200);
-    const oldestFirst = [...res.body].reverse().map((c: { tool_id: string; tool_name: string; status: string }) => [c.tool_id, c.tool_name, c.status]);
+    const oldestFirst = [...res.body]
+      .reverse()
+      .map((c: { tool_id: string; tool_name: string; status: string }) => [c.tool_id, c.tool_name, c.status]);
     expect(oldestFirst).toEqual(recipe.records);
   });
 });

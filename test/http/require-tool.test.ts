@@ -20,7 +20,11 @@ beforeAll(async () => {
   const tasks = await makeToolkit(t, 'Tasks', ['task_creator']);
   open = await makeAgent(t, { name: 'Open', toolkit_ids: [analysis, tasks] });
   gated = await makeAgent(t, { name: 'Gated', toolkit_ids: [] });
-  await t.admin().post(`/api/agents/${gated}/toolkits`).send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${gated}/toolkits`)
+    .send({ toolkit_id: analysis, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 
   host = express();
   host.use(express.json());
@@ -43,7 +47,11 @@ describe('when the gate tool is offered to the run', () => {
 describe('when the gate tool is not offered to the run', () => {
   test('then the request is refused 403 tool_forbidden, saying the gate did not admit this sender (the legacy sentence is for the legacy routes)', async () => {
     const res = await request(host).post(`/triage/${gated}`).send({ from: 'jane@acme.com' }).expect(403);
-    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'email_analyzer', detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/) });
+    expect(res.body).toMatchObject({
+      code: 'tool_forbidden',
+      tool: 'email_analyzer',
+      detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/),
+    });
   });
 
   test('then the refusal is recorded as denied, with the routing key', async () => {

@@ -37,24 +37,34 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function recordsUnderReservedId(): Promise<{ status: string; error: string | null }[]> {
-  return t.sequelize.query<{ status: string; error: string | null }>("SELECT status, error FROM tool_calls WHERE agent_id = :agent AND tool_id = 'agent_access_rules' ORDER BY id", {
-    replacements: { agent: sundae.id },
-    type: QueryTypes.SELECT,
-  });
+  return t.sequelize.query<{ status: string; error: string | null }>(
+    "SELECT status, error FROM tool_calls WHERE agent_id = :agent AND tool_id = 'agent_access_rules' ORDER BY id",
+    {
+      replacements: { agent: sundae.id },
+      type: QueryTypes.SELECT,
+    },
+  );
 }
 
 test('when a caller dispatches the tool agent_access_rules, then it is refused 403 tool_forbidden and nothing is recorded under the id', async () => {
-  const res = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'agent_access_rules', sender: 'mara@thescoop.com' }).expect(403);
+  const res = await t
+    .client()
+    .post(`/api/agents/${sundae.id}/tool-calls`)
+    .send({ tool: 'agent_access_rules', sender: 'mara@thescoop.com' })
+    .expect(403);
   expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'agent_access_rules' });
   expect(await recordsUnderReservedId()).toEqual([]);
 });
 
-test.each(['dispatch', 'skip'])('when a host calls run.%s with the id agent_access_rules, then it is a configuration error, nothing runs and nothing is recorded', async (step) => {
-  const res = await request(host).post(`/steps/${sundae.id}/${step}`).send({ from: 'mara@thescoop.com' }).expect(500);
-  expect(res.body).toEqual({ name: 'ToolgateConfigError', code: 'ERR_TOOLGATE_RESERVED_TOOL_ID' });
-  expect(ran).toBe(0);
-  expect(await recordsUnderReservedId()).toEqual([]);
-});
+test.each(['dispatch', 'skip'])(
+  'when a host calls run.%s with the id agent_access_rules, then it is a configuration error, nothing runs and nothing is recorded',
+  async (step) => {
+    const res = await request(host).post(`/steps/${sundae.id}/${step}`).send({ from: 'mara@thescoop.com' }).expect(500);
+    expect(res.body).toEqual({ name: 'ToolgateConfigError', code: 'ERR_TOOLGATE_RESERVED_TOOL_ID' });
+    expect(ran).toBe(0);
+    expect(await recordsUnderReservedId()).toEqual([]);
+  },
+);
 
 test('when a host refuses the id agent_access_rules, then it is the usual 403 tool_forbidden, with no record under the id', async () => {
   const res = await request(host).post(`/steps/${sundae.id}/refuse`).send({ from: 'mara@thescoop.com' }).expect(403);
@@ -63,6 +73,12 @@ test('when a host refuses the id agent_access_rules, then it is the usual 403 to
 });
 
 test("when the agent's access rules refuse a sender, then that refusal is still the one record under agent_access_rules", async () => {
-  await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'intern@thescoop.com' }).expect(403);
-  expect(await recordsUnderReservedId()).toEqual([{ status: 'denied', error: "refused by the agent's access rules: deny_rule (deny intern@thescoop.com)" }]);
+  await t
+    .client()
+    .post(`/api/agents/${sundae.id}/tool-calls`)
+    .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'intern@thescoop.com' })
+    .expect(403);
+  expect(await recordsUnderReservedId()).toEqual([
+    { status: 'denied', error: "refused by the agent's access rules: deny_rule (deny intern@thescoop.com)" },
+  ]);
 });

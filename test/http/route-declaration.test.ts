@@ -23,17 +23,21 @@ function app(section: Parameters<typeof mountRoutes<Fakes>>[0], fakes: Fakes, mo
   return a;
 }
 
-const step = (fakes: Fakes, name: string): RequestHandler => (_req, _res, next) => {
-  fakes.seen.push(name);
-  next();
-};
+const step =
+  (fakes: Fakes, name: string): RequestHandler =>
+  (_req, _res, next) => {
+    fakes.seen.push(name);
+    next();
+  };
 
 function declared(fakes: Fakes) {
   const mount: MountServices = {
-    requireRole: (...roles) => (req, _res, next) => {
-      fakes.seen.push(`role:${roles.join('|')}`);
-      next(req.headers['x-role'] === 'nobody' ? new ForbiddenError('not you') : undefined);
-    },
+    requireRole:
+      (...roles) =>
+      (req, _res, next) => {
+        fakes.seen.push(`role:${roles.join('|')}`);
+        next(req.headers['x-role'] === 'nobody' ? new ForbiddenError('not you') : undefined);
+      },
     idempotencyKey: step(fakes, 'idempotency'),
   };
   const section = routeSection<Fakes>('Test', (route) => [
@@ -77,7 +81,10 @@ describe('when a declared route is called', () => {
   test('then the role, the input checks, the Idempotency-Key, its own middleware and the handler run in that order, once each', async () => {
     const fakes: Fakes = { seen: [] };
     const { section, mount } = declared(fakes);
-    const res = await request(app(section, fakes, mount)).post('/agents/7/words?loud=yes').send({ word: 'hi' }).expect(201);
+    const res = await request(app(section, fakes, mount))
+      .post('/agents/7/words?loud=yes')
+      .send({ word: 'hi' })
+      .expect(201);
     expect(res.body).toEqual({ agent: 7, word: 'HI', sent: { word: 'hi' } });
     expect(fakes.seen).toEqual(['role:client', 'idempotency', 'run', 'handler']);
   });
@@ -85,7 +92,11 @@ describe('when a declared route is called', () => {
   test('then a refused role stops it before its input is read', async () => {
     const fakes: Fakes = { seen: [] };
     const { section, mount } = declared(fakes);
-    await request(app(section, fakes, mount)).post('/agents/x/words').set('x-role', 'nobody').send({}).expect(403);
+    await request(app(section, fakes, mount))
+      .post('/agents/x/words')
+      .set('x-role', 'nobody')
+      .send({})
+      .expect(403);
     expect(fakes.seen).toEqual(['role:client']);
   });
 
@@ -94,7 +105,10 @@ describe('when a declared route is called', () => {
     const { section, mount } = declared(fakes);
     const a = app(section, fakes, mount);
     expect((await request(a).post('/agents/07/words').send({ word: 'hi' }).expect(422)).body.detail[0].loc).toEqual(['path', 'id']);
-    expect((await request(a).post('/agents/7/words?loud=maybe').send({ word: 'hi' }).expect(422)).body.detail[0].loc).toEqual(['query', 'loud']);
+    expect((await request(a).post('/agents/7/words?loud=maybe').send({ word: 'hi' }).expect(422)).body.detail[0].loc).toEqual([
+      'query',
+      'loud',
+    ]);
     expect((await request(a).post('/agents/7/words').send({ word: '' }).expect(422)).body.detail[0].loc).toEqual(['body', 'word']);
     expect(fakes.seen).toEqual(['role:client', 'role:client', 'role:client']);
   });
@@ -102,7 +116,9 @@ describe('when a declared route is called', () => {
   test('then a handler that returns nothing answers the success status with no content', async () => {
     const fakes: Fakes = { seen: [] };
     const { section, mount } = declared(fakes);
-    const res = await request(app(section, fakes, mount)).delete('/agents/7/words/3').expect(204);
+    const res = await request(app(section, fakes, mount))
+      .delete('/agents/7/words/3')
+      .expect(204);
     expect(res.text).toBe('');
   });
 
@@ -120,6 +136,8 @@ describe('when a section is mounted without what its routes need', () => {
     const fakes: Fakes = { seen: [] };
     const { section, mount } = declared(fakes);
     expect(() => mountRoutes(section, fakes, {})).toThrow('POST /agents/:id/words has roles: mount it with requireRole.');
-    expect(() => mountRoutes(section, fakes, { requireRole: mount.requireRole })).toThrow('POST /agents/:id/words takes an Idempotency-Key: mount it with idempotencyKey.');
+    expect(() => mountRoutes(section, fakes, { requireRole: mount.requireRole })).toThrow(
+      'POST /agents/:id/words takes an Idempotency-Key: mount it with idempotencyKey.',
+    );
   });
 });

@@ -19,7 +19,11 @@ beforeAll(async () => {
   const operations = await mk('Operations', ['check_flavor_stock', 'send_email']);
 
   sundae = await makeAgent(t, { name: 'Sundae', toolkit_ids: [support] });
-  await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await t
+    .admin()
+    .post(`/api/agents/${sundae}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
 
   scout = await makeAgent(t, { name: 'Scout', toolkit_ids: [] });
   await t.admin().post(`/api/agents/${scout}/toolkits`).send({ toolkit_id: finance }).expect(201);
@@ -29,7 +33,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const refund = (agent: number, sender: string, order = 'SCP-1042') =>
-  t.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'process_refund', input: { order_id: order }, sender });
+  t
+    .client()
+    .post(`/api/agents/${agent}/tool-calls`)
+    .send({ tool: 'process_refund', input: { order_id: order }, sender });
 
 describe('when Jane writes to Sundae', () => {
   test('then her run is offered the Support tools and not process_refund', async () => {
@@ -40,13 +47,21 @@ describe('when Jane writes to Sundae', () => {
   });
 
   test('then Sundae can look her order up', async () => {
-    const res = await t.client().post(`/api/agents/${sundae}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(200);
+    const res = await t
+      .client()
+      .post(`/api/agents/${sundae}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(200);
     expect(res.body).toMatchObject({ tool: 'lookup_order', status: 'success', output: { id: 'SCP-1042', flavor: 'Mint Chip' } });
   });
 
   test('then process_refund cannot be dispatched even by name, and the refusal is recorded', async () => {
     const res = await refund(sundae, 'jane@acme.com').expect(403);
-    expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'process_refund', detail: expect.stringMatching(/^process_refund is not offered to this run: its gate admits listed senders only/) });
+    expect(res.body).toMatchObject({
+      code: 'tool_forbidden',
+      tool: 'process_refund',
+      detail: expect.stringMatching(/^process_refund is not offered to this run: its gate admits listed senders only/),
+    });
     const [order] = await t.sequelize.query("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", { type: QueryTypes.SELECT });
     expect(order).toEqual({ status: 'delivered' });
     const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls`).expect(200);
@@ -68,7 +83,9 @@ describe('when Mara replies on the same thread', () => {
     const res = await refund(sundae, 'Mara <Mara+billing@TheScoop.com>').expect(200);
     expect(res.body).toMatchObject({ status: 'success', output: { refunded: true, amount_cents: 1899 } });
     const calls = await t.admin().get(`/api/agents/${sundae}/tool-calls?limit=1`).expect(200);
-    expect(calls.body).toEqual([expect.objectContaining({ tool_id: 'process_refund', status: 'success', routing_key: 'mara@thescoop.com' })]);
+    expect(calls.body).toEqual([
+      expect.objectContaining({ tool_id: 'process_refund', status: 'success', routing_key: 'mara@thescoop.com' }),
+    ]);
   });
 });
 
@@ -90,7 +107,10 @@ describe('when Scout holds the same Finance toolkit with no rules', () => {
   test('then any sender who reaches Scout is offered process_refund', async () => {
     const res = await t.admin().get(`/api/agents/${scout}/tools`).query({ sender: 'jane@acme.com' }).expect(200);
     expect(res.body.tools).toContain('process_refund');
-    expect(res.body.attachments.find((a: { toolkit_name: string }) => a.toolkit_name === 'Finance')).toMatchObject({ admitted: true, reason: 'no_rules' });
+    expect(res.body.attachments.find((a: { toolkit_name: string }) => a.toolkit_name === 'Finance')).toMatchObject({
+      admitted: true,
+      reason: 'no_rules',
+    });
   });
 });
 
@@ -106,11 +126,16 @@ describe("when Scout's morning stock report runs on schedule", () => {
 
   test('then the scheduler can dispatch check_flavor_stock and send_email, and not process_refund', async () => {
     await t.scheduler().post(`/api/agents/${scout}/tool-calls`).send({ tool: 'check_flavor_stock', scheduled: true }).expect(200);
-    await t.scheduler()
+    await t
+      .scheduler()
       .post(`/api/agents/${scout}/tool-calls`)
       .send({ tool: 'send_email', scheduled: true, input: { to: 'mara@thescoop.com', subject: 'Stock', body: 'Strawberry is out.' } })
       .expect(200);
-    const res = await t.scheduler().post(`/api/agents/${scout}/tool-calls`).send({ tool: 'process_refund', scheduled: true, input: { order_id: 'SCP-1050' } }).expect(403);
+    const res = await t
+      .scheduler()
+      .post(`/api/agents/${scout}/tool-calls`)
+      .send({ tool: 'process_refund', scheduled: true, input: { order_id: 'SCP-1050' } })
+      .expect(403);
     expect(res.body.code).toBe('tool_forbidden');
     const calls = await t.admin().get(`/api/agents/${scout}/tool-calls?limit=3`).expect(200);
     expect(calls.body.map((c: { tool_id: string; status: string; run: string }) => [c.tool_id, c.status, c.run])).toEqual([

@@ -16,9 +16,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const systemRows = () =>
-  t.sequelize.query<{ system_key: string; member_tool_ids: string[] }>('SELECT system_key, member_tool_ids FROM toolkits WHERE system_key IS NOT NULL ORDER BY system_key', {
-    type: QueryTypes.SELECT,
-  });
+  t.sequelize.query<{ system_key: string; member_tool_ids: string[] }>(
+    'SELECT system_key, member_tool_ids FROM toolkits WHERE system_key IS NOT NULL ORDER BY system_key',
+    {
+      type: QueryTypes.SELECT,
+    },
+  );
 
 describe('when no sync has run yet', () => {
   test('then a new agent gets no toolkits, and so no tools', async () => {
@@ -45,16 +48,26 @@ describe('when the sync runs', () => {
   });
 
   test('then a second sync changes nothing', async () => {
-    const before = await t.sequelize.query('SELECT id, name, member_tool_ids, updated_at FROM toolkits ORDER BY id', { type: QueryTypes.SELECT });
+    const before = await t.sequelize.query('SELECT id, name, member_tool_ids, updated_at FROM toolkits ORDER BY id', {
+      type: QueryTypes.SELECT,
+    });
     const report = (await t.admin().post('/api/toolkits/sync').expect(200)).body;
-    const after = await t.sequelize.query('SELECT id, name, member_tool_ids, updated_at FROM toolkits ORDER BY id', { type: QueryTypes.SELECT });
+    const after = await t.sequelize.query('SELECT id, name, member_tool_ids, updated_at FROM toolkits ORDER BY id', {
+      type: QueryTypes.SELECT,
+    });
     expect(after).toEqual(before);
     expect(report).toMatchObject({ created: [], all_tools_added: [], all_tools_removed: [] });
   });
 
   test("then an operator's curation of Default Tools survives the sync", async () => {
-    const defaults = (await t.admin().get('/api/toolkits').expect(200)).body.find((k: { system_key: string }) => k.system_key === 'default_tools');
-    await t.admin().patch(`/api/toolkits/${defaults.id}`).send({ member_tool_ids: ['email_analyzer', 'lookup_order'] }).expect(200);
+    const defaults = (await t.admin().get('/api/toolkits').expect(200)).body.find(
+      (k: { system_key: string }) => k.system_key === 'default_tools',
+    );
+    await t
+      .admin()
+      .patch(`/api/toolkits/${defaults.id}`)
+      .send({ member_tool_ids: ['email_analyzer', 'lookup_order'] })
+      .expect(200);
     const report = (await t.admin().post('/api/toolkits/sync').expect(200)).body;
     expect(report.default_tools.member_tool_ids).toEqual(['email_analyzer', 'lookup_order']);
   });
@@ -75,7 +88,11 @@ describe('when the sync runs', () => {
 
   test('then All Tools members cannot be edited by hand', async () => {
     const all = (await t.admin().get('/api/toolkits').expect(200)).body.find((k: { system_key: string }) => k.system_key === 'all_tools');
-    const res = await t.admin().patch(`/api/toolkits/${all.id}`).send({ member_tool_ids: ['email_analyzer'] }).expect(409);
+    const res = await t
+      .admin()
+      .patch(`/api/toolkits/${all.id}`)
+      .send({ member_tool_ids: ['email_analyzer'] })
+      .expect(409);
     expect(res.body.code).toBe('conflict');
   });
 });
@@ -100,7 +117,9 @@ describe('when an agent is created after the sync', () => {
   test('then it gets Default Tools with an open gate', async () => {
     const agent = await makeAgent(t, { name: 'Fresh' });
     const attachments = (await t.admin().get(`/api/agents/${agent}/toolkits`).expect(200)).body;
-    expect(attachments).toEqual([expect.objectContaining({ allow_proactive: false, rules: [], toolkit: expect.objectContaining({ system_key: 'default_tools' }) })]);
+    expect(attachments).toEqual([
+      expect.objectContaining({ allow_proactive: false, rules: [], toolkit: expect.objectContaining({ system_key: 'default_tools' }) }),
+    ]);
   });
 
   test('then naming its toolkits replaces Default Tools', async () => {

@@ -10,8 +10,16 @@ beforeAll(async () => {
   t = await createTestApp();
   const finance = await makeToolkit(t, 'Finance', ['process_refund']);
   agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
-  await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
-  const refund = (sender: string) => t.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender });
+  await t
+    .admin()
+    .post(`/api/agents/${agent}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
+  const refund = (sender: string) =>
+    t
+      .client()
+      .post(`/api/agents/${agent}/tool-calls`)
+      .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender });
   await refund('jane@acme.com').expect(403);
   await refund('mara@thescoop.com').expect(200);
   await refund('omar@example.org').expect(403);

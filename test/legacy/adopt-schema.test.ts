@@ -15,7 +15,12 @@ async function emptyDatabase(): Promise<Sequelize> {
 afterAll(() => Promise.all(databases.map((db) => db.drop())));
 
 const tableComment = async (sql: Sequelize, table: string) =>
-  (await sql.query<{ c: string | null }>(`SELECT obj_description(to_regclass(:table), 'pg_class') AS c`, { replacements: { table }, type: QueryTypes.SELECT }))[0]?.c;
+  (
+    await sql.query<{ c: string | null }>(`SELECT obj_description(to_regclass(:table), 'pg_class') AS c`, {
+      replacements: { table },
+      type: QueryTypes.SELECT,
+    })
+  )[0]?.c;
 
 describe('when a legacy agents table has a required column toolgate would not fill', () => {
   test('then the migration refuses, naming the column, and changes nothing', async () => {

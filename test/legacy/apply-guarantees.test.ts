@@ -16,7 +16,10 @@ const databases: TestDatabase[] = [];
 async function legacyFilledDatabase(): Promise<Sequelize> {
   const db = await createTestDatabase();
   databases.push(db);
-  await insertLegacyAgents(db.sequelize, LEGACY_AGENTS.filter((a) => a.name !== 'Operator managed'));
+  await insertLegacyAgents(
+    db.sequelize,
+    LEGACY_AGENTS.filter((a) => a.name !== 'Operator managed'),
+  );
   return db.sequelize;
 }
 
@@ -42,7 +45,10 @@ describe('when the check inside the apply finds a grant that differs from the le
     expect(failure).toBeInstanceOf(ParityMismatchError);
     const report = (failure as ParityMismatchError).report;
     expect(report.verification).toMatchObject({ status: 'failed', over: 'database' });
-    expect(report.verification.mismatches[0]).toMatchObject({ tool_id: null, problem: expect.stringContaining('no longer follows its string') });
+    expect(report.verification.mismatches[0]).toMatchObject({
+      tool_id: null,
+      problem: expect.stringContaining('no longer follows its string'),
+    });
     expect(report.verification.mismatches[1]).toMatchObject({ tool_id: null, problem: expect.stringContaining('has gate rules') });
     expect(report.verification.mismatches.some((m) => m.tool_id === 'email_analyzer' && m.legacy === true && m.new === false)).toBe(true);
     expect(await fingerprint(sql, { sequences: false })).toEqual(before);
@@ -73,7 +79,12 @@ describe('when the admin asks to map typos', () => {
     const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', mapTypos: true });
     expect(report.verification.status).toBe('passed');
     expect(report.agents.with_mapped_typos).toBe(4);
-    expect(report.unmatched.filter((u) => u.mapped).map((u) => u.token)).toEqual(['Email_Analyzer', 'email-analyzer', 'document_serach', '\ufefftask_creator']);
+    expect(report.unmatched.filter((u) => u.mapped).map((u) => u.token)).toEqual([
+      'Email_Analyzer',
+      'email-analyzer',
+      'document_serach',
+      '\ufefftask_creator',
+    ]);
     expect(await grantsOf(sql, 'Case variant')).toEqual([{ name: 'Legacy: email_analyzer, task_creator', origin: 'legacy' }]);
   });
 
@@ -133,7 +144,10 @@ describe('when another transaction is writing to agents', () => {
     const writer = await sql.transaction();
     try {
       await sql.query("UPDATE agents SET name = name WHERE name = 'Triage'", { transaction: writer });
-      await expect(migrateEnabledTools(sql, manifest, { mode: 'apply', lockTimeoutSeconds: 1 })).rejects.toMatchObject({ code: 'migration_busy', status: 409 });
+      await expect(migrateEnabledTools(sql, manifest, { mode: 'apply', lockTimeoutSeconds: 1 })).rejects.toMatchObject({
+        code: 'migration_busy',
+        status: 409,
+      });
     } finally {
       await writer.rollback();
     }
@@ -141,7 +155,7 @@ describe('when another transaction is writing to agents', () => {
   });
 });
 
-describe('when the database is still the legacy application\'s, not yet adopted', () => {
+describe("when the database is still the legacy application's, not yet adopted", () => {
   let sql: Sequelize;
   beforeAll(async () => {
     const db = await createEmptyDatabase();

@@ -2,7 +2,6 @@
 // path `npm run migrate` on a legacy database, and `migrate:enabled-tools` with each mode.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 import { buildLegacyDatabase, LEGACY_AGENTS } from './fixtures/legacy-database';
@@ -25,7 +24,11 @@ function run(script: string, args: string[]): Promise<Run> {
     execFile(
       TSX,
       [path.join(ROOT, 'src', 'service', 'cli', script), ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, TOOLGATE_DEMO: 'off', TOOLGATE_LOG: 'silent' }, maxBuffer: 10 * 1024 * 1024 },
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: db.url, TOOLGATE_DEMO: 'off', TOOLGATE_LOG: 'silent' },
+        maxBuffer: 10 * 1024 * 1024,
+      },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -72,8 +75,15 @@ describe('when the deploy path runs on the legacy database', () => {
     expect(result.stderr).toBe('');
     const out = JSON.parse(result.stdout);
     expect(out.schema_migrations_applied[0]).toBe('20261130000001-create-agents.ts');
-    expect(out.enabled_tools).toMatchObject({ mode: 'apply', committed: true, agents: { follow: LEGACY_AGENTS.length }, verification: { status: 'passed' } });
-    const [grants] = await sql.query<{ n: string }>("SELECT count(*) AS n FROM agent_toolkits WHERE origin = 'legacy'", { type: QueryTypes.SELECT });
+    expect(out.enabled_tools).toMatchObject({
+      mode: 'apply',
+      committed: true,
+      agents: { follow: LEGACY_AGENTS.length },
+      verification: { status: 'passed' },
+    });
+    const [grants] = await sql.query<{ n: string }>("SELECT count(*) AS n FROM agent_toolkits WHERE origin = 'legacy'", {
+      type: QueryTypes.SELECT,
+    });
     expect(Number(grants!.n)).toBe(out.enabled_tools.changes.attachments_created);
   });
 
@@ -89,7 +99,9 @@ describe('when the admin undoes and re-applies by hand', () => {
   test('then --undo removes the grants and prints a readable report', async () => {
     const result = await run('migrate-enabled-tools.ts', ['--undo']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^enabled_tools migration, undo, committed\n\nRemoved 13 legacy grants \(from 13 agents\) and 7 legacy toolkits\./);
+    expect(result.stdout).toMatch(
+      /^enabled_tools migration, undo, committed\n\nRemoved 13 legacy grants \(from 13 agents\) and 7 legacy toolkits\./,
+    );
   });
 
   test('then --apply --map-typos grants the suggestions too', async () => {

@@ -22,7 +22,23 @@ describe('when a dry run report is formatted', () => {
     const { report } = planEnabledTools(
       [
         { id: 1, name: 'Triage', enabled_tools: 'email_analyzer, Task-Creator', attachments: [] },
-        { id: 2, name: 'Managed', enabled_tools: null, attachments: [{ attachment_id: 9, toolkit_id: 3, toolkit_name: 'Default Tools', origin: 'default', allow_proactive: false, rule_count: 0, legacy_tool_set: null, member_tool_ids: [] }] },
+        {
+          id: 2,
+          name: 'Managed',
+          enabled_tools: null,
+          attachments: [
+            {
+              attachment_id: 9,
+              toolkit_id: 3,
+              toolkit_name: 'Default Tools',
+              origin: 'default',
+              allow_proactive: false,
+              rule_count: 0,
+              legacy_tool_set: null,
+              member_tool_ids: [],
+            },
+          ],
+        },
       ],
       { registeredIds: IDS, mapTypos: false, toolkits: new Map() },
     );

@@ -59,7 +59,7 @@ async function offered(agentId: number, sender: string): Promise<string[]> {
 }
 
 describe('when the schema migrations run on a legacy database', () => {
-  test('then the legacy columns and rows are unchanged and only missing columns are added, marked as toolgate\'s', async () => {
+  test("then the legacy columns and rows are unchanged and only missing columns are added, marked as toolgate's", async () => {
     expect(await legacySnapshot(sql, { legacyOnly: true })).toEqual(legacyBefore);
     const added = await sql.query<{ table_name: string; column_name: string }>(
       `SELECT c.table_name, c.column_name FROM information_schema.columns c
@@ -98,8 +98,18 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
   beforeAll(async () => {
     // An operator's toolkit already holds the name the migration would give the {email_analyzer} set,
     // and one agent was put under an operator's own grant before the migration.
-    operatorKit = (await admin.post('/api/toolkits').send({ name: 'Legacy: email_analyzer', member_tool_ids: ['document_search'] }).expect(201)).body.id;
-    supportKit = (await admin.post('/api/toolkits').send({ name: 'Support', member_tool_ids: ['email_analyzer', 'reply_generator'] }).expect(201)).body.id;
+    operatorKit = (
+      await admin
+        .post('/api/toolkits')
+        .send({ name: 'Legacy: email_analyzer', member_tool_ids: ['document_search'] })
+        .expect(201)
+    ).body.id;
+    supportKit = (
+      await admin
+        .post('/api/toolkits')
+        .send({ name: 'Support', member_tool_ids: ['email_analyzer', 'reply_generator'] })
+        .expect(201)
+    ).body.id;
     await admin.post(`/api/agents/${OPERATOR_MANAGED_AGENT}/toolkits`).send({ toolkit_id: supportKit }).expect(201);
   });
 
@@ -112,7 +122,14 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
 
   test('then the report groups agents by their set of valid ids and lists every token that granted nothing', () => {
     expect(dryRun.agents).toEqual({
-      read: 18, follow: 17, changed: 12, unchanged: 5, without_tools: 5, skipped: 1, with_unmatched_tokens: 7, with_mapped_typos: 0,
+      read: 18,
+      follow: 17,
+      changed: 12,
+      unchanged: 5,
+      without_tools: 5,
+      skipped: 1,
+      with_unmatched_tokens: 7,
+      with_mapped_typos: 0,
     });
     expect(dryRun.toolkits.map((t) => [t.name, t.agents, t.status])).toEqual([
       ['Legacy: email_analyzer, task_creator', 5, 'create'],
@@ -135,7 +152,12 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
     ]);
     expect(dryRun.unmatched.find((u) => u.agent_id === 13)!.token).toBe(`${'x'.repeat(120)}… (3000 characters)`);
     expect(dryRun.skipped).toEqual([
-      { agent_id: OPERATOR_MANAGED_AGENT, agent_name: 'Operator managed', reason: 'operator_attachments', detail: 'holds grants the migration did not make: Support [operator]' },
+      {
+        agent_id: OPERATOR_MANAGED_AGENT,
+        agent_name: 'Operator managed',
+        reason: 'operator_attachments',
+        detail: 'holds grants the migration did not make: Support [operator]',
+      },
     ]);
     expect(dryRun.verification).toMatchObject({ status: 'passed', over: 'plan', agents_checked: 17, tools: TOOLS, mismatch_count: 0 });
   });
@@ -161,7 +183,10 @@ describe('when an admin previews, applies and re-applies the enabled_tools migra
   });
 
   test("then the operator's toolkits and grants are untouched", async () => {
-    expect((await admin.get(`/api/toolkits/${operatorKit}`).expect(200)).body).toMatchObject({ name: 'Legacy: email_analyzer', member_tool_ids: ['document_search'] });
+    expect((await admin.get(`/api/toolkits/${operatorKit}`).expect(200)).body).toMatchObject({
+      name: 'Legacy: email_analyzer',
+      member_tool_ids: ['document_search'],
+    });
     const attachments = (await admin.get(`/api/agents/${OPERATOR_MANAGED_AGENT}/toolkits`).expect(200)).body;
     expect(attachments.map((a: { toolkit: { id: number } }) => a.toolkit.id)).toEqual([supportKit]);
   });
@@ -203,14 +228,22 @@ describe('when the admin undoes the migration', () => {
   });
 
   test('then every legacy grant and every legacy toolkit nothing else uses is removed', async () => {
-    expect(report).toMatchObject({ mode: 'undo', committed: true, changes: { attachments_removed: 13, toolkits_removed: 6 }, verification: { status: 'passed' } });
+    expect(report).toMatchObject({
+      mode: 'undo',
+      committed: true,
+      changes: { attachments_removed: 13, toolkits_removed: 6 },
+      verification: { status: 'passed' },
+    });
     const legacy = await sql.query("SELECT id FROM agent_toolkits WHERE origin = 'legacy'", { type: QueryTypes.SELECT });
     expect(legacy).toEqual([]);
-    for (const agent of await allAgents()) if (agent.id !== OPERATOR_MANAGED_AGENT) expect(await offered(agent.id, 'jane@acme.com')).toEqual([]);
+    for (const agent of await allAgents())
+      if (agent.id !== OPERATOR_MANAGED_AGENT) expect(await offered(agent.id, 'jane@acme.com')).toEqual([]);
   });
 
   test("then a legacy toolkit an operator attached by hand stays, with the operator's grant", async () => {
-    expect(report.undo?.kept_toolkits).toEqual([{ toolkit_id: handAttached, name: 'Legacy: reply_generator', attachments: 1, members_edited: false }]);
+    expect(report.undo?.kept_toolkits).toEqual([
+      { toolkit_id: handAttached, name: 'Legacy: reply_generator', attachments: 1, members_edited: false },
+    ]);
     expect(await offered(OPERATOR_MANAGED_AGENT, 'jane@acme.com')).toEqual(['email_analyzer', 'reply_generator']);
   });
 

@@ -91,7 +91,6 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
   });
 
   test('then step 4, npm start, seeds no demo, registers no demo tool and grants none', async () => {
-
     // `npm start` runs `tsx src/service/server.ts`; it is started directly so that SIGTERM reaches the service (README).
     service = await startService({ env: operatorEnv({ TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
 
@@ -104,7 +103,9 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
     const tools = (await (await fetch(`${base}/tools`, { headers: auth })).json()) as { id: string }[];
     expect(tools.map((t) => t.id).sort()).toEqual(['document_search', 'email_analyzer', 'reply_generator', 'task_creator']);
-    const offered = (await (await fetch(`${base}/agents/${orderDesk}/tools?sender=jane@acme.com`, { headers: auth })).json()) as { tools: string[] };
+    const offered = (await (await fetch(`${base}/agents/${orderDesk}/tools?sender=jane@acme.com`, { headers: auth })).json()) as {
+      tools: string[];
+    };
     expect(offered.tools).toEqual(['email_analyzer']);
     expect(service.output()).toMatch(/demo off.*DATABASE_URL/);
 
@@ -129,7 +130,9 @@ describe('when the legacy database already keeps a SequelizeMeta of its own', ()
     const other = createSequelize(own);
     try {
       await buildLegacyDatabase(other);
-      await other.query(`CREATE TABLE "SequelizeMeta" (name varchar(255) PRIMARY KEY); INSERT INTO "SequelizeMeta" VALUES ('00000000000001-legacy-billing.js')`);
+      await other.query(
+        `CREATE TABLE "SequelizeMeta" (name varchar(255) PRIMARY KEY); INSERT INTO "SequelizeMeta" VALUES ('00000000000001-legacy-billing.js')`,
+      );
       const before = await cluster.dump(own);
       const env = { DATABASE_URL: own };
       expect((await sh('npm', ['run', 'migrate'], env)).code).toBe(0);
@@ -142,4 +145,3 @@ describe('when the legacy database already keeps a SequelizeMeta of its own', ()
     }
   });
 });
-

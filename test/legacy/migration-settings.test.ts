@@ -16,7 +16,10 @@ beforeAll(async () => {
   // One connection: a setting that leaked would be seen by the very next query.
   db = await createTestDatabase({ pool: { max: 1 } } as never);
   sql = db.sequelize;
-  await insertLegacyAgents(sql, LEGACY_AGENTS.filter((a) => a.name !== 'Operator managed'));
+  await insertLegacyAgents(
+    sql,
+    LEGACY_AGENTS.filter((a) => a.name !== 'Operator managed'),
+  );
 });
 afterAll(() => db.drop());
 
@@ -33,7 +36,10 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
     if (transaction && ownQuery && !asking) {
       asking = true;
       try {
-        const [row] = await original<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { transaction, type: QueryTypes.SELECT });
+        const [row] = await original<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, {
+          transaction,
+          type: QueryTypes.SELECT,
+        });
         seen.add(row!.s);
       } finally {
         asking = false;
@@ -46,14 +52,16 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
 }
 
 const settingsOfPool = async () =>
-  (await sql.query<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { type: QueryTypes.SELECT }))[0]!.s;
+  (
+    await sql.query<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { type: QueryTypes.SELECT })
+  )[0]!.s;
 
 describe.each([
   ['a dry run', () => migrateEnabledTools(sql, manifest, { mode: 'dry_run', batchSize: 4 })],
   ['an apply', () => migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 4 })],
   ['an undo', () => undoEnabledTools(sql, manifest)],
 ])('when %s runs on a server with JIT on', (_name, run) => {
-  test('then JIT is off and work_mem 64MB for its reads and writes, and the pool is back to the server\'s settings after it', async () => {
+  test("then JIT is off and work_mem 64MB for its reads and writes, and the pool is back to the server's settings after it", async () => {
     expect(await settingsOfPool()).toBe('on 4MB');
     const watch = watchJit(sql);
     try {

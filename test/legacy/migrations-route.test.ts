@@ -17,7 +17,10 @@ const asAdmin = () => request(app).post(URL).set('Authorization', `Bearer ${ADMI
 
 beforeAll(async () => {
   t = await createTestApp();
-  app = createApp(t.tg, { logger: createLogger(false), extraApiRoutes: [mountRoutes(migrationsRoutes, internalsOf(t.tg), internalsOf(t.tg))] });
+  app = createApp(t.tg, {
+    logger: createLogger(false),
+    extraApiRoutes: [mountRoutes(migrationsRoutes, internalsOf(t.tg), internalsOf(t.tg))],
+  });
   await insertLegacyAgents(t.sequelize, [
     { name: 'Legacy triage', enabled_tools: 'email_analyzer, task_creator' },
     { name: 'Legacy typo', enabled_tools: 'Email_Analyzer' },
@@ -35,7 +38,10 @@ describe('when someone other than an admin calls the migration route', () => {
 describe('when the body breaks the schema', () => {
   test('then an unknown field or a wrong type is a 422 naming it', async () => {
     const unknown = (await asAdmin().send({ dryrun: false }).expect(422)).body;
-    expect(unknown).toMatchObject({ code: 'validation_error', detail: [expect.objectContaining({ loc: ['body'], type: 'unrecognized_keys' })] });
+    expect(unknown).toMatchObject({
+      code: 'validation_error',
+      detail: [expect.objectContaining({ loc: ['body'], type: 'unrecognized_keys' })],
+    });
     const wrongType = (await asAdmin().send({ dry_run: 'no' }).expect(422)).body;
     expect(wrongType.detail).toEqual([expect.objectContaining({ loc: ['body', 'dry_run'], type: 'invalid_type' })]);
   });
@@ -46,14 +52,28 @@ describe('when an admin calls it', () => {
     await request(app).post('/api/agents').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ name: 'New-style agent' }).expect(201);
     const report = (await asAdmin().expect(200)).body;
     expect(report).toMatchObject({ mode: 'dry_run', committed: false, map_typos: false, verification: { status: 'passed', over: 'plan' } });
-    expect(report.skipped).toEqual([expect.objectContaining({ agent_name: 'New-style agent', reason: 'operator_attachments', detail: expect.stringContaining('Default Tools [default]') })]);
+    expect(report.skipped).toEqual([
+      expect.objectContaining({
+        agent_name: 'New-style agent',
+        reason: 'operator_attachments',
+        detail: expect.stringContaining('Default Tools [default]'),
+      }),
+    ]);
     expect(report.agents).toMatchObject({ read: 3, follow: 2, changed: 1, without_tools: 1 });
-    expect(report.unmatched).toEqual([expect.objectContaining({ agent_name: 'Legacy typo', token: 'Email_Analyzer', suggestion: 'email_analyzer', mapped: false })]);
+    expect(report.unmatched).toEqual([
+      expect.objectContaining({ agent_name: 'Legacy typo', token: 'Email_Analyzer', suggestion: 'email_analyzer', mapped: false }),
+    ]);
   });
 
   test('then dry_run false with map_typos applies, committed and verified', async () => {
     const report = (await asAdmin().send({ dry_run: false, map_typos: true }).expect(200)).body;
-    expect(report).toMatchObject({ mode: 'apply', committed: true, map_typos: true, changes: { attachments_created: 2 }, verification: { status: 'passed', over: 'database' } });
+    expect(report).toMatchObject({
+      mode: 'apply',
+      committed: true,
+      map_typos: true,
+      changes: { attachments_created: 2 },
+      verification: { status: 'passed', over: 'database' },
+    });
     expect(report.unmatched).toEqual([expect.objectContaining({ token: 'Email_Analyzer', mapped: true })]);
   });
 
@@ -66,10 +86,17 @@ describe('when an admin calls it', () => {
     try {
       const body = (await asAdmin().send({ dry_run: false }).expect(409)).body;
       expect(body).toMatchObject({ code: 'parity_mismatch', report: { committed: false, verification: { status: 'failed' } } });
-      expect(body.report.verification.mismatches).toContainEqual(expect.objectContaining({ tool_id: 'process_refund', legacy: false, new: true }));
-      const grants = (await request(app).get('/api/agents').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200)).body as { id: number; name: string }[];
+      expect(body.report.verification.mismatches).toContainEqual(
+        expect.objectContaining({ tool_id: 'process_refund', legacy: false, new: true }),
+      );
+      const grants = (await request(app).get('/api/agents').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200)).body as {
+        id: number;
+        name: string;
+      }[];
       const meddled = grants.find((a) => a.name === 'Meddled')!;
-      expect((await request(app).get(`/api/agents/${meddled.id}/toolkits`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200)).body).toEqual([]);
+      expect(
+        (await request(app).get(`/api/agents/${meddled.id}/toolkits`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200)).body,
+      ).toEqual([]);
     } finally {
       await t.sequelize.query('DROP TRIGGER meddle ON agent_toolkits; DROP FUNCTION meddle();');
     }

@@ -58,7 +58,9 @@ describe('when many agents share a few strings, and some hold grants the migrati
       `INSERT INTO toolkits (name, member_tool_ids) VALUES ('Support', ARRAY['email_analyzer']::varchar(64)[]) RETURNING id`,
       { type: QueryTypes.SELECT },
     );
-    await sql.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id, origin) SELECT id, ${support!.id}, 'operator' FROM agents WHERE id % 11 = 0`);
+    await sql.query(
+      `INSERT INTO agent_toolkits (agent_id, toolkit_id, origin) SELECT id, ${support!.id}, 'operator' FROM agents WHERE id % 11 = 0`,
+    );
     await sql.query(`INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern)
       SELECT at.id, 'allow', '*@acme.com' FROM agent_toolkits at WHERE at.origin = 'legacy' AND at.agent_id % 13 = 0`);
     await sql.query(`INSERT INTO agent_toolkits (agent_id, toolkit_id, origin)
@@ -81,7 +83,12 @@ describe('when many agents share a few strings, and some hold grants the migrati
     const expected = await plannedAgentByAgent(sql, LIMITS);
     const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 50, limits: LIMITS });
     expect(sameAs(report)).toEqual(sameAs(expected));
-    expect(report.verification).toMatchObject({ status: 'passed', over: 'database', agents_checked: expected.agents.follow, mismatch_count: 0 });
+    expect(report.verification).toMatchObject({
+      status: 'passed',
+      over: 'database',
+      agents_checked: expected.agents.follow,
+      mismatch_count: 0,
+    });
     const again = await migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 50, limits: LIMITS });
     expect(again.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 0, attachments_removed: 0 });
     expect(again.verification).toMatchObject({ status: 'passed', agents_checked: expected.agents.follow });
@@ -102,7 +109,9 @@ describe('when the agents hold more distinct strings than the migration plans by
     const report = await migrateEnabledTools(sql, manifest, { mode: 'apply', limits: LIMITS });
     expect(sameAs(report)).toEqual(sameAs(expected));
     expect(report.verification).toMatchObject({ status: 'passed', agents_checked: MAX_PLAIN_CLASSES + 1 });
-    const [held] = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM agent_toolkits WHERE origin = 'legacy'`, { type: QueryTypes.SELECT });
+    const [held] = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM agent_toolkits WHERE origin = 'legacy'`, {
+      type: QueryTypes.SELECT,
+    });
     expect(Number(held!.n)).toBe(MAX_PLAIN_CLASSES + 1);
   });
 });
@@ -113,21 +122,27 @@ describe('when the legacy enabled_tools column compares case-insensitively (a no
   test.each([
     ['the typo first', ['Email_Analyzer', 'email_analyzer']],
     ['the clean string first', ['email_analyzer', 'Email_Analyzer']],
-  ])('then with %s, the apply grants only the agent whose string names the tool, and the check holds every agent to its own string', async (_order, strings) => {
-    const sql = await freshDatabase();
-    await sql.query("CREATE COLLATION legacy_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
-    await sql.query('ALTER TABLE agents ALTER COLUMN enabled_tools TYPE text COLLATE legacy_ci');
-    for (const [i, s] of strings.entries()) await sql.query('INSERT INTO agents (name, enabled_tools) VALUES (:name, :s)', { replacements: { name: `Agent ${i}`, s } });
-    const report = await migrateEnabledTools(sql, manifest, { mode: 'apply' });
-    expect(report.verification.status).toBe('passed');
-    const held = await sql.query<{ enabled_tools: string; tools: string[] | null }>(
-      `SELECT a.enabled_tools::text AS enabled_tools, array_agg(m ORDER BY m) FILTER (WHERE m IS NOT NULL) AS tools
+  ])(
+    'then with %s, the apply grants only the agent whose string names the tool, and the check holds every agent to its own string',
+    async (_order, strings) => {
+      const sql = await freshDatabase();
+      await sql.query("CREATE COLLATION legacy_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+      await sql.query('ALTER TABLE agents ALTER COLUMN enabled_tools TYPE text COLLATE legacy_ci');
+      for (const [i, s] of strings.entries())
+        await sql.query('INSERT INTO agents (name, enabled_tools) VALUES (:name, :s)', { replacements: { name: `Agent ${i}`, s } });
+      const report = await migrateEnabledTools(sql, manifest, { mode: 'apply' });
+      expect(report.verification.status).toBe('passed');
+      const held = await sql.query<{ enabled_tools: string; tools: string[] | null }>(
+        `SELECT a.enabled_tools::text AS enabled_tools, array_agg(m ORDER BY m) FILTER (WHERE m IS NOT NULL) AS tools
          FROM agents a LEFT JOIN agent_toolkits at ON at.agent_id = a.id LEFT JOIN toolkits t ON t.id = at.toolkit_id LEFT JOIN unnest(t.member_tool_ids) m ON true
         GROUP BY a.id ORDER BY a.id`,
-      { type: QueryTypes.SELECT },
-    );
-    expect(held.map((h) => [h.enabled_tools, h.tools])).toEqual(strings.map((s) => [s, s === 'email_analyzer' ? ['email_analyzer'] : null]));
-  });
+        { type: QueryTypes.SELECT },
+      );
+      expect(held.map((h) => [h.enabled_tools, h.tools])).toEqual(
+        strings.map((s) => [s, s === 'email_analyzer' ? ['email_analyzer'] : null]),
+      );
+    },
+  );
 });
 
 describe('when a legacy toolkit has the id 0 and some agents of its string hold no grant', () => {
@@ -147,7 +162,9 @@ describe('when a legacy toolkit has the id 0 and some agents of its string hold 
     });
     await sql.query(`UPDATE agent_toolkits SET toolkit_id = 0 WHERE toolkit_id = $1`, { bind: [kit!.id] });
     await sql.query(`DELETE FROM toolkits WHERE id = $1`, { bind: [kit!.id] });
-    const removed = await select<{ id: number }>(`DELETE FROM agent_toolkits WHERE toolkit_id = 0 AND agent_id <= (SELECT max(id) / 2 FROM agents) RETURNING id`);
+    const removed = await select<{ id: number }>(
+      `DELETE FROM agent_toolkits WHERE toolkit_id = 0 AND agent_id <= (SELECT max(id) / 2 FROM agents) RETURNING id`,
+    );
     expect(removed.length).toBeGreaterThan(0);
     expect(removed.length).toBeLessThan(Number(kit!.held));
 

@@ -11,18 +11,25 @@ const step = (body: string): AgentStepRequest => ({
   turns: [{ role: 'inbound', message: { from: 'mara@thescoop.com', body } }],
 });
 
-test('when an order id and an approval are in the sender\'s own words, then the planner calls process_refund for it', () => {
-  expect(planAgentStep(step('Approved, process the refund for SCP-1042.'))).toMatchObject({ kind: 'tool_calls', calls: [{ tool: 'process_refund', arguments: '{"order_id":"SCP-1042"}' }] });
+test("when an order id and an approval are in the sender's own words, then the planner calls process_refund for it", () => {
+  expect(planAgentStep(step('Approved, process the refund for SCP-1042.'))).toMatchObject({
+    kind: 'tool_calls',
+    calls: [{ tool: 'process_refund', arguments: '{"order_id":"SCP-1042"}' }],
+  });
 });
 
 test('when the approval and the order id are only in the quoted message, then the planner calls no tool', () => {
-  const body = 'Thanks, noted.\n\nOn Mon, Nov 30, 2026 at 9:00 AM Jane <jane@acme.com> wrote:\n> Approved, process the refund for SCP-1042.';
+  const body =
+    'Thanks, noted.\n\nOn Mon, Nov 30, 2026 at 9:00 AM Jane <jane@acme.com> wrote:\n> Approved, process the refund for SCP-1042.';
   expect(planAgentStep(step(body)).kind).toBe('reply');
 });
 
 test('when the message ends with a question, then document_search is asked the last sentence only', () => {
   const result = planAgentStep(step('We love your shop. Do melted pints get refunded?'));
-  expect(result).toMatchObject({ kind: 'tool_calls', calls: [{ tool: 'document_search', arguments: JSON.stringify({ query: 'Do melted pints get refunded?' }) }] });
+  expect(result).toMatchObject({
+    kind: 'tool_calls',
+    calls: [{ tool: 'document_search', arguments: JSON.stringify({ query: 'Do melted pints get refunded?' }) }],
+  });
 });
 
 describe('when an approver writes about a request pending in the thread', () => {
@@ -53,7 +60,13 @@ test('when the thread shows the order refunded and this sender may refund, then 
     turns: [
       { role: 'inbound', message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted.' } },
       { role: 'tool_call', call_id: 'c1', tool: 'process_refund', arguments: '{"order_id":"SCP-1042"}' },
-      { role: 'tool_result', call_id: 'c1', tool: 'process_refund', status: 'success', output: '{"order_id":"SCP-1042","refunded":true,"amount_cents":1899}' },
+      {
+        role: 'tool_result',
+        call_id: 'c1',
+        tool: 'process_refund',
+        status: 'success',
+        output: '{"order_id":"SCP-1042","refunded":true,"amount_cents":1899}',
+      },
       { role: 'inbound', message: { from: 'mara@thescoop.com', body: 'Approved, process it.' } },
     ],
   };

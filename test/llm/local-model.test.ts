@@ -105,7 +105,9 @@ describe('the obvious things', () => {
   test('when a reply quotes an earlier message, then the quoted dates and words are not analyzed', () => {
     const reply = analysisOf('refund-approval-reply');
     expect(reply.summary).not.toMatch(/melted/);
-    expect(reply.action_items.map((i) => i.title)).toEqual(expect.arrayContaining([expect.stringMatching(/process the refund for SCP-1042/i)]));
+    expect(reply.action_items.map((i) => i.title)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/process the refund for SCP-1042/i)]),
+    );
   });
 
   test('when a message is summarized, then the summary quotes its opening sentences, not the greeting', () => {
@@ -187,7 +189,7 @@ describe('answerQuestion', () => {
     expect(answer.split('\n')[0]).toBe('Refunds go back to the original card within five business days.');
   });
 
-  test('when no source shares the question\'s terms, then the answer is the fixed no-answer sentence', async () => {
+  test("when no source shares the question's terms, then the answer is the fixed no-answer sentence", async () => {
     await expect(model.answerQuestion('Do you sell vegan waffle cones?', policy, ctx)).resolves.toBe(NO_ANSWER);
   });
 
@@ -202,7 +204,13 @@ describe('answerQuestion', () => {
     // Questions made of the sources' own words, so that most cases do get an answer to check.
     const asked = sources.chain((s) => {
       const vocabulary = s.flatMap((src) => src.text.split(/\s+/)).filter(Boolean);
-      const question = vocabulary.length > 0 ? fc.oneof(fc.subarray(vocabulary, { maxLength: Math.min(6, vocabulary.length) }).map((w) => w.join(' ')), anyQuestion) : anyQuestion;
+      const question =
+        vocabulary.length > 0
+          ? fc.oneof(
+              fc.subarray(vocabulary, { maxLength: Math.min(6, vocabulary.length) }).map((w) => w.join(' ')),
+              anyQuestion,
+            )
+          : anyQuestion;
       return question.map((q) => [q, s] as const);
     });
     await fc.assert(

@@ -8,7 +8,11 @@ import type { EmailAnalysis, ModelEmail } from '../../src/llm/schemas';
 import { apiError, completion, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
 
 const KEY = 'sk-test-0123456789abcdef';
-const ctx: ModelContext = { agentName: 'Sundae', systemPrompt: 'Sign every reply as Sundae from The Scoop.', now: new Date('2025-03-05T10:00:00Z') };
+const ctx: ModelContext = {
+  agentName: 'Sundae',
+  systemPrompt: 'Sign every reply as Sundae from The Scoop.',
+  now: new Date('2025-03-05T10:00:00Z'),
+};
 const email: ModelEmail = {
   from: 'Jane Cooper <jane.cooper@acme.com>',
   subject: 'Refund for order SCP-1042',
@@ -57,7 +61,10 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 type Body = {
   model: string;
   messages: { role: string; content: string }[];
-  response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: { properties: Record<string, { enum?: string[] }>; required: string[] } } };
+  response_format?: {
+    type: string;
+    json_schema: { name: string; strict: boolean; schema: { properties: Record<string, { enum?: string[] }>; required: string[] } };
+  };
 };
 const bodyOf = (i: number) => fake.requests[i].body as Body;
 
@@ -80,7 +87,14 @@ describe('analyzeEmail', () => {
     await model().analyzeEmail(email, ctx);
     const format = bodyOf(0).response_format;
     expect(format).toMatchObject({ type: 'json_schema', json_schema: { name: 'email_analysis', strict: true } });
-    expect(format?.json_schema.schema.required.sort()).toEqual(['action_items', 'category', 'priority', 'sentiment', 'suggested_reply', 'summary']);
+    expect(format?.json_schema.schema.required.sort()).toEqual([
+      'action_items',
+      'category',
+      'priority',
+      'sentiment',
+      'suggested_reply',
+      'summary',
+    ]);
     expect(format?.json_schema.schema.properties.priority.enum).toEqual(['low', 'medium', 'high', 'urgent']);
   });
 
@@ -188,7 +202,9 @@ describe('upstream failures', () => {
   });
 
   test('when a model call fails, then orUpstreamError gives the 502 upstream_error the routes answer with', async () => {
-    const http = await orUpstreamError(Promise.reject(new ModelError('timeout', 'The model did not answer within 300 ms.'))).catch((err: unknown) => err);
+    const http = await orUpstreamError(Promise.reject(new ModelError('timeout', 'The model did not answer within 300 ms.'))).catch(
+      (err: unknown) => err,
+    );
     expect(http).toMatchObject({ status: 502, code: 'upstream_error' });
     expect((http as Error).message).toContain('timeout');
   });
@@ -209,7 +225,11 @@ describe('text answers', () => {
 
   test('when a question is asked, then the sources and the no-answer sentence are in the prompt', async () => {
     fake.script(() => completion('Melted orders are refunded in full.'));
-    const answer = await model().answerQuestion('Are melted orders refunded?', [{ title: 'Refund policy', text: 'Melted orders are refunded in full.' }], ctx);
+    const answer = await model().answerQuestion(
+      'Are melted orders refunded?',
+      [{ title: 'Refund policy', text: 'Melted orders are refunded in full.' }],
+      ctx,
+    );
     expect(answer).toBe('Melted orders are refunded in full.');
     expect(bodyOf(0).messages[1].content).toContain('[1] Refund policy');
     expect(bodyOf(0).messages[0].content).toContain(NO_ANSWER);

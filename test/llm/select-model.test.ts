@@ -43,8 +43,16 @@ describe('createLanguageModel', () => {
 
   test.each([
     ['the provider is unknown', { TOOLGATE_MODEL_PROVIDER: 'anthropic' }, 'TOOLGATE_MODEL_PROVIDER'],
-    ['the timeout is not a number', { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_TIMEOUT_MS: 'soon' }, 'TOOLGATE_MODEL_TIMEOUT_MS'],
-    ['the base URL is not a URL', { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_BASE_URL: 'localhost:8080' }, 'TOOLGATE_MODEL_BASE_URL'],
+    [
+      'the timeout is not a number',
+      { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_TIMEOUT_MS: 'soon' },
+      'TOOLGATE_MODEL_TIMEOUT_MS',
+    ],
+    [
+      'the base URL is not a URL',
+      { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'k', TOOLGATE_MODEL_BASE_URL: 'localhost:8080' },
+      'TOOLGATE_MODEL_BASE_URL',
+    ],
   ])('when %s, then the start fails naming the variable', (_what, env, variable) => {
     const err = configError(env);
     expect(err.code).toBe('ERR_TOOLGATE_MODEL_ENV');
@@ -52,7 +60,11 @@ describe('createLanguageModel', () => {
   });
 
   test('when the key is refused as configuration, then the message does not carry the key', () => {
-    const err = configError({ TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'sk-secret-value', TOOLGATE_MODEL_TIMEOUT_MS: '-5' });
+    const err = configError({
+      TOOLGATE_MODEL_PROVIDER: 'openai',
+      TOOLGATE_MODEL_API_KEY: 'sk-secret-value',
+      TOOLGATE_MODEL_TIMEOUT_MS: '-5',
+    });
     expect(err.message).not.toContain('sk-secret-value');
   });
 

@@ -10,7 +10,10 @@ test('when the body is JSON within the limit, then it is parsed and passed on', 
 });
 
 test('when the body is not JSON, then it is a 400 invalid_json', async () => {
-  expect(await throughMiddleware(jsonBody({ limit: '1kb' }), json('{"word":'))).toMatchObject({ status: 400, body: { code: 'invalid_json' } });
+  expect(await throughMiddleware(jsonBody({ limit: '1kb' }), json('{"word":'))).toMatchObject({
+    status: 400,
+    body: { code: 'invalid_json' },
+  });
 });
 
 test('when the body is over the limit, then it is a 413 payload_too_large', async () => {

@@ -14,13 +14,18 @@ function withRun(members: string[]) {
 }
 
 test('when a route names a tool nobody registered, then construction fails with ERR_TOOLGATE_UNKNOWN_TOOL and a did-you-mean', () => {
-  expect(() => requireTool(manifest, 'email_analyser')).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_UNKNOWN_TOOL', message: expect.stringContaining('did you mean "email_analyzer"?') }));
+  expect(() => requireTool(manifest, 'email_analyser')).toThrow(
+    expect.objectContaining({ code: 'ERR_TOOLGATE_UNKNOWN_TOOL', message: expect.stringContaining('did you mean "email_analyzer"?') }),
+  );
 });
 
 test('when the run is offered the gate tool, then the request passes and the grant is told', async () => {
   const told: DispatchDecision[] = [];
   const { state, events } = withRun(['email_analyzer']);
-  const out = await throughMiddleware(requireTool(manifest, 'email_analyzer', (d) => told.push(d)), { state });
+  const out = await throughMiddleware(
+    requireTool(manifest, 'email_analyzer', (d) => told.push(d)),
+    { state },
+  );
   expect(out.passed).toBe(true);
   expect(told).toEqual([{ outcome: 'granted', reason: 'offered' }]);
   expect(events).toEqual([]);

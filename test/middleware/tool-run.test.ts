@@ -67,7 +67,10 @@ describe('when a run is asked to be scheduled', () => {
 
   test('then the scheduler sending a sender instead is a 403: its token starts scheduled runs only', async () => {
     const r = runs();
-    expect(await call(toolRun(r.service), { sender: 'jane@acme.com' }, 'scheduler')).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect(await call(toolRun(r.service), { sender: 'jane@acme.com' }, 'scheduler')).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden' },
+    });
     expect(r.asked).toEqual([]);
   });
 });
@@ -87,6 +90,8 @@ describe('when it is mounted wrong', () => {
   });
 
   test('then an agentParam that is no parameter name fails at construction with ERR_TOOLGATE_AGENT_PARAM', () => {
-    expect(() => toolRun(runs().service, { agentParam: 'agent id' })).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_AGENT_PARAM' }));
+    expect(() => toolRun(runs().service, { agentParam: 'agent id' })).toThrow(
+      expect.objectContaining({ code: 'ERR_TOOLGATE_AGENT_PARAM' }),
+    );
   });
 });

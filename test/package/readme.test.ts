@@ -11,11 +11,19 @@ test('the README shows examples/host-app.ts verbatim, as a TypeScript block', ()
 });
 
 test('no link in the README or the docs leaves the repository', () => {
-  const docs = ['README.md', ...['SEMANTICS.md', 'HTTP.md', 'ERRORS.md', 'DECISIONS.md', 'SECURITY.md', 'MIGRATING.md', 'LEGACY-API.md'].map((f) => path.join('docs', f))];
+  const docs = [
+    'README.md',
+    ...['SEMANTICS.md', 'HTTP.md', 'ERRORS.md', 'DECISIONS.md', 'SECURITY.md', 'MIGRATING.md', 'LEGACY-API.md'].map((f) =>
+      path.join('docs', f),
+    ),
+  ];
   for (const file of docs) {
     const text = readFileSync(path.join(ROOT, file), 'utf8');
     const links = [...text.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!);
-    expect({ file, outside: links.filter((l) => /^[a-z]+:/i.test(l) || l.startsWith('../../') || (file === 'README.md' && l.startsWith('../'))) }).toEqual({ file, outside: [] });
+    expect({
+      file,
+      outside: links.filter((l) => /^[a-z]+:/i.test(l) || l.startsWith('../../') || (file === 'README.md' && l.startsWith('../'))),
+    }).toEqual({ file, outside: [] });
     expect({ file, shared: text.includes('../shared') }).toEqual({ file, shared: false });
   }
 });

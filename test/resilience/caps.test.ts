@@ -13,14 +13,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'");
+const resetOrders = () =>
+  t.sequelize.query(
+    "DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'",
+  );
 const records = (agent: number, tool: string) =>
-  t.sequelize.query<{ status: string; error: string | null }>('SELECT status, error FROM tool_calls WHERE agent_id = :agent AND tool_id = :tool ORDER BY id', {
-    replacements: { agent, tool },
-    type: QueryTypes.SELECT,
-  });
+  t.sequelize.query<{ status: string; error: string | null }>(
+    'SELECT status, error FROM tool_calls WHERE agent_id = :agent AND tool_id = :tool ORDER BY id',
+    {
+      replacements: { agent, tool },
+      type: QueryTypes.SELECT,
+    },
+  );
 const refund = (agent: number, order: string, sender = 'mara@thescoop.com') =>
-  t.client().post(`/api/agents/${agent}/tool-calls`).send({ tool: 'process_refund', input: { order_id: order }, sender });
+  t
+    .client()
+    .post(`/api/agents/${agent}/tool-calls`)
+    .send({ tool: 'process_refund', input: { order_id: order }, sender });
 
 describe('when Finance caps refunds at 2 a day per sender', () => {
   let sundae: number;
@@ -29,7 +38,11 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
     await resetOrders();
     const made = await createSundae(t, 'gate');
     sundae = made.id;
-    await t.admin().patch(`/api/agents/${sundae}/toolkits/${made.finance}`).send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 2, window: '24h' }] }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${sundae}/toolkits/${made.finance}`)
+      .send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 2, window: '24h' }] })
+      .expect(200);
   });
 
   test('then the attachment shows the cap, its window written back in the largest unit', async () => {
@@ -41,10 +54,16 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
     await refund(sundae, 'SCP-1042').expect(200);
     await refund(sundae, 'SCP-1043').expect(200);
     const third = await refund(sundae, 'SCP-1050').expect(403);
-    expect(third.body).toMatchObject({ code: 'cap_exceeded', tool: 'process_refund', detail: expect.stringMatching(/at most 2 calls per sender per 1d/) });
+    expect(third.body).toMatchObject({
+      code: 'cap_exceeded',
+      tool: 'process_refund',
+      detail: expect.stringMatching(/at most 2 calls per sender per 1d/),
+    });
     expect((await records(sundae, 'process_refund')).map((r) => r.status)).toEqual(['success', 'success', 'denied']);
     expect((await records(sundae, 'process_refund')).at(-1)?.error).toMatch(/^cap_exceeded: /);
-    expect((await t.sequelize.query("SELECT status FROM scoop_orders WHERE id = 'SCP-1050'", { type: QueryTypes.SELECT }))[0]).toEqual({ status: 'shipped' });
+    expect((await t.sequelize.query("SELECT status FROM scoop_orders WHERE id = 'SCP-1050'", { type: QueryTypes.SELECT }))[0]).toEqual({
+      status: 'shipped',
+    });
   });
 
   test("then another sender's count is their own", async () => {
@@ -61,15 +80,25 @@ describe('when Finance caps refunds at 2 a day per sender', () => {
     expect(omar.attachments.find((a: { toolkit_name: string }) => a.toolkit_name.startsWith('Finance')).caps[0].remaining).toBe(1);
   });
 
-  test("then in an agent run the call over the cap is a denied step the model reads, and the run goes on", async () => {
-    const answer = (await t.client().post(`/api/agents/${sundae}/messages`).send({ message: { from: 'mara@thescoop.com', body: 'Please refund SCP-1043, approved, process it.' } }).expect(200)).body;
+  test('then in an agent run the call over the cap is a denied step the model reads, and the run goes on', async () => {
+    const answer = (
+      await t
+        .client()
+        .post(`/api/agents/${sundae}/messages`)
+        .send({ message: { from: 'mara@thescoop.com', body: 'Please refund SCP-1043, approved, process it.' } })
+        .expect(200)
+    ).body;
     expect(answer.steps[0]).toMatchObject({ tool: 'process_refund', status: 'denied', error: expect.stringMatching(/over its cap/) });
     expect(answer.stopped).toBe('reply');
   });
 
   test('then another attachment that offers the tool uncapped lets the call run: grants only add', async () => {
     const kit = await makeToolkit(t, 'Refunds for Mara', ['process_refund']);
-    await t.admin().post(`/api/agents/${sundae}/toolkits`).send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] }).expect(201);
+    await t
+      .admin()
+      .post(`/api/agents/${sundae}/toolkits`)
+      .send({ toolkit_id: kit, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }] })
+      .expect(201);
     await resetOrders();
     await refund(sundae, 'SCP-1050').expect(200);
     const explained = (await t.admin().get(`/api/agents/${sundae}/tools?sender=mara@thescoop.com`).expect(200)).body;
@@ -82,14 +111,21 @@ describe("when a sender's calls leave the window", () => {
   test('then the cap has room again, and the counter holds only the calls inside it', async () => {
     await resetOrders();
     const made = await createSundae(t, 'gate', { name: 'Windowed' });
-    await t.admin().patch(`/api/agents/${made.id}/toolkits/${made.finance}`).send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 1, window: '1h' }] }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${made.id}/toolkits/${made.finance}`)
+      .send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 1, window: '1h' }] })
+      .expect(200);
     await refund(made.id, 'SCP-1042').expect(200);
     expect((await refund(made.id, 'SCP-1043').expect(403)).body.code).toBe('cap_exceeded');
     // The first call, moved back past the window's start, as if two hours had passed.
     const key = `%|process_refund|sender|3600|sender:mara@thescoop.com`;
-    await t.sequelize.query(`UPDATE cap_hits SET at = at - interval '2 hours' WHERE usage_id IN (SELECT id FROM cap_usage WHERE cap_key LIKE :key AND cap_key LIKE :attachment)`, {
-      replacements: { key, attachment: `${made.finance}|%` },
-    });
+    await t.sequelize.query(
+      `UPDATE cap_hits SET at = at - interval '2 hours' WHERE usage_id IN (SELECT id FROM cap_usage WHERE cap_key LIKE :key AND cap_key LIKE :attachment)`,
+      {
+        replacements: { key, attachment: `${made.finance}|%` },
+      },
+    );
     await refund(made.id, 'SCP-1043').expect(200);
     const [usage] = await t.sequelize.query<{ used: number; held: string }>(
       `SELECT u.used, (SELECT count(*) FROM cap_hits h WHERE h.usage_id = u.id) AS held FROM cap_usage u WHERE cap_key LIKE :key AND cap_key LIKE :attachment`,
@@ -104,12 +140,19 @@ describe('when 64 calls of a capped tool arrive at once on two instances', () =>
     const second = await createSecondInstance(t);
     try {
       // Lookups are this agent's only grant, so every call is capped.
-      const made = { id: (await makeAgent(t, { name: 'Busy', toolkit_ids: [] })) };
+      const made = { id: await makeAgent(t, { name: 'Busy', toolkit_ids: [] }) };
       const kit = await makeToolkit(t, 'Lookups', ['lookup_order']);
-      await t.admin().post(`/api/agents/${made.id}/toolkits`).send({ toolkit_id: kit, caps: [{ tool_id: null, per: 'agent', limit: 10, window: '1h' }] }).expect(201);
+      await t
+        .admin()
+        .post(`/api/agents/${made.id}/toolkits`)
+        .send({ toolkit_id: kit, caps: [{ tool_id: null, per: 'agent', limit: 10, window: '1h' }] })
+        .expect(201);
       const answers = await Promise.all(
         Array.from({ length: 64 }, (_, i) =>
-          (i % 2 === 0 ? t : second).client().post(`/api/agents/${made.id}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: `c${i}@acme.com` }),
+          (i % 2 === 0 ? t : second)
+            .client()
+            .post(`/api/agents/${made.id}/tool-calls`)
+            .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: `c${i}@acme.com` }),
         ),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
@@ -132,7 +175,11 @@ describe('when approval and a cap bind the same attachment', () => {
   test('then an approved request counts when it runs, and approving one over the cap is refused while it stays pending', async () => {
     await resetOrders();
     const made = await createSundae(t, 'approval', { name: 'Careful' });
-    await t.admin().patch(`/api/agents/${made.id}/toolkits/${made.finance}`).send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 1, window: '1d' }] }).expect(200);
+    await t
+      .admin()
+      .patch(`/api/agents/${made.id}/toolkits/${made.finance}`)
+      .send({ caps: [{ tool_id: 'process_refund', per: 'sender', limit: 1, window: '1d' }] })
+      .expect(200);
     const file = async (order: string) => (await refund(made.id, order, 'jane@acme.com').expect(202)).body.approval_request_id as number;
     const [first, second] = [await file('SCP-1042'), await file('SCP-1043')];
     await t.admin().post(`/api/agents/${made.id}/approval-requests/${first}/approve`).expect(200);
@@ -150,7 +197,11 @@ describe('when a cap is written wrong', () => {
     [{ tool_id: null, per: 'sender', limit: 0, window: '1d' }, 'limit', /at least one call/],
   ])('then %j is a 422 naming the field', async (cap, field, message) => {
     const made = await createSundae(t, 'gate', { name: 'Wrong' });
-    const res = await t.admin().patch(`/api/agents/${made.id}/toolkits/${made.finance}`).send({ caps: [cap] }).expect(422);
+    const res = await t
+      .admin()
+      .patch(`/api/agents/${made.id}/toolkits/${made.finance}`)
+      .send({ caps: [cap] })
+      .expect(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'caps', 0, field], msg: expect.stringMatching(message) });
   });
   test('then two caps that count the same calls over the same window are a 422 naming the second, and nothing changes', async () => {

@@ -35,7 +35,13 @@ async function main(): Promise<void> {
     adminToken: CHAOS_ADMIN_TOKEN,
     clientTokens: [CHAOS_CLIENT_TOKEN],
     policyCache: 'off',
-    model: new OpenAIModel({ apiKey: 'sk-chaos', baseURL: process.env.MODEL_BASE_URL!, model: 'gpt-chaos', timeoutMs: 30_000, maxRetries: 0 }),
+    model: new OpenAIModel({
+      apiKey: 'sk-chaos',
+      baseURL: process.env.MODEL_BASE_URL!,
+      model: 'gpt-chaos',
+      timeoutMs: 30_000,
+      maxRetries: 0,
+    }),
     recovery: { heartbeatMs: 200, staleAfterMs: 1_000, sweepIntervalMs: 300, graceMs: 300 },
   });
   await internalsOf(tg).instances.register();

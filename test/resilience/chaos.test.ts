@@ -52,7 +52,12 @@ async function kill(service: Service): Promise<void> {
   await exited;
 }
 
-async function call(service: Service, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  service: Service,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${service.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${CHAOS_CLIENT_TOKEN}`, ...headers },
@@ -71,25 +76,43 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => 
   }
 }
 
-const effects = async (label: string) => Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM chaos_effects WHERE label = :label', { replacements: { label }, type: QueryTypes.SELECT }))[0]!.n);
+const effects = async (label: string) =>
+  Number(
+    (
+      await sql.query<{ n: string }>('SELECT count(*) AS n FROM chaos_effects WHERE label = :label', {
+        replacements: { label },
+        type: QueryTypes.SELECT,
+      })
+    )[0]!.n,
+  );
 /** The effect's records for one sender, oldest first. */
 const records = async (sender: string) =>
   (
-    await sql.query<{ status: string }>(`SELECT status FROM tool_calls WHERE tool_id = 'effect' AND agent_id = :agent AND routing_key = :sender ORDER BY id`, {
-      replacements: { agent, sender },
-      type: QueryTypes.SELECT,
-    })
+    await sql.query<{ status: string }>(
+      `SELECT status FROM tool_calls WHERE tool_id = 'effect' AND agent_id = :agent AND routing_key = :sender ORDER BY id`,
+      {
+        replacements: { agent, sender },
+        type: QueryTypes.SELECT,
+      },
+    )
   ).map((r) => r.status);
-const openRuns = async () => Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM agent_runs WHERE completed_at IS NULL', { type: QueryTypes.SELECT }))[0]!.n);
+const openRuns = async () =>
+  Number(
+    (await sql.query<{ n: string }>('SELECT count(*) AS n FROM agent_runs WHERE completed_at IS NULL', { type: QueryTypes.SELECT }))[0]!.n,
+  );
 /** The invariants after each blow: nothing `started` past the sweep, and no run left open. */
 async function settled(): Promise<void> {
-  await until('the sweep to close every started record and open run', async () => {
-    const [row] = await sql.query<{ started: string; open: string }>(
-      `SELECT (SELECT count(*) FROM tool_calls WHERE status = 'started') AS started, (SELECT count(*) FROM agent_runs WHERE completed_at IS NULL) AS open`,
-      { type: QueryTypes.SELECT },
-    );
-    return row!;
-  }, (row) => Number(row.started) === 0 && Number(row.open) === 0);
+  await until(
+    'the sweep to close every started record and open run',
+    async () => {
+      const [row] = await sql.query<{ started: string; open: string }>(
+        `SELECT (SELECT count(*) FROM tool_calls WHERE status = 'started') AS started, (SELECT count(*) FROM agent_runs WHERE completed_at IS NULL) AS open`,
+        { type: QueryTypes.SELECT },
+      );
+      return row!;
+    },
+    (row) => Number(row.started) === 0 && Number(row.open) === 0,
+  );
 }
 
 beforeAll(async () => {
@@ -104,9 +127,11 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
   const setup = await startService();
   const admin = (p: string, body: unknown) =>
-    fetch(`${setup.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${CHAOS_ADMIN_TOKEN}` }, body: JSON.stringify(body) }).then(
-      async (r) => (await r.json()) as { id: number },
-    );
+    fetch(`${setup.url}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${CHAOS_ADMIN_TOKEN}` },
+      body: JSON.stringify(body),
+    }).then(async (r) => (await r.json()) as { id: number });
   const kit = await admin('/api/toolkits', { name: 'Effects', member_tool_ids: ['effect'] });
   agent = (await admin('/api/agents', { name: 'Chaos', toolkit_ids: [kit.id] })).id;
   await kill(setup);
@@ -124,18 +149,29 @@ test('when an instance is killed while a tool runs, then the tool ran once, its 
   const a = await startService();
   const request = { tool: 'effect', input: { label: 'kill-mid-tool', hold_ms: 60_000 }, sender: 'kill-mid-tool@acme.com' };
   void call(a, `/api/agents/${agent}/tool-calls`, request, { 'Idempotency-Key': 'chaos-1' }).catch(() => undefined);
-  await until('the tool to start', () => effects('kill-mid-tool'), (n) => n === 1);
+  await until(
+    'the tool to start',
+    () => effects('kill-mid-tool'),
+    (n) => n === 1,
+  );
   await kill(a);
 
   const b = await startService();
   // While the dead instance still looks alive, a retry is told the first is in flight; then, that it was interrupted.
-  const retry = await until('the retry to be answered', () => call(b, `/api/agents/${agent}/tool-calls`, request, { 'Idempotency-Key': 'chaos-1' }), (r) => r.body.code !== 'idempotency_key_in_flight');
+  const retry = await until(
+    'the retry to be answered',
+    () => call(b, `/api/agents/${agent}/tool-calls`, request, { 'Idempotency-Key': 'chaos-1' }),
+    (r) => r.body.code !== 'idempotency_key_in_flight',
+  );
   expect(retry).toMatchObject({ status: 409, body: { code: 'interrupted' } });
   await settled();
   expect(await effects('kill-mid-tool')).toBe(1);
   expect(await records('kill-mid-tool@acme.com')).toEqual(['interrupted']);
   // Once more, after the sweep: the same answer, and still nothing runs.
-  expect(await call(b, `/api/agents/${agent}/tool-calls`, request, { 'Idempotency-Key': 'chaos-1' })).toMatchObject({ status: 409, body: { code: 'interrupted' } });
+  expect(await call(b, `/api/agents/${agent}/tool-calls`, request, { 'Idempotency-Key': 'chaos-1' })).toMatchObject({
+    status: 409,
+    body: { code: 'interrupted' },
+  });
   expect(await effects('kill-mid-tool')).toBe(1);
   await kill(b);
 });
@@ -146,18 +182,28 @@ test('when an instance is killed while a run waits between model steps, then its
   const a = await startService();
   const message = { message: { from: 'kill-between@acme.com', message_id: '<kill-between@acme.com>', body: 'Do the thing.' } };
   void call(a, `/api/agents/${agent}/messages`, message).catch(() => undefined);
-  await until('the second model step to be asked', async () => fake.requests.length, (n) => n >= 2);
+  await until(
+    'the second model step to be asked',
+    async () => fake.requests.length,
+    (n) => n >= 2,
+  );
   expect(await effects('kill-between')).toBe(1);
   await kill(a);
 
   fake.script(() => completion('This must never be asked.'));
   const b = await startService();
-  const redelivered = await until('the redelivery to be answered', () => call(b, `/api/agents/${agent}/messages`, message), (r) => r.body.code !== 'message_id_in_flight');
+  const redelivered = await until(
+    'the redelivery to be answered',
+    () => call(b, `/api/agents/${agent}/messages`, message),
+    (r) => r.body.code !== 'message_id_in_flight',
+  );
   expect(redelivered).toMatchObject({ status: 200, body: { stopped: 'interrupted' } });
   await settled();
   expect(await effects('kill-between')).toBe(1);
   expect(await records('kill-between@acme.com')).toEqual(['success']);
-  const [run] = await sql.query<{ stopped: string }>(`SELECT stopped FROM agent_runs WHERE routing_key = 'kill-between@acme.com'`, { type: QueryTypes.SELECT });
+  const [run] = await sql.query<{ stopped: string }>(`SELECT stopped FROM agent_runs WHERE routing_key = 'kill-between@acme.com'`, {
+    type: QueryTypes.SELECT,
+  });
   expect(run).toEqual({ stopped: 'interrupted' });
   expect(fake.requests).toHaveLength(2);
   await kill(b);
@@ -166,11 +212,19 @@ test('when an instance is killed while a run waits between model steps, then its
 test('when PostgreSQL restarts in the middle of a run, then its tool ran once, the run ends with an answer that says what ran, and the retry with the same Message-ID runs nothing', async () => {
   let answerStep: (answer: FakeAnswer) => void = () => undefined;
   fake.requests.length = 0;
-  fake.script((_req, i) => (i === 0 ? toolCalls([['effect', JSON.stringify({ label: 'pg-restart' })]]) : new Promise<FakeAnswer>((resolve) => (answerStep = resolve))));
+  fake.script((_req, i) =>
+    i === 0
+      ? toolCalls([['effect', JSON.stringify({ label: 'pg-restart' })]])
+      : new Promise<FakeAnswer>((resolve) => (answerStep = resolve)),
+  );
   const a = await startService();
   const message = { message: { from: 'pg-restart@acme.com', message_id: '<pg-restart@acme.com>', body: 'Do the thing.' } };
   const first = call(a, `/api/agents/${agent}/messages`, message);
-  await until('the second model step to be asked', async () => fake.requests.length, (n) => n >= 2);
+  await until(
+    'the second model step to be asked',
+    async () => fake.requests.length,
+    (n) => n >= 2,
+  );
   await pg.stop();
   await pg.start();
   answerStep(completion('Done. — Chaos'));
@@ -179,7 +233,11 @@ test('when PostgreSQL restarts in the middle of a run, then its tool ran once, t
   expect(answered.status).toBe(200);
   expect(answered.body.steps).toEqual([expect.objectContaining({ tool: 'effect', status: 'success' })]);
   expect(['reply', 'error']).toContain(answered.body.stopped);
-  const retry = await until('the retry to be answered', () => call(a, `/api/agents/${agent}/messages`, message), (r) => r.status === 200);
+  const retry = await until(
+    'the retry to be answered',
+    () => call(a, `/api/agents/${agent}/messages`, message),
+    (r) => r.status === 200,
+  );
   expect(retry.body.run_id).toBe(answered.body.run_id);
   await settled();
   expect(await effects('pg-restart')).toBe(1);

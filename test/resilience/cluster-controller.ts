@@ -21,7 +21,12 @@ async function handle(command: string): Promise<Record<string, unknown>> {
   if (command === 'start') {
     if (!server) {
       // The same port as before, so the app's connection URL stays valid across a restart.
-      server = await startEmbeddedPostgres({ dataDir, port, persistent: true, log: process.env.TOOLGATE_TEST_PG_LOG ? (l) => process.stderr.write(`[pg] ${l}\n`) : undefined });
+      server = await startEmbeddedPostgres({
+        dataDir,
+        port,
+        persistent: true,
+        log: process.env.TOOLGATE_TEST_PG_LOG ? (l) => process.stderr.write(`[pg] ${l}\n`) : undefined,
+      });
       port = server.port;
     }
     return { ok: true, url: server.url, port: server.port };
@@ -38,7 +43,10 @@ const lines = readline.createInterface({ input: process.stdin });
 let queue = Promise.resolve();
 lines.on('line', (line) => {
   queue = queue.then(async () => {
-    const reply = await handle(line.trim()).catch((err: unknown) => ({ ok: false, error: err instanceof Error ? err.message : String(err) }));
+    const reply = await handle(line.trim()).catch((err: unknown) => ({
+      ok: false,
+      error: err instanceof Error ? err.message : String(err),
+    }));
     process.stdout.write(JSON.stringify(reply) + '\n');
   });
 });

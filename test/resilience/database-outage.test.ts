@@ -42,30 +42,90 @@ const client = (t: request.Test) => t.set('Authorization', `Bearer ${CLIENT_TOKE
 
 /** The gated requests: add a row for every route that reads grants or changes them. */
 const gatedRequests: [string, () => request.Test][] = [
-  ['a dispatch of an offered tool', () =>
-    client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({
-      tool: 'send_email', input: { to: 'jane@acme.com', subject: OUTAGE_SUBJECT, body: 'hi' }, sender: 'jane@acme.com',
-    })],
-  ['a dispatch of a tool the sender is refused', () =>
-    client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })],
-  ['a dispatch the sender would be granted', () =>
-    client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' })],
+  [
+    'a dispatch of an offered tool',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({
+        tool: 'send_email',
+        input: { to: 'jane@acme.com', subject: OUTAGE_SUBJECT, body: 'hi' },
+        sender: 'jane@acme.com',
+      }),
+  ],
+  [
+    'a dispatch of a tool the sender is refused',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({
+        tool: 'process_refund',
+        input: { order_id: 'SCP-1042' },
+        sender: 'jane@acme.com',
+      }),
+  ],
+  [
+    'a dispatch the sender would be granted',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/tool-calls`)).send({
+        tool: 'process_refund',
+        input: { order_id: 'SCP-1042' },
+        sender: 'mara@thescoop.com',
+      }),
+  ],
   ['the resolution view', () => admin(request(app).get(`/api/agents/${sundae}/tools`)).query({ sender: 'jane@acme.com' })],
   ['a read of the tool-call records', () => admin(request(app).get(`/api/agents/${sundae}/tool-calls`))],
-  ['an admin write creating a toolkit', () => admin(request(app).post('/api/toolkits')).send({ name: 'Made during the outage', member_tool_ids: ['lookup_order'] })],
-  ['an admin write changing a toolkit', () => admin(request(app).patch(`/api/toolkits/${support}`)).send({ member_tool_ids: ['lookup_order'] })],
-  ['an admin write changing a gate', () => admin(request(app).patch(`/api/agents/${sundae}/toolkits/${financeAttachment}`)).send({ rules: [] })],
+  [
+    'an admin write creating a toolkit',
+    () => admin(request(app).post('/api/toolkits')).send({ name: 'Made during the outage', member_tool_ids: ['lookup_order'] }),
+  ],
+  [
+    'an admin write changing a toolkit',
+    () => admin(request(app).patch(`/api/toolkits/${support}`)).send({ member_tool_ids: ['lookup_order'] }),
+  ],
+  [
+    'an admin write changing a gate',
+    () => admin(request(app).patch(`/api/agents/${sundae}/toolkits/${financeAttachment}`)).send({ rules: [] }),
+  ],
   ['an admin write revoking an attachment', () => admin(request(app).delete(`/api/agents/${sundae}/toolkits/${financeAttachment}`))],
-  ['an email analysis', () => client(request(app).post(`/api/agents/${sundae}/email/analyze`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' })],
-  ['an email workflow', () => client(request(app).post(`/api/agents/${sundae}/workflows/email`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' })],
-  ['a document search', () => client(request(app).post(`/api/agents/${sundae}/documents/search`)).send({ query: 'refund', sender: 'mara@thescoop.com' })],
-  ['a document question', () => client(request(app).post(`/api/agents/${sundae}/documents/ask`)).send({ question: 'refund?', sender: 'mara@thescoop.com' })],
-  ['a document upload', () => client(request(app).post(`/api/agents/${sundae}/documents`)).send({ title: 'During the outage', content: 'Nothing.' })],
+  [
+    'an email analysis',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/email/analyze`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' }),
+  ],
+  [
+    'an email workflow',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/workflows/email`)).send({
+        from: 'mara@thescoop.com',
+        body: 'Please refund SCP-1042.',
+      }),
+  ],
+  [
+    'a document search',
+    () => client(request(app).post(`/api/agents/${sundae}/documents/search`)).send({ query: 'refund', sender: 'mara@thescoop.com' }),
+  ],
+  [
+    'a document question',
+    () => client(request(app).post(`/api/agents/${sundae}/documents/ask`)).send({ question: 'refund?', sender: 'mara@thescoop.com' }),
+  ],
+  [
+    'a document upload',
+    () => client(request(app).post(`/api/agents/${sundae}/documents`)).send({ title: 'During the outage', content: 'Nothing.' }),
+  ],
   ['a task list', () => client(request(app).get(`/api/agents/${sundae}/tasks`))],
   ['a chat message', () => client(request(app).post(`/api/agents/${sundae}/chat`)).send({ message: 'hello' })],
-  ['an agent message', () => client(request(app).post(`/api/agents/${sundae}/messages`)).send({ message: { from: 'mara@thescoop.com', body: 'Approved: process SCP-1042.' } })],
-  ['a scheduled agent run', () => admin(request(app).post(`/api/agents/${sundae}/runs`)).send({ instruction: 'Send the stock report to mara@thescoop.com.' })],
-  ['an access rule added', () => admin(request(app).post(`/api/agents/${sundae}/access-rules`)).send({ kind: 'deny', pattern: 'jane@acme.com' })],
+  [
+    'an agent message',
+    () =>
+      client(request(app).post(`/api/agents/${sundae}/messages`)).send({
+        message: { from: 'mara@thescoop.com', body: 'Approved: process SCP-1042.' },
+      }),
+  ],
+  [
+    'a scheduled agent run',
+    () => admin(request(app).post(`/api/agents/${sundae}/runs`)).send({ instruction: 'Send the stock report to mara@thescoop.com.' }),
+  ],
+  [
+    'an access rule added',
+    () => admin(request(app).post(`/api/agents/${sundae}/access-rules`)).send({ kind: 'deny', pattern: 'jane@acme.com' }),
+  ],
 ];
 
 beforeAll(async () => {
@@ -85,9 +145,15 @@ beforeAll(async () => {
     (await admin(request(app).post('/api/toolkits')).send({ name, member_tool_ids: members }).expect(201)).body.id as number;
   support = await mk('Support', ['lookup_order', 'check_flavor_stock', 'send_email']);
   finance = await mk('Finance', ['process_refund']);
-  sundae = (await admin(request(app).post('/api/agents')).send({ name: 'Sundae', toolkit_ids: [support] }).expect(201)).body.id;
+  sundae = (
+    await admin(request(app).post('/api/agents'))
+      .send({ name: 'Sundae', toolkit_ids: [support] })
+      .expect(201)
+  ).body.id;
   financeAttachment = (
-    await admin(request(app).post(`/api/agents/${sundae}/toolkits`)).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201)
+    await admin(request(app).post(`/api/agents/${sundae}/toolkits`))
+      .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+      .expect(201)
   ).body.id;
 }, 60_000);
 
@@ -208,12 +274,17 @@ describe('when the database comes back on the same port', () => {
   test('then the refused sender is still refused and the admitted one still admitted', async () => {
     const refused = await gatedRequests[1][1]();
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'tool_forbidden' });
-    const view = await admin(request(app).get(`/api/agents/${sundae}/tools`)).query({ sender: 'mara@thescoop.com' }).expect(200);
+    const view = await admin(request(app).get(`/api/agents/${sundae}/tools`))
+      .query({ sender: 'mara@thescoop.com' })
+      .expect(200);
     expect(view.body.tools).toContain('process_refund');
   });
 
   test('then nothing ran and nothing changed during the outage', async () => {
-    const outbox = await sequelize.query('SELECT id FROM scoop_outbox WHERE subject = :s', { replacements: { s: OUTAGE_SUBJECT }, type: QueryTypes.SELECT });
+    const outbox = await sequelize.query('SELECT id FROM scoop_outbox WHERE subject = :s', {
+      replacements: { s: OUTAGE_SUBJECT },
+      type: QueryTypes.SELECT,
+    });
     expect(outbox).toEqual([]);
     const refunds = await sequelize.query('SELECT id FROM scoop_refunds', { type: QueryTypes.SELECT });
     expect(refunds).toEqual([]);
@@ -221,7 +292,11 @@ describe('when the database comes back on the same port', () => {
     expect(order).toEqual({ status: 'delivered' });
     const toolkits = await admin(request(app).get('/api/toolkits')).expect(200);
     expect(toolkits.body.map((t: { name: string }) => t.name)).not.toContain('Made during the outage');
-    expect(toolkits.body.find((t: { id: number }) => t.id === support).member_tool_ids).toEqual(['lookup_order', 'check_flavor_stock', 'send_email']);
+    expect(toolkits.body.find((t: { id: number }) => t.id === support).member_tool_ids).toEqual([
+      'lookup_order',
+      'check_flavor_stock',
+      'send_email',
+    ]);
     const attachment = await admin(request(app).get(`/api/agents/${sundae}/toolkits/${financeAttachment}`)).expect(200);
     expect(attachment.body.rules).toEqual([expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })]);
   });

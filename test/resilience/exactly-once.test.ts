@@ -53,16 +53,32 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const refunds = async () => (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.order_id);
-const resetOrders = () => t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
-const count = async (sql: string, replacements: Record<string, unknown> = {}) => Number((await t.sequelize.query<{ n: string }>(sql, { replacements, type: QueryTypes.SELECT }))[0]!.n);
+const refunds = async () =>
+  (await t.sequelize.query<{ order_id: string }>('SELECT order_id FROM scoop_refunds ORDER BY id', { type: QueryTypes.SELECT })).map(
+    (r) => r.order_id,
+  );
+const resetOrders = () =>
+  t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
+const count = async (sql: string, replacements: Record<string, unknown> = {}) =>
+  Number((await t.sequelize.query<{ n: string }>(sql, { replacements, type: QueryTypes.SELECT }))[0]!.n);
 const post = (body: Record<string, unknown>) => t.client().post(`/api/agents/${sundae.id}/messages`).send(body);
 
 describe("when Mara's approval is delivered three times", () => {
   test('then process_refund runs once, and the second and third answers equal the first, marked replayed', async () => {
     await resetOrders();
-    const jane = (await post({ message: { from: 'Jane <jane@acme.com>', message_id: '<jane-1@acme.com>', body: 'Order SCP-1042 arrived melted. I would like a refund.' } }).expect(200)).body;
-    const mara = { thread_id: jane.thread_id, message: { from: 'Mara <Mara+billing@TheScoop.com>', message_id: '<mara-1@thescoop.com>', body: 'Approved, process it.' } };
+    const jane = (
+      await post({
+        message: {
+          from: 'Jane <jane@acme.com>',
+          message_id: '<jane-1@acme.com>',
+          body: 'Order SCP-1042 arrived melted. I would like a refund.',
+        },
+      }).expect(200)
+    ).body;
+    const mara = {
+      thread_id: jane.thread_id,
+      message: { from: 'Mara <Mara+billing@TheScoop.com>', message_id: '<mara-1@thescoop.com>', body: 'Approved, process it.' },
+    };
     const first = await post(mara).expect(200);
     const second = await post(mara).expect(200);
     const third = await post(mara).expect(200);
@@ -72,14 +88,22 @@ describe("when Mara's approval is delivered three times", () => {
     expect(second.text).toBe(first.text);
     expect(third.text).toBe(first.text);
     expect(await refunds()).toEqual(['SCP-1042']);
-    expect(await count("SELECT count(*) AS n FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund'", { a: sundae.id })).toBe(1);
-    expect(await count("SELECT count(*) AS n FROM agent_runs WHERE agent_id = :a AND routing_key = 'mara@thescoop.com'", { a: sundae.id })).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund'", { a: sundae.id })).toBe(
+      1,
+    );
+    expect(
+      await count("SELECT count(*) AS n FROM agent_runs WHERE agent_id = :a AND routing_key = 'mara@thescoop.com'", { a: sundae.id }),
+    ).toBe(1);
   });
 
-  test('then the same Message-ID from another sender, with other content, or naming one of the agent\'s replies is a 422 that runs nothing', async () => {
-    const jane = (await post({ message: { from: 'jane@acme.com', message_id: '<jane-2@acme.com>', body: 'Where is SCP-1043?' } }).expect(200)).body;
+  test("then the same Message-ID from another sender, with other content, or naming one of the agent's replies is a 422 that runs nothing", async () => {
+    const jane = (
+      await post({ message: { from: 'jane@acme.com', message_id: '<jane-2@acme.com>', body: 'Where is SCP-1043?' } }).expect(200)
+    ).body;
     const runs = await count('SELECT count(*) AS n FROM agent_runs');
-    const other = await post({ message: { from: 'omar@example.org', message_id: '<jane-2@acme.com>', body: 'Where is SCP-1043?' } }).expect(422);
+    const other = await post({ message: { from: 'omar@example.org', message_id: '<jane-2@acme.com>', body: 'Where is SCP-1043?' } }).expect(
+      422,
+    );
     expect(other.body.code).toBe('message_id_reused');
     expect(JSON.stringify(other.body)).not.toMatch(/SCP-1043|Salted/);
     await post({ message: { from: 'jane@acme.com', message_id: '<jane-2@acme.com>', body: 'Something else entirely.' } }).expect(422);
@@ -91,15 +115,29 @@ describe("when Mara's approval is delivered three times", () => {
 describe('when a request is retried while its first attempt still runs a tool', () => {
   test('then the retry is a 409 that starts nothing, and once the first ends the next retry gets its answer', async () => {
     holdNextCall();
-    const first = t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'slow-key-1').send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' });
+    const first = t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .set('Idempotency-Key', 'slow-key-1')
+      .send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' });
     const pending = first.then((r) => r);
     await entered;
-    const during = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'slow-key-1').send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(409);
+    const during = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .set('Idempotency-Key', 'slow-key-1')
+      .send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(409);
     expect(during.body.code).toBe('idempotency_key_in_flight');
     release();
     const done = await pending;
     expect(done.body).toEqual({ tool: 'slow_lookup', status: 'success', output: { found: 'SCP-1042' } });
-    const after = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'slow-key-1').send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(200);
+    const after = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .set('Idempotency-Key', 'slow-key-1')
+      .send({ tool: 'slow_lookup', input: { what: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(200);
     expect(after.body).toEqual(done.body);
     expect(after.headers['idempotent-replayed']).toBe('true');
     expect(await count("SELECT count(*) AS n FROM tool_calls WHERE tool_id = 'slow_lookup'")).toBe(1);
@@ -108,7 +146,12 @@ describe('when a request is retried while its first attempt still runs a tool', 
 
 describe('an Idempotency-Key', () => {
   const dispatch = (key: string, order: string, token = CLIENT_TOKEN) =>
-    t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Authorization', `Bearer ${token}`).set('Idempotency-Key', key).send({ tool: 'process_refund', input: { order_id: order }, sender: 'mara@thescoop.com' });
+    t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .set('Authorization', `Bearer ${token}`)
+      .set('Idempotency-Key', key)
+      .send({ tool: 'process_refund', input: { order_id: order }, sender: 'mara@thescoop.com' });
 
   test.each([
     ['the same key and body', 'k-same', 'SCP-1042', 200, true],
@@ -133,7 +176,10 @@ describe('an Idempotency-Key', () => {
     const again = await dispatch('k-expired', 'SCP-1043').expect(200);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await refunds()).toEqual(['SCP-1042', 'SCP-1043']);
-    const [kept] = await t.sequelize.query<{ hours: number }>("SELECT extract(epoch FROM expires_at - created_at) / 3600 AS hours FROM idempotency_keys WHERE key = 'k-expired'", { type: QueryTypes.SELECT });
+    const [kept] = await t.sequelize.query<{ hours: number }>(
+      "SELECT extract(epoch FROM expires_at - created_at) / 3600 AS hours FROM idempotency_keys WHERE key = 'k-expired'",
+      { type: QueryTypes.SELECT },
+    );
     expect(Number(kept!.hours)).toBeGreaterThanOrEqual(24);
   });
 
@@ -147,7 +193,12 @@ describe('an Idempotency-Key', () => {
 
   test('that is not printable ASCII, or too long, is a 422 naming the header', async () => {
     for (const key of ['x'.repeat(256), 'a key with spaces', 'clé-é']) {
-      const res = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', key).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' } }).expect(422);
+      const res = await t
+        .client()
+        .post(`/api/agents/${sundae.id}/tool-calls`)
+        .set('Idempotency-Key', key)
+        .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' } })
+        .expect(422);
       expect(res.body.detail[0].loc).toEqual(['header', 'Idempotency-Key']);
     }
   });
@@ -155,7 +206,11 @@ describe('an Idempotency-Key', () => {
   test('on an email analysis files its tasks once: the retry gets the same tasks and files none', async () => {
     const analyst = await makeAgent(t, { name: 'Analyst', enabled_tools: 'email_analyzer,task_creator' });
     const analyze = () =>
-      t.client().post(`/api/agents/${analyst}/email/analyze`).set('Idempotency-Key', 'k-analyze').send({ from: 'jane@acme.com', subject: 'Melted order', body: 'My order arrived melted. Please refund it by Friday.' });
+      t
+        .client()
+        .post(`/api/agents/${analyst}/email/analyze`)
+        .set('Idempotency-Key', 'k-analyze')
+        .send({ from: 'jane@acme.com', subject: 'Melted order', body: 'My order arrived melted. Please refund it by Friday.' });
     const first = await analyze().expect(200);
     expect(first.body.tasks.length).toBeGreaterThan(0);
     const again = await analyze().expect(200);
@@ -165,7 +220,8 @@ describe('an Idempotency-Key', () => {
   });
 
   test('on a scheduled run replays its answer, with the same status', async () => {
-    const run = () => t.scheduler().post(`/api/agents/${sundae.id}/runs`).set('Idempotency-Key', 'k-run').send({ instruction: 'Check the stock.' });
+    const run = () =>
+      t.scheduler().post(`/api/agents/${sundae.id}/runs`).set('Idempotency-Key', 'k-run').send({ instruction: 'Check the stock.' });
     const first = await run().expect(200);
     const again = await run().expect(200);
     expect(again.body).toEqual(first.body);
@@ -176,10 +232,17 @@ describe('an Idempotency-Key', () => {
 describe('when a tool calls an outside service', () => {
   test("then it is told its call's record id, a key of its own for that service, and a replay does not call it again", async () => {
     seenCallIds.length = 0;
-    const charge = () => t.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'k-charge').send({ tool: 'charge_card', input: { cents: 1899 }, sender: 'jane@acme.com' });
+    const charge = () =>
+      t
+        .client()
+        .post(`/api/agents/${sundae.id}/tool-calls`)
+        .set('Idempotency-Key', 'k-charge')
+        .send({ tool: 'charge_card', input: { cents: 1899 }, sender: 'jane@acme.com' });
     const first = await charge().expect(200);
     await charge().expect(200);
-    const [record] = await t.sequelize.query<{ id: number }>("SELECT id FROM tool_calls WHERE tool_id = 'charge_card' ORDER BY id", { type: QueryTypes.SELECT });
+    const [record] = await t.sequelize.query<{ id: number }>("SELECT id FROM tool_calls WHERE tool_id = 'charge_card' ORDER BY id", {
+      type: QueryTypes.SELECT,
+    });
     expect(seenCallIds).toEqual([Number(record!.id)]);
     expect(first.body.output.idempotency_key).toBe(`toolgate-${record!.id}`);
   });
@@ -190,11 +253,24 @@ describe('when two instances receive the same message at once', () => {
     await resetOrders();
     const second = await createSecondInstance(t, { tools: [...SCOOP_TOOLS, slowLookup] });
     try {
-      const jane = (await post({ message: { from: 'jane@acme.com', message_id: '<jane-3@acme.com>', body: 'Order SCP-1042 arrived melted. I would like a refund.' } }).expect(200)).body;
-      const mara = { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', message_id: '<mara-3@thescoop.com>', body: 'Approved, process it.' } };
-      const answers = await Promise.all([t, second, t, second].map((instance) => instance.client().post(`/api/agents/${sundae.id}/messages`).send(mara)));
+      const jane = (
+        await post({
+          message: {
+            from: 'jane@acme.com',
+            message_id: '<jane-3@acme.com>',
+            body: 'Order SCP-1042 arrived melted. I would like a refund.',
+          },
+        }).expect(200)
+      ).body;
+      const mara = {
+        thread_id: jane.thread_id,
+        message: { from: 'mara@thescoop.com', message_id: '<mara-3@thescoop.com>', body: 'Approved, process it.' },
+      };
+      const answers = await Promise.all(
+        [t, second, t, second].map((instance) => instance.client().post(`/api/agents/${sundae.id}/messages`).send(mara)),
+      );
       expect(answers.every((a) => a.status === 200 || (a.status === 409 && a.body.code === 'message_id_in_flight'))).toBe(true);
-      const ran = answers.filter((a) => a.status === 200 && a.headers["idempotent-replayed"] === undefined);
+      const ran = answers.filter((a) => a.status === 200 && a.headers['idempotent-replayed'] === undefined);
       expect(ran).toHaveLength(1);
       expect(await refunds()).toEqual(['SCP-1042']);
       expect(await count("SELECT count(*) AS n FROM agent_runs WHERE message->>'message_id' = '<mara-3@thescoop.com>'")).toBe(1);
@@ -210,7 +286,11 @@ describe('when two instances receive the same message at once', () => {
     const second = await createSecondInstance(t, { tools: [...SCOOP_TOOLS, slowLookup] });
     try {
       const send = (instance: Pick<TestApp, 'client'>) =>
-        instance.client().post(`/api/agents/${sundae.id}/tool-calls`).set('Idempotency-Key', 'k-two-instances').send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' });
+        instance
+          .client()
+          .post(`/api/agents/${sundae.id}/tool-calls`)
+          .set('Idempotency-Key', 'k-two-instances')
+          .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' });
       const before = await count("SELECT count(*) AS n FROM tool_calls WHERE tool_id = 'process_refund'");
       const answers = await Promise.all([send(t), send(second), send(t), send(second)]);
       expect(answers.map((a) => a.status).every((s) => s === 200 || s === 409)).toBe(true);

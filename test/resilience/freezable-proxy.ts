@@ -19,7 +19,10 @@ export async function startFreezableProxy(target: { host: string; port: number }
     const upstream = net.connect(target.port, target.host);
     const pair: [net.Socket, net.Socket] = [client, upstream];
     pairs.add(pair);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       // By hand rather than pipe(): pipe() resumes a paused source on drain, which would thaw it.
       from.on('data', (chunk) => {
         if (!to.write(chunk)) from.pause();

@@ -30,14 +30,34 @@ let agent: number;
 
 const admin = (t: request.Test) => t.set('Authorization', `Bearer ${ADMIN_TOKEN}`);
 const client = (t: request.Test) => t.set('Authorization', `Bearer ${CLIENT_TOKEN}`);
-const refund = () => client(request(app).post(`/api/agents/${agent}/tool-calls`)).send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' });
+const refund = () =>
+  client(request(app).post(`/api/agents/${agent}/tool-calls`)).send({
+    tool: 'process_refund',
+    input: { order_id: 'SCP-1042' },
+    sender: 'mara@thescoop.com',
+  });
 
 const requests: [string, () => request.Test][] = [
   ['a dispatch of an offered tool', refund],
-  ['a dispatch of a refused tool', () => client(request(app).post(`/api/agents/${agent}/tool-calls`)).send({ tool: 'send_email', input: { to: 'a@b.com', subject: 's', body: 'b' }, sender: 'jane@acme.com' })],
+  [
+    'a dispatch of a refused tool',
+    () =>
+      client(request(app).post(`/api/agents/${agent}/tool-calls`)).send({
+        tool: 'send_email',
+        input: { to: 'a@b.com', subject: 's', body: 'b' },
+        sender: 'jane@acme.com',
+      }),
+  ],
   ['the resolution view', () => admin(request(app).get(`/api/agents/${agent}/tools`)).query({ sender: 'mara@thescoop.com' })],
-  ['an admin write', () => admin(request(app).post('/api/toolkits')).send({ name: 'Made while frozen', member_tool_ids: ['lookup_order'] })],
-  ['an email analysis', () => client(request(app).post(`/api/agents/${agent}/email/analyze`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' })],
+  [
+    'an admin write',
+    () => admin(request(app).post('/api/toolkits')).send({ name: 'Made while frozen', member_tool_ids: ['lookup_order'] }),
+  ],
+  [
+    'an email analysis',
+    () =>
+      client(request(app).post(`/api/agents/${agent}/email/analyze`)).send({ from: 'mara@thescoop.com', body: 'Please refund SCP-1042.' }),
+  ],
 ];
 
 beforeAll(async () => {
@@ -49,9 +69,15 @@ beforeAll(async () => {
   await ensureScoopData(sequelize);
   await tg.syncSystemToolkits();
   app = createApp(tg, { logger: createLogger(false) });
-  const finance = (await admin(request(app).post('/api/toolkits')).send({ name: 'Finance', member_tool_ids: ['process_refund', 'email_analyzer'] }).expect(201)).body.id;
+  const finance = (
+    await admin(request(app).post('/api/toolkits'))
+      .send({ name: 'Finance', member_tool_ids: ['process_refund', 'email_analyzer'] })
+      .expect(201)
+  ).body.id;
   agent = (await admin(request(app).post('/api/agents')).send({ name: 'Frozen', toolkit_ids: [] }).expect(201)).body.id;
-  await admin(request(app).post(`/api/agents/${agent}/toolkits`)).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
+  await admin(request(app).post(`/api/agents/${agent}/toolkits`))
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
   // Several at once, so the pool holds open connections that the freeze will strand.
   await Promise.all(Array.from({ length: 4 }, () => admin(request(app).get(`/api/agents/${agent}/tools`)).expect(200)));
 });
@@ -88,11 +114,16 @@ describe('when the host answers again', () => {
       expect(last.status).toBe(503);
     }
     expect(last?.status).toBe(200);
-    const [order] = await sequelize.query<{ status: string }>("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", { type: QueryTypes.SELECT });
+    const [order] = await sequelize.query<{ status: string }>("SELECT status FROM scoop_orders WHERE id = 'SCP-1042'", {
+      type: QueryTypes.SELECT,
+    });
     expect(order?.status).toBe('delivered');
     const made = await sequelize.query("SELECT id FROM toolkits WHERE name = 'Made while frozen'", { type: QueryTypes.SELECT });
     expect(made).toEqual([]);
-    const records = await sequelize.query('SELECT status FROM tool_calls WHERE agent_id = :agent', { replacements: { agent }, type: QueryTypes.SELECT });
+    const records = await sequelize.query('SELECT status FROM tool_calls WHERE agent_id = :agent', {
+      replacements: { agent },
+      type: QueryTypes.SELECT,
+    });
     expect(records).toEqual([]);
   });
 

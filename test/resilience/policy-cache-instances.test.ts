@@ -65,9 +65,27 @@ function invalidationOf(tg: Toolgate, agentId: number): Promise<Invalidation> {
  * boss, made on A: removing Mara's rule revokes her grant (removing the only rule would open the gate).
  */
 async function grant(label: string): Promise<{ agentId: number; toolkitId: number; attachmentId: number; ruleId: number }> {
-  const kit = await a.admin().post('/api/toolkits').send({ name: `Stock ${label}`, member_tool_ids: [TOOL, 'lookup_order'] }).expect(201);
-  const agent = await a.admin().post('/api/agents').send({ name: `Agent ${label}`, toolkit_ids: [] }).expect(201);
-  const att = await a.admin().post(`/api/agents/${agent.body.id}/toolkits`).send({ toolkit_id: kit.body.id, rules: [{ kind: 'allow', pattern: 'mara@thescoop.com' }, { kind: 'allow', pattern: 'boss@thescoop.com' }] }).expect(201);
+  const kit = await a
+    .admin()
+    .post('/api/toolkits')
+    .send({ name: `Stock ${label}`, member_tool_ids: [TOOL, 'lookup_order'] })
+    .expect(201);
+  const agent = await a
+    .admin()
+    .post('/api/agents')
+    .send({ name: `Agent ${label}`, toolkit_ids: [] })
+    .expect(201);
+  const att = await a
+    .admin()
+    .post(`/api/agents/${agent.body.id}/toolkits`)
+    .send({
+      toolkit_id: kit.body.id,
+      rules: [
+        { kind: 'allow', pattern: 'mara@thescoop.com' },
+        { kind: 'allow', pattern: 'boss@thescoop.com' },
+      ],
+    })
+    .expect(201);
   const rule = (att.body.rules as { id: number; pattern: string }[]).find((r) => r.pattern === 'mara@thescoop.com');
   return { agentId: agent.body.id, toolkitId: kit.body.id, attachmentId: att.body.id, ruleId: rule!.id };
 }
@@ -105,14 +123,22 @@ describe('when a grant is revoked on instance A', () => {
   test('then a toolkit edited on A reaches every agent holding it on B', async () => {
     await listening(b.tg);
     const g1 = await grant('shared-1');
-    const agent2 = await a.admin().post('/api/agents').send({ name: 'Agent shared-2', toolkit_ids: [g1.toolkitId] }).expect(201);
+    const agent2 = await a
+      .admin()
+      .post('/api/agents')
+      .send({ name: 'Agent shared-2', toolkit_ids: [g1.toolkitId] })
+      .expect(201);
     await b.client().post(`/api/agents/${agent2.body.id}/tool-calls`).send({ tool: TOOL, sender: 'jane@acme.com' }).expect(200);
     // Both agents cached on B: the refusals below must come from dropping them, not from a first read.
     await warm(b.tg, g1.agentId);
     await warm(b.tg, agent2.body.id);
 
     const told = Promise.all([invalidationOf(b.tg, g1.agentId), invalidationOf(b.tg, agent2.body.id)]);
-    await a.admin().patch(`/api/toolkits/${g1.toolkitId}`).send({ member_tool_ids: ['lookup_order'] }).expect(200);
+    await a
+      .admin()
+      .patch(`/api/toolkits/${g1.toolkitId}`)
+      .send({ member_tool_ids: ['lookup_order'] })
+      .expect(200);
     await told;
 
     await dispatch(b, g1.agentId).expect(403);
@@ -120,7 +146,7 @@ describe('when a grant is revoked on instance A', () => {
   });
 });
 
-describe('when instance B\'s listening connection is killed', () => {
+describe("when instance B's listening connection is killed", () => {
   test('then B reads through while it is gone, serves no stale grant, and starts empty when it is back', async () => {
     await listening(b.tg);
     const policies = listened(b.tg);
@@ -164,7 +190,9 @@ describe('when a policy is changed by plain SQL from outside any instance', () =
     await warm(b.tg, g.agentId);
 
     const told = invalidationOf(b.tg, g.agentId);
-    await withClient(a.databaseUrl, (c) => c.query("UPDATE toolkits SET member_tool_ids = ARRAY['lookup_order'] WHERE id = $1", [g.toolkitId]));
+    await withClient(a.databaseUrl, (c) =>
+      c.query("UPDATE toolkits SET member_tool_ids = ARRAY['lookup_order'] WHERE id = $1", [g.toolkitId]),
+    );
     await told;
 
     await dispatch(b, g.agentId).expect(403);
@@ -176,7 +204,9 @@ describe('when a policy is changed by plain SQL from outside any instance', () =
     await warm(b.tg, g.agentId);
 
     const told = invalidationOf(b.tg, g.agentId);
-    await withClient(a.databaseUrl, (c) => c.query("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES ($1, 'deny', 'mara@thescoop.com')", [g.agentId]));
+    await withClient(a.databaseUrl, (c) =>
+      c.query("INSERT INTO agent_access_rules (agent_id, kind, pattern) VALUES ($1, 'deny', 'mara@thescoop.com')", [g.agentId]),
+    );
     await told;
 
     const refused = await dispatch(b, g.agentId).expect(403);
@@ -216,7 +246,9 @@ describe('when both instances run in strict mode', () => {
     // One statement reaching more than 2000 agents raises the policy epoch, not each agent's version.
     await withClient(a.databaseUrl, async (c) => {
       await c.query("INSERT INTO agents (name) SELECT 'Strict bulk ' || g FROM generate_series(1, 2100) g");
-      await c.query("INSERT INTO agent_toolkits (agent_id, toolkit_id) SELECT id, $1 FROM agents WHERE name LIKE 'Strict bulk %'", [g.toolkitId]);
+      await c.query("INSERT INTO agent_toolkits (agent_id, toolkit_id) SELECT id, $1 FROM agents WHERE name LIKE 'Strict bulk %'", [
+        g.toolkitId,
+      ]);
       await c.query(
         `INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern)
            SELECT at.id, 'allow', 'mara@thescoop.com' FROM agent_toolkits at JOIN agents ag ON ag.id = at.agent_id WHERE ag.name LIKE 'Strict bulk %'`,

@@ -44,7 +44,11 @@ describe('when a caller goes over its budget', () => {
     const responses = await spend(app, LIMIT + 1, TOKEN_A);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     const refused = responses[LIMIT];
-    expect(refused.body).toEqual({ detail: expect.stringContaining('Too many requests'), code: 'rate_limited', request_id: refused.headers['x-request-id'] });
+    expect(refused.body).toEqual({
+      detail: expect.stringContaining('Too many requests'),
+      code: 'rate_limited',
+      request_id: refused.headers['x-request-id'],
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   });
 

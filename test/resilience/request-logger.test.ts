@@ -23,7 +23,11 @@ let agentId: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const toolkit = await t.admin().post('/api/toolkits').send({ name: 'Support', member_tool_ids: ['check_flavor_stock', 'send_email'] }).expect(201);
+  const toolkit = await t
+    .admin()
+    .post('/api/toolkits')
+    .send({ name: 'Support', member_tool_ids: ['check_flavor_stock', 'send_email'] })
+    .expect(201);
   agentId = await makeAgent(t, { name: 'Sundae', toolkit_ids: [toolkit.body.id] });
 
   const sink = new Writable({
@@ -69,11 +73,22 @@ interface Sent {
 async function sendAll(): Promise<Sent[]> {
   const toolCalls = `/api/agents/${agentId}/tool-calls`;
   const dispatch = (body: object, token = CLIENT_TOKEN) =>
-    request(app).post(`${toolCalls}?sender=${encodeURIComponent(SENDER)}`).set('Authorization', `Bearer ${token}`).send(body);
+    request(app)
+      .post(`${toolCalls}?sender=${encodeURIComponent(SENDER)}`)
+      .set('Authorization', `Bearer ${token}`)
+      .send(body);
   return [
-    { method: 'POST', path: toolCalls, res: await dispatch({ tool: 'send_email', input: { to: SENDER_KEY, subject: 'Your refund', body: BODY_TEXT }, sender: SENDER }) },
+    {
+      method: 'POST',
+      path: toolCalls,
+      res: await dispatch({ tool: 'send_email', input: { to: SENDER_KEY, subject: 'Your refund', body: BODY_TEXT }, sender: SENDER }),
+    },
     { method: 'POST', path: toolCalls, res: await dispatch({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: SENDER }) },
-    { method: 'POST', path: toolCalls, res: await dispatch({ tool: 'send_email', input: { to: SENDER_KEY, subject: 'x', body: BODY_TEXT }, from: SENDER, extra: BODY_TEXT }) },
+    {
+      method: 'POST',
+      path: toolCalls,
+      res: await dispatch({ tool: 'send_email', input: { to: SENDER_KEY, subject: 'x', body: BODY_TEXT }, from: SENDER, extra: BODY_TEXT }),
+    },
     { method: 'POST', path: toolCalls, res: await dispatch({ tool: 'check_flavor_stock', sender: SENDER }, WRONG_TOKEN) },
     {
       method: 'GET',
@@ -83,7 +98,11 @@ async function sendAll(): Promise<Sent[]> {
     {
       method: 'POST',
       path: '/api/toolkits',
-      res: await request(app).post('/api/toolkits').set('Authorization', `Bearer ${ADMIN_TOKEN}`).set('Content-Type', 'application/json').send(`{"name": "${BODY_TEXT}`),
+      res: await request(app)
+        .post('/api/toolkits')
+        .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+        .set('Content-Type', 'application/json')
+        .send(`{"name": "${BODY_TEXT}`),
     },
     { method: 'GET', path: '/boom', res: await request(app).get('/boom').set('Authorization', `Bearer ${ADMIN_TOKEN}`) },
   ];
@@ -96,7 +115,13 @@ describe('when requests of every kind are answered', () => {
     expect(requestLines).toHaveLength(sent.length);
     sent.forEach(({ res, method, path }, i) => {
       expect(requestLines[i]).toEqual(
-        expect.objectContaining({ request_id: res.headers['x-request-id'], method, path, status: res.status, duration_ms: expect.any(Number) }),
+        expect.objectContaining({
+          request_id: res.headers['x-request-id'],
+          method,
+          path,
+          status: res.status,
+          duration_ms: expect.any(Number),
+        }),
       );
     });
     // The broken JSON body is left out: whether it is refused before authentication is the router's order.
@@ -118,7 +143,18 @@ describe('when requests of every kind are answered', () => {
     const sent = await sendAll();
     await logged(sent.length + 1);
     const text = raw.join('\n').toLowerCase();
-    for (const secret of [CLIENT_TOKEN, ADMIN_TOKEN, WRONG_TOKEN, BODY_TEXT, SENDER, SENDER_KEY, 'mara.quill', 'thescoop.com', 'sender=', 'Bearer']) {
+    for (const secret of [
+      CLIENT_TOKEN,
+      ADMIN_TOKEN,
+      WRONG_TOKEN,
+      BODY_TEXT,
+      SENDER,
+      SENDER_KEY,
+      'mara.quill',
+      'thescoop.com',
+      'sender=',
+      'Bearer',
+    ]) {
       expect({ secret, found: text.includes(secret.toLowerCase()) }).toEqual({ secret, found: false });
     }
   });
@@ -126,8 +162,18 @@ describe('when requests of every kind are answered', () => {
 
 describe('when a request arrives with its own X-Request-Id', () => {
   test('then its line carries that id', async () => {
-    await request(app).get(`/api/agents/${agentId}/tools`).set('X-Request-Id', 'upstream-1234').set('Authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
+    await request(app)
+      .get(`/api/agents/${agentId}/tools`)
+      .set('X-Request-Id', 'upstream-1234')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .expect(200);
     const [line] = await logged(1);
-    expect(line).toMatchObject({ msg: 'request', request_id: 'upstream-1234', path: `/api/agents/${agentId}/tools`, status: 200, role: 'admin' });
+    expect(line).toMatchObject({
+      msg: 'request',
+      request_id: 'upstream-1234',
+      path: `/api/agents/${agentId}/tools`,
+      status: 200,
+      role: 'admin',
+    });
   });
 });

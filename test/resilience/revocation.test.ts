@@ -54,30 +54,63 @@ interface Grant {
 
 /** An agent whose only grant of the tool is one toolkit, attached on the given rules. */
 async function grant(label: string, rules: { kind: 'allow' | 'deny'; pattern: string }[] = []) {
-  const toolkit = await adminJson<{ id: number }>('POST', '/api/toolkits', { name: `Stock ${label}`, member_tool_ids: [TOOL, 'lookup_order'] });
+  const toolkit = await adminJson<{ id: number }>('POST', '/api/toolkits', {
+    name: `Stock ${label}`,
+    member_tool_ids: [TOOL, 'lookup_order'],
+  });
   const agent = await adminJson<{ id: number }>('POST', '/api/agents', { name: `Agent ${label}`, toolkit_ids: [] });
-  const attachment = await adminJson<{ id: number; rules: { id: number; pattern: string }[] }>('POST', `/api/agents/${agent.id}/toolkits`, { toolkit_id: toolkit.id, rules });
+  const attachment = await adminJson<{ id: number; rules: { id: number; pattern: string }[] }>('POST', `/api/agents/${agent.id}/toolkits`, {
+    toolkit_id: toolkit.id,
+    rules,
+  });
   return { toolkitId: toolkit.id, agentId: agent.id, attachment };
 }
 
 const revocations: [string, () => Promise<Grant>][] = [
-  ['removing the allow rule that admitted the sender', async () => {
-    const g = await grant('rule', [{ kind: 'allow', pattern: 'mara@thescoop.com' }, { kind: 'allow', pattern: 'boss@thescoop.com' }]);
-    const rule = g.attachment.rules.find((r) => r.pattern === 'mara@thescoop.com')!;
-    return { agentId: g.agentId, sender: 'Mara <mara@thescoop.com>', revoke: () => call('DELETE', `/api/agents/${g.agentId}/toolkits/${g.attachment.id}/rules/${rule.id}`, ADMIN_TOKEN) };
-  }],
-  ['detaching the toolkit from the agent', async () => {
-    const g = await grant('attachment');
-    return { agentId: g.agentId, sender: 'jane@acme.com', revoke: () => call('DELETE', `/api/agents/${g.agentId}/toolkits/${g.attachment.id}`, ADMIN_TOKEN) };
-  }],
-  ['removing the tool from the toolkit members', async () => {
-    const g = await grant('member');
-    return { agentId: g.agentId, sender: 'jane@acme.com', revoke: () => call('PATCH', `/api/toolkits/${g.toolkitId}`, ADMIN_TOKEN, { member_tool_ids: ['lookup_order'] }) };
-  }],
-  ['deleting the whole toolkit', async () => {
-    const g = await grant('toolkit');
-    return { agentId: g.agentId, sender: 'jane@acme.com', revoke: () => call('DELETE', `/api/toolkits/${g.toolkitId}`, ADMIN_TOKEN) };
-  }],
+  [
+    'removing the allow rule that admitted the sender',
+    async () => {
+      const g = await grant('rule', [
+        { kind: 'allow', pattern: 'mara@thescoop.com' },
+        { kind: 'allow', pattern: 'boss@thescoop.com' },
+      ]);
+      const rule = g.attachment.rules.find((r) => r.pattern === 'mara@thescoop.com')!;
+      return {
+        agentId: g.agentId,
+        sender: 'Mara <mara@thescoop.com>',
+        revoke: () => call('DELETE', `/api/agents/${g.agentId}/toolkits/${g.attachment.id}/rules/${rule.id}`, ADMIN_TOKEN),
+      };
+    },
+  ],
+  [
+    'detaching the toolkit from the agent',
+    async () => {
+      const g = await grant('attachment');
+      return {
+        agentId: g.agentId,
+        sender: 'jane@acme.com',
+        revoke: () => call('DELETE', `/api/agents/${g.agentId}/toolkits/${g.attachment.id}`, ADMIN_TOKEN),
+      };
+    },
+  ],
+  [
+    'removing the tool from the toolkit members',
+    async () => {
+      const g = await grant('member');
+      return {
+        agentId: g.agentId,
+        sender: 'jane@acme.com',
+        revoke: () => call('PATCH', `/api/toolkits/${g.toolkitId}`, ADMIN_TOKEN, { member_tool_ids: ['lookup_order'] }),
+      };
+    },
+  ],
+  [
+    'deleting the whole toolkit',
+    async () => {
+      const g = await grant('toolkit');
+      return { agentId: g.agentId, sender: 'jane@acme.com', revoke: () => call('DELETE', `/api/toolkits/${g.toolkitId}`, ADMIN_TOKEN) };
+    },
+  ],
 ];
 
 interface Observed {

@@ -58,7 +58,13 @@ describe('when the service gets SIGTERM right after it listens, with its logs pi
       expect({ i, stopping: messages.filter((m) => m.startsWith('stopping')).length }).toEqual({ i, stopping: 1 });
       expect({ i, last: messages.at(-1) }).toEqual({ i, last: 'stopped' });
       // JSON lines, as a log shipper reads them: piped output is never pretty unless asked.
-      for (const line of lines) expect(JSON.parse(line)).toMatchObject({ time: expect.any(Number), level: expect.any(Number), msg: expect.any(String), service: 'toolgate' });
+      for (const line of lines)
+        expect(JSON.parse(line)).toMatchObject({
+          time: expect.any(Number),
+          level: expect.any(Number),
+          msg: expect.any(String),
+          service: 'toolgate',
+        });
     }
   });
 });

@@ -31,7 +31,10 @@ describe('when one caller spreads its requests over two instances on one databas
   });
 
   test('then another caller still has its own budget', async () => {
-    const other = await createSecondInstance(a, { rateLimit: { windowMs: 60_000, limit: LIMIT }, clientTokens: [CLIENT_TOKEN, 'other-client-0123456789abcdef'] });
+    const other = await createSecondInstance(a, {
+      rateLimit: { windowMs: 60_000, limit: LIMIT },
+      clientTokens: [CLIENT_TOKEN, 'other-client-0123456789abcdef'],
+    });
     try {
       await request(other.app).get('/api/agents').set('Authorization', 'Bearer other-client-0123456789abcdef').expect(200);
     } finally {
@@ -49,8 +52,14 @@ describe('when one caller spreads its requests over two instances on one databas
 
 describe('when the memory store is asked for', () => {
   test('then each instance counts on its own', async () => {
-    const m1 = await createSecondInstance(a, { rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' }, clientTokens: ['memory-client-0123456789abcdef'] });
-    const m2 = await createSecondInstance(a, { rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' }, clientTokens: ['memory-client-0123456789abcdef'] });
+    const m1 = await createSecondInstance(a, {
+      rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' },
+      clientTokens: ['memory-client-0123456789abcdef'],
+    });
+    const m2 = await createSecondInstance(a, {
+      rateLimit: { windowMs: 60_000, limit: 1, store: 'memory' },
+      clientTokens: ['memory-client-0123456789abcdef'],
+    });
     try {
       const call = (app: typeof m1.app) => request(app).get('/api/agents').set('Authorization', 'Bearer memory-client-0123456789abcdef');
       expect([(await call(m1.app)).status, (await call(m2.app)).status, (await call(m1.app)).status]).toEqual([200, 200, 429]);

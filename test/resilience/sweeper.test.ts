@@ -45,7 +45,11 @@ beforeAll(async () => {
   await t.admin().post(`/api/agents/${sundae.id}/toolkits`).send({ toolkit_id: kit }).expect(201);
   me = new Instances(t.sequelize, { heartbeatMs: 60_000, staleAfterMs: 30_000 });
   await me.register();
-  sweeper = new Sweeper(t.sequelize, me, { intervalMs: 60_000, graceMs: 1_000, inFlight: { records: () => mine.records, runs: () => mine.runs } });
+  sweeper = new Sweeper(t.sequelize, me, {
+    intervalMs: 60_000,
+    graceMs: 1_000,
+    inFlight: { records: () => mine.records, runs: () => mine.runs },
+  });
   await t.sequelize.query(`INSERT INTO toolgate_instances (id, heartbeat_at) VALUES ('dead', now() - interval '1 hour'), ('alive', now())`);
 });
 afterAll(async () => {
@@ -62,7 +66,12 @@ const record = async (instance: string, deadline: string) =>
     )
   )[0]!.id;
 const statusOf = async (id: string | number) =>
-  (await t.sequelize.query<{ status: string; error: string | null }>('SELECT status, error FROM tool_calls WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT }))[0];
+  (
+    await t.sequelize.query<{ status: string; error: string | null }>('SELECT status, error FROM tool_calls WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    })
+  )[0];
 
 describe('when the sweeper runs', () => {
   test("then a dead instance's started record past its deadline becomes interrupted, and one before it, or a live instance's, stays started", async () => {
@@ -89,22 +98,44 @@ describe('when the sweeper runs', () => {
   });
 
   test("then a dead instance's open run ends interrupted, and a redelivery of its message gets that answer and runs nothing", async () => {
-    const jane = (await t.client().post(`/api/agents/${sundae.id}/messages`).send({ message: { from: 'jane@acme.com', message_id: '<j-open@acme.com>', body: 'Order SCP-1042 arrived melted.' } }).expect(200)).body;
+    const jane = (
+      await t
+        .client()
+        .post(`/api/agents/${sundae.id}/messages`)
+        .send({ message: { from: 'jane@acme.com', message_id: '<j-open@acme.com>', body: 'Order SCP-1042 arrived melted.' } })
+        .expect(200)
+    ).body;
     // As if its instance had died mid-run: the run is open again, and held by the dead instance.
-    await t.sequelize.query(`UPDATE agent_runs SET completed_at = NULL, stopped = NULL, answer = NULL, instance_id = 'dead', created_at = now() - interval '1 minute' WHERE id = :id`, {
-      replacements: { id: jane.run_id },
-    });
+    await t.sequelize.query(
+      `UPDATE agent_runs SET completed_at = NULL, stopped = NULL, answer = NULL, instance_id = 'dead', created_at = now() - interval '1 minute' WHERE id = :id`,
+      {
+        replacements: { id: jane.run_id },
+      },
+    );
     const before = (await t.sequelize.query('SELECT id FROM tool_calls', { type: QueryTypes.SELECT })).length;
-    const duringSweep = await t.client().post(`/api/agents/${sundae.id}/messages`).send({ message: { from: 'jane@acme.com', message_id: '<j-open@acme.com>', body: 'Order SCP-1042 arrived melted.' } }).expect(200);
-    expect(duringSweep.body).toMatchObject({ run_id: jane.run_id, stopped: 'interrupted', error: expect.stringMatching(/nothing is run again/) });
+    const duringSweep = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/messages`)
+      .send({ message: { from: 'jane@acme.com', message_id: '<j-open@acme.com>', body: 'Order SCP-1042 arrived melted.' } })
+      .expect(200);
+    expect(duringSweep.body).toMatchObject({
+      run_id: jane.run_id,
+      stopped: 'interrupted',
+      error: expect.stringMatching(/nothing is run again/),
+    });
     expect((await sweeper.sweep()).runs).toBe(1);
-    const [run] = await t.sequelize.query<{ stopped: string; completed_at: Date | null }>('SELECT stopped, completed_at FROM agent_runs WHERE id = :id', { replacements: { id: jane.run_id }, type: QueryTypes.SELECT });
+    const [run] = await t.sequelize.query<{ stopped: string; completed_at: Date | null }>(
+      'SELECT stopped, completed_at FROM agent_runs WHERE id = :id',
+      { replacements: { id: jane.run_id }, type: QueryTypes.SELECT },
+    );
     expect(run).toMatchObject({ stopped: 'interrupted', completed_at: expect.any(Date) });
     expect((await t.sequelize.query('SELECT id FROM tool_calls', { type: QueryTypes.SELECT })).length).toBe(before);
   });
 
   test('then idempotency keys past their time are deleted', async () => {
-    await t.sequelize.query(`INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at) VALUES ('s', 'old', repeat('0', 64), 'done', 'dead', now() - interval '1 second')`);
+    await t.sequelize.query(
+      `INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at) VALUES ('s', 'old', repeat('0', 64), 'done', 'dead', now() - interval '1 second')`,
+    );
     expect((await sweeper.sweep()).keys).toBe(1);
   });
 
@@ -112,7 +143,10 @@ describe('when the sweeper runs', () => {
     await t.sequelize.query(`INSERT INTO toolgate_instances (id, heartbeat_at) VALUES ('inst_long_gone', now() - interval '2 days')`);
     await me.register();
     expect((await sweeper.sweep()).instances).toBe(1);
-    const left = await t.sequelize.query<{ id: string }>(`SELECT id FROM toolgate_instances WHERE id IN ('inst_long_gone', :me)`, { replacements: { me: me.id }, type: QueryTypes.SELECT });
+    const left = await t.sequelize.query<{ id: string }>(`SELECT id FROM toolgate_instances WHERE id IN ('inst_long_gone', :me)`, {
+      replacements: { me: me.id },
+      type: QueryTypes.SELECT,
+    });
     expect(left.map((r) => r.id)).toEqual([me.id]);
   });
 
@@ -127,17 +161,27 @@ describe('when the sweeper runs', () => {
       { type: QueryTypes.SELECT },
     );
     expect(left.map((r) => ({ ...r, held: Number(r.held) }))).toEqual([{ cap_key: 'sweep|live', held: 1 }]);
-    expect(await t.sequelize.query(`SELECT 1 FROM cap_hits WHERE usage_id NOT IN (SELECT id FROM cap_usage)`, { type: QueryTypes.SELECT })).toEqual([]);
+    expect(
+      await t.sequelize.query(`SELECT 1 FROM cap_hits WHERE usage_id NOT IN (SELECT id FROM cap_usage)`, { type: QueryTypes.SELECT }),
+    ).toEqual([]);
   });
 });
 
 describe('when the toolgate drains for a shutdown', () => {
   test('then a request in flight ends and is answered, a new one is refused with 503 shutting_down, and the drain says it drained', async () => {
     holdNext();
-    const inFlight = t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'slow_lookup', input: {}, sender: 'jane@acme.com' }).then((r) => r);
+    const inFlight = t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .send({ tool: 'slow_lookup', input: {}, sender: 'jane@acme.com' })
+      .then((r) => r);
     await entered;
     const drained = t.tg.drain(10_000);
-    const refused = await t.client().post(`/api/agents/${sundae.id}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' }).expect(503);
+    const refused = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(503);
     expect(refused.body.code).toBe('shutting_down');
     release();
     expect((await inFlight).body).toEqual({ tool: 'slow_lookup', status: 'success', output: { found: true } });

@@ -45,21 +45,30 @@ describe('the policy cache', () => {
   test.each([
     ['the agent is invalidated', (c: PolicyCache) => c.invalidate([1])],
     ['the cache is cleared', (c: PolicyCache) => c.clear()],
-    ['the cache is disabled and enabled again', (c: PolicyCache) => { c.disable(); c.enable(); }],
-  ])('when %s while a load is under way, then that load is handed out but never stored, and later runs load anew', async (_what, change) => {
-    const cache = new PolicyCache({ maxAgents: 10, maxAgeMs: 0 });
-    cache.enable();
-    const old = deferred();
-    const before = cache.get(1, old.load);
-    change(cache);
-    const fresh = deferred();
-    const after = cache.get(1, fresh.load);
-    old.finish(entry(1, 1));
-    fresh.finish(entry(1, 2));
-    expect((await before).policy?.version).toBe(1);
-    expect((await after).policy?.version).toBe(2);
-    expect(cache.peek(1)?.version).toBe(2);
-  });
+    [
+      'the cache is disabled and enabled again',
+      (c: PolicyCache) => {
+        c.disable();
+        c.enable();
+      },
+    ],
+  ])(
+    'when %s while a load is under way, then that load is handed out but never stored, and later runs load anew',
+    async (_what, change) => {
+      const cache = new PolicyCache({ maxAgents: 10, maxAgeMs: 0 });
+      cache.enable();
+      const old = deferred();
+      const before = cache.get(1, old.load);
+      change(cache);
+      const fresh = deferred();
+      const after = cache.get(1, fresh.load);
+      old.finish(entry(1, 1));
+      fresh.finish(entry(1, 2));
+      expect((await before).policy?.version).toBe(1);
+      expect((await after).policy?.version).toBe(2);
+      expect(cache.peek(1)?.version).toBe(2);
+    },
+  );
 
   test('when an agent does not exist, then nothing is cached for it', async () => {
     const cache = new PolicyCache({ maxAgents: 10, maxAgeMs: 0 });

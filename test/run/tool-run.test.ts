@@ -30,11 +30,13 @@ describe('when a run calls a tool it is offered', () => {
 
   test('then a started record that cannot be written stops the tool: the error is thrown and nothing runs', async () => {
     const { deps, events } = fakes({ start: async () => Promise.reject(new Error('database gone')) });
-    await expect(runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).callTool('lookup_order', { order: 'SCP-1' })).rejects.toThrow('database gone');
+    await expect(
+      runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).callTool('lookup_order', { order: 'SCP-1' }),
+    ).rejects.toThrow('database gone');
     expect(events.filter((e) => e.kind === 'ran')).toEqual([]);
   });
 
-  test('then an outcome that cannot be written is still the caller\'s, and the failure to write it is told', async () => {
+  test("then an outcome that cannot be written is still the caller's, and the failure to write it is told", async () => {
     const { deps, events } = fakes({ complete: async () => Promise.reject(new Error('lost the connection')) });
     const outcome = await runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).callTool('lookup_order', { order: 'SCP-1' });
     expect(outcome).toEqual({ status: 'success', output: { found: 'SCP-1' } });
@@ -80,7 +82,10 @@ describe('when a run may only request a tool (an attachment with approvers)', ()
 describe('when a capped tool has no room left', () => {
   test('then the claim made with its started record fails, it is refused as capped, and nothing runs', async () => {
     const { deps, events } = fakes({ start: async () => null });
-    const run = runOf({ attachments: [attachment(1, ['lookup_order'], { caps: [{ tool_id: null, per: 'agent', limit: 1, window_s: 60 }] })] }, deps);
+    const run = runOf(
+      { attachments: [attachment(1, ['lookup_order'], { caps: [{ tool_id: null, per: 'agent', limit: 1, window_s: 60 }] })] },
+      deps,
+    );
     await expect(run.callTool('lookup_order', { order: 'SCP-1' })).rejects.toBeInstanceOf(CapExceededError);
     expect(events.filter((e) => e.kind === 'ran')).toEqual([]);
   });
@@ -89,7 +94,10 @@ describe('when a capped tool has no room left', () => {
 describe("when the agent's access rules refuse the sender", () => {
   test('then refuseSender writes one denied record naming the rule and returns the 403 to raise', async () => {
     const { deps, events } = fakes();
-    const run = runOf({ access_rules: [{ id: 3, kind: 'deny', pattern: '*@thescoop.com' }], attachments: [attachment(1, ['lookup_order'])] }, deps);
+    const run = runOf(
+      { access_rules: [{ id: 3, kind: 'deny', pattern: '*@thescoop.com' }], attachments: [attachment(1, ['lookup_order'])] },
+      deps,
+    );
     expect(await run.refuseSender()).toBeInstanceOf(SenderForbiddenError);
     expect(events).toEqual([{ kind: 'record', detail: { tool_id: 'agent_access_rules', status: 'denied' } }]);
   });

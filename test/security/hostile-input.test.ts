@@ -26,9 +26,21 @@ async function ensureFixtures(): Promise<void> {
   );
   if (row.n === '1') return;
   const name = `Finance ${sent}`;
-  toolkit = (await t.admin().post('/api/toolkits').send({ name, member_tool_ids: ['process_refund', 'lookup_order'] }).expect(201)).body.id;
+  toolkit = (
+    await t
+      .admin()
+      .post('/api/toolkits')
+      .send({ name, member_tool_ids: ['process_refund', 'lookup_order'] })
+      .expect(201)
+  ).body.id;
   agent = await makeAgent(t, { name: 'Sundae', toolkit_ids: [] });
-  attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: toolkit, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201)).body.id;
+  attachment = (
+    await t
+      .admin()
+      .post(`/api/agents/${agent}/toolkits`)
+      .send({ toolkit_id: toolkit, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+      .expect(201)
+  ).body.id;
 }
 
 beforeAll(async () => {
@@ -87,7 +99,20 @@ const ROUTES: [string, string][] = [
 const hostileString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\r\nb', '\u202e', '%00', '../../etc/passwd', "'; DROP TABLE agents; --", '__proto__', 'constructor', '*@thescoop.com', 'mara@thescoop.com', 'Mara <mara+x@TheScoop.com>', 'x'.repeat(5000)),
+  fc.constantFrom(
+    '\u0000',
+    'a\r\nb',
+    '\u202e',
+    '%00',
+    '../../etc/passwd',
+    "'; DROP TABLE agents; --",
+    '__proto__',
+    'constructor',
+    '*@thescoop.com',
+    'mara@thescoop.com',
+    'Mara <mara+x@TheScoop.com>',
+    'x'.repeat(5000),
+  ),
 );
 
 /** Names a lookup in a plain object would find on Object.prototype (hostile review, finding 2). */
@@ -107,7 +132,10 @@ const longUnicodeSender = fc
     localLength: fc.integer({ min: 1, max: 120 }),
     tld: fc.constantFrom('com', 'thescoop.com', 'de'),
   })
-  .map(({ letter, labelLength, labels, localLength, tld }) => `${'m'.repeat(localLength)}@${Array.from({ length: labels }, () => letter.repeat(labelLength)).join('.')}.${tld}`)
+  .map(
+    ({ letter, labelLength, labels, localLength, tld }) =>
+      `${'m'.repeat(localLength)}@${Array.from({ length: labels }, () => letter.repeat(labelLength)).join('.')}.${tld}`,
+  )
   .filter((sender) => sender.length <= 320);
 
 const idSegment = fc.oneof(
@@ -124,7 +152,31 @@ const jsonValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(hostileString, fc.constantFrom('from', 'body', 'name', 'member_tool_ids', 'pattern', 'kind', 'tool', 'input', 'sender', 'scheduled', 'toolkit_id', 'rules', 'message', 'thread_id', 'instruction', '__proto__')), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        hostileString,
+        fc.constantFrom(
+          'from',
+          'body',
+          'name',
+          'member_tool_ids',
+          'pattern',
+          'kind',
+          'tool',
+          'input',
+          'sender',
+          'scheduled',
+          'toolkit_id',
+          'rules',
+          'message',
+          'thread_id',
+          'instruction',
+          '__proto__',
+        ),
+      ),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;
 
@@ -166,16 +218,39 @@ const rawBody = fc.oneof(
   jsonValue.map((v) => JSON.stringify(v) ?? 'null'),
   shapedBody.map((v) => JSON.stringify(v)),
   deepNesting,
-  fc.constantFrom('{', '{"from": "a@b.com"', 'null', '[]', '"string"', '{"a":1}{"b":2}', '\u0000', '{"__proto__": {"admin": true}}', 'x'.repeat(70_000)),
+  fc.constantFrom(
+    '{',
+    '{"from": "a@b.com"',
+    'null',
+    '[]',
+    '"string"',
+    '{"a":1}{"b":2}',
+    '\u0000',
+    '{"__proto__": {"admin": true}}',
+    'x'.repeat(70_000),
+  ),
   fc.string({ unit: 'binary', maxLength: 200 }),
 );
 
 const token = fc.constantFrom<string | null>(null, ADMIN_TOKEN, CLIENT_TOKEN, SCHEDULER_TOKEN, 'wrong-token-wrong-token', 'Bearer', '');
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', '');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  '',
+);
 
 const hostileRequest = fc.record({
   route: fc.constantFrom(...ROUTES),
-  ids: fc.record({ a: fc.oneof(fc.constant('AGENT'), idSegment), k: fc.oneof(fc.constant('TOOLKIT'), idSegment), t: fc.oneof(fc.constant('ATTACHMENT'), idSegment), r: idSegment, d: idSegment }),
+  ids: fc.record({
+    a: fc.oneof(fc.constant('AGENT'), idSegment),
+    k: fc.oneof(fc.constant('TOOLKIT'), idSegment),
+    t: fc.oneof(fc.constant('ATTACHMENT'), idSegment),
+    r: idSegment,
+    d: idSegment,
+  }),
   token,
   contentType,
   body: rawBody,
@@ -284,12 +359,22 @@ describe('when generated hostile requests hit every route', () => {
     await ensureFixtures();
     const names = Object.getOwnPropertyNames(Object.prototype);
     const deniedRecords = async () =>
-      Number((await t.sequelize.query<{ n: string }>("SELECT count(*) AS n FROM tool_calls WHERE tool_id IN (:names) AND status = 'denied'", { replacements: { names }, type: QueryTypes.SELECT }))[0]?.n);
+      Number(
+        (
+          await t.sequelize.query<{ n: string }>("SELECT count(*) AS n FROM tool_calls WHERE tool_id IN (:names) AND status = 'denied'", {
+            replacements: { names },
+            type: QueryTypes.SELECT,
+          })
+        )[0]?.n,
+      );
     const before = await deniedRecords();
     let refused = 0;
     await fc.assert(
       fc.asyncProperty(prototypeName, fc.constantFrom('mara@thescoop.com', 'jane@acme.com'), async (tool, sender) => {
-        const res = await request(t.app).post(`/api/agents/${agent}/tool-calls`).set('Authorization', `Bearer ${CLIENT_TOKEN}`).send({ tool, sender });
+        const res = await request(t.app)
+          .post(`/api/agents/${agent}/tool-calls`)
+          .set('Authorization', `Bearer ${CLIENT_TOKEN}`)
+          .send({ tool, sender });
         sent++;
         // Known in advance: a snake_case name is a tool id nobody offers, anything else no tool id.
         const wellFormed = toolIdSchema.safeParse(tool).success;

@@ -33,7 +33,12 @@ let open: number;
 let gated: number;
 
 const orderStatus = async (id: string, app = t) =>
-  (await app.sequelize.query<{ status: string }>('SELECT status FROM scoop_orders WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT }))[0]?.status;
+  (
+    await app.sequelize.query<{ status: string }>('SELECT status FROM scoop_orders WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    })
+  )[0]?.status;
 const records = (agent: number, app = t) =>
   app.sequelize.query<{ id: string; tool_id: string; status: string; routing_key: string | null; error: string | null }>(
     'SELECT id, tool_id, status, routing_key, error FROM tool_calls WHERE agent_id = :agent ORDER BY id',
@@ -48,8 +53,16 @@ async function arrange(app: TestApp): Promise<{ open: number; gated: number }> {
   // An open attachment admits runs with no routing key too, so a tool runs whatever the sender.
   const openAgent = await makeAgent(app, { name: 'Open', toolkit_ids: [everything] });
   const gatedAgent = await makeAgent(app, { name: 'Gated', toolkit_ids: [] });
-  await app.admin().post(`/api/agents/${gatedAgent}/toolkits`).send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] }).expect(201);
-  await app.admin().post(`/api/agents/${gatedAgent}/toolkits`).send({ toolkit_id: everything, allow_proactive: true, rules: [{ kind: 'allow', pattern: 'nobody@thescoop.com' }] }).expect(201);
+  await app
+    .admin()
+    .post(`/api/agents/${gatedAgent}/toolkits`)
+    .send({ toolkit_id: finance, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .expect(201);
+  await app
+    .admin()
+    .post(`/api/agents/${gatedAgent}/toolkits`)
+    .send({ toolkit_id: everything, allow_proactive: true, rules: [{ kind: 'allow', pattern: 'nobody@thescoop.com' }] })
+    .expect(201);
   return { open: openAgent, gated: gatedAgent };
 }
 
@@ -61,7 +74,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('finding 1: a tool runs and leaves no record', () => {
-  test('when an authenticated sender\'s key would pass 320 characters as punycode, then the run has no key and the tool that runs is recorded', async () => {
+  test("when an authenticated sender's key would pass 320 characters as punycode, then the run has no key and the tool that runs is recorded", async () => {
     const withAuth = await createTestApp({ tools: [...SCOOP_TOOLS, slowTool], senderCheck: authenticatedSender(ID) });
     try {
       const agents = await arrange(withAuth);
@@ -69,10 +82,17 @@ describe('finding 1: a tool runs and leaves no record', () => {
       const res = await withAuth
         .client()
         .post(`/api/agents/${agents.open}/tool-calls`)
-        .send({ tool: 'process_refund', input: { order_id: 'SCP-1043' }, sender: `${'a'.repeat(75)}@${domain}`, authentication_results: [`${ID}; dmarc=pass header.from=${domainToASCII(domain)}`] })
+        .send({
+          tool: 'process_refund',
+          input: { order_id: 'SCP-1043' },
+          sender: `${'a'.repeat(75)}@${domain}`,
+          authentication_results: [`${ID}; dmarc=pass header.from=${domainToASCII(domain)}`],
+        })
         .expect(200);
       expect(res.body).toMatchObject({ status: 'success', output: { refunded: true } });
-      expect(await records(agents.open, withAuth)).toEqual([expect.objectContaining({ tool_id: 'process_refund', status: 'success', routing_key: null })]);
+      expect(await records(agents.open, withAuth)).toEqual([
+        expect.objectContaining({ tool_id: 'process_refund', status: 'success', routing_key: null }),
+      ]);
     } finally {
       await withAuth.close();
     }
@@ -108,15 +128,18 @@ describe('finding 1: a tool runs and leaves no record', () => {
 describe('finding 2: a tool id from Object.prototype', () => {
   // Which answer each name gets is known in advance: a snake_case id is a tool id nobody offers (a
   // refusal, recorded), anything else is not a tool id at all (a 422, nothing recorded).
-  test.each(Object.getOwnPropertyNames(Object.prototype))('when a caller dispatches %s, then a snake_case one is refused and recorded, any other is a 422 with no record, never a 500', async (name) => {
-    const wellFormed = toolIdSchema.safeParse(name).success;
-    const before = (await records(gated)).length;
-    const res = await dispatch(gated, { tool: name, sender: 'mara@thescoop.com' });
-    expect(res.status).toBe(wellFormed ? 403 : 422);
-    expect(res.body).toMatchObject(wellFormed ? { code: 'tool_forbidden', tool: name } : { code: 'validation_error' });
-    const after = await records(gated);
-    expect(after.slice(before)).toEqual(wellFormed ? [expect.objectContaining({ tool_id: name, status: 'denied' })] : []);
-  });
+  test.each(Object.getOwnPropertyNames(Object.prototype))(
+    'when a caller dispatches %s, then a snake_case one is refused and recorded, any other is a 422 with no record, never a 500',
+    async (name) => {
+      const wellFormed = toolIdSchema.safeParse(name).success;
+      const before = (await records(gated)).length;
+      const res = await dispatch(gated, { tool: name, sender: 'mara@thescoop.com' });
+      expect(res.status).toBe(wellFormed ? 403 : 422);
+      expect(res.body).toMatchObject(wellFormed ? { code: 'tool_forbidden', tool: name } : { code: 'validation_error' });
+      const after = await records(gated);
+      expect(after.slice(before)).toEqual(wellFormed ? [expect.objectContaining({ tool_id: name, status: 'denied' })] : []);
+    },
+  );
 
   test('when "constructor" is dispatched, then it is refused with a denied record', async () => {
     await dispatch(gated, { tool: 'constructor', sender: 'mara@thescoop.com' }).expect(403);
@@ -127,24 +150,36 @@ describe('finding 2: a tool id from Object.prototype', () => {
 describe('finding 3: the scheduler token and sender runs', () => {
   test('when the scheduler token dispatches for a sender, then it is forbidden and nothing runs', async () => {
     const before = (await records(gated)).length;
-    const res = await t.scheduler().post(`/api/agents/${gated}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'nobody@thescoop.com' }).expect(403);
+    const res = await t
+      .scheduler()
+      .post(`/api/agents/${gated}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'nobody@thescoop.com' })
+      .expect(403);
     expect(res.body.code).toBe('forbidden');
     expect(await records(gated)).toHaveLength(before);
   });
 
   test('when the scheduler token names no sender and no schedule, then it is forbidden too', async () => {
-    const res = await t.scheduler().post(`/api/agents/${gated}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' } }).expect(403);
+    const res = await t
+      .scheduler()
+      .post(`/api/agents/${gated}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' } })
+      .expect(403);
     expect(res.body.code).toBe('forbidden');
   });
 
   test('when the scheduler token starts a scheduled run, then it draws on attachments allowed on scheduled runs', async () => {
-    const res = await t.scheduler().post(`/api/agents/${gated}/tool-calls`).send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, scheduled: true }).expect(200);
+    const res = await t
+      .scheduler()
+      .post(`/api/agents/${gated}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, scheduled: true })
+      .expect(200);
     expect(res.body.status).toBe('success');
   });
 });
 
 describe('finding 6: a tool that throws', () => {
-  test('when the tool throws, then the answer is 200 with status failure and the tool\'s own error, recorded as failure', async () => {
+  test("when the tool throws, then the answer is 200 with status failure and the tool's own error, recorded as failure", async () => {
     const res = await dispatch(gated, { tool: 'process_refund', input: { order_id: 'SCP-9999' }, sender: 'mara@thescoop.com' }).expect(200);
     expect(res.body).toEqual({ tool: 'process_refund', status: 'failure', error: 'no order SCP-9999' });
     expect((await records(gated)).at(-1)).toMatchObject({ tool_id: 'process_refund', status: 'failure', error: 'no order SCP-9999' });
@@ -183,7 +218,11 @@ describe('finding 8: a routing key that names another domain', () => {
   test.each(['mara@thescoop.com/evil.org', 'Mara <mara@thescoop.com?x.org>', 'mara@thescoop.com#x', 'mara@-thescoop.com'])(
     'when the sender is %s, then the run has no key and the gated refund is refused',
     async (sender) => {
-      const res = await t.client().post(`/api/agents/${gated}/tool-calls`).send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender }).expect(403);
+      const res = await t
+        .client()
+        .post(`/api/agents/${gated}/tool-calls`)
+        .send({ tool: 'process_refund', input: { order_id: 'SCP-1050' }, sender })
+        .expect(403);
       expect(res.body.code).toBe('tool_forbidden');
       expect((await records(gated)).at(-1)).toMatchObject({ tool_id: 'process_refund', status: 'denied', routing_key: null });
       expect(await orderStatus('SCP-1050')).toBe('shipped');

@@ -45,7 +45,12 @@ function start(env: Record<string, string>): Promise<RunningService> {
 }
 
 /** A request with the Host header a browser would send (fetch may not set Host itself). */
-async function get(base: string, url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string; detail?: string } }> {
+async function get(
+  base: string,
+  url: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: { code?: string; detail?: string } }> {
   return new Promise((resolve, reject) => {
     const req = request(`${base}${url}`, { headers: { host, ...headers } }, (res) => {
       let text = '';
@@ -65,7 +70,9 @@ describe('when the service starts with no TOOLGATE_CLIENT_TOKENS', () => {
   afterAll(() => service.stop());
 
   test('then it logs that the client routes are open, as its own explicit setting', () => {
-    expect(service.messages()).toContainEqual(expect.stringMatching(/^no TOOLGATE_CLIENT_TOKENS set: the client routes are open \(the legacy behaviour\)/));
+    expect(service.messages()).toContainEqual(
+      expect.stringMatching(/^no TOOLGATE_CLIENT_TOKENS set: the client routes are open \(the legacy behaviour\)/),
+    );
   });
 
   test('then an anonymous caller reaches a client route by a loopback name or the listening address', async () => {
@@ -80,7 +87,9 @@ describe('when the service starts with no TOOLGATE_CLIENT_TOKENS', () => {
     expect(res.body.detail).toMatch(/TOOLGATE_ALLOWED_HOSTS/);
     expect((await get(service.url, '/api/agents', `evil.example:${service.port}`)).status).toBe(421);
     // A caller with a token is no page's rebinding (a page holds no token): any name the operator uses answers it.
-    expect((await get(service.url, '/api/agents', `toolgate:${service.port}`, { authorization: `Bearer ${ADMIN_TOKEN}` })).status).toBe(200);
+    expect((await get(service.url, '/api/agents', `toolgate:${service.port}`, { authorization: `Bearer ${ADMIN_TOKEN}` })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -115,16 +124,25 @@ describe('when the service starts with TOOLGATE_CLIENT_TOKENS', () => {
 describe('when the service reads its client authentication settings', () => {
   test('then no client tokens means the open mode, and tokens mean authenticated client routes', () => {
     expect(readConfig({})).toMatchObject({ clientRoutes: 'open', allowedHosts: [] });
-    expect(readConfig({ TOOLGATE_CLIENT_TOKENS: CLIENT_TOKEN })).toMatchObject({ clientRoutes: 'authenticated', clientTokens: [CLIENT_TOKEN] });
+    expect(readConfig({ TOOLGATE_CLIENT_TOKENS: CLIENT_TOKEN })).toMatchObject({
+      clientRoutes: 'authenticated',
+      clientTokens: [CLIENT_TOKEN],
+    });
   });
 
   test('then the listening HOST, when it is a name, is one the open service answers to', () => {
-    expect(readConfig({ HOST: 'toolgate.lan', TOOLGATE_ALLOWED_HOSTS: 'Ops.Example.com' })).toMatchObject({ allowedHosts: ['toolgate.lan', 'ops.example.com'] });
+    expect(readConfig({ HOST: 'toolgate.lan', TOOLGATE_ALLOWED_HOSTS: 'Ops.Example.com' })).toMatchObject({
+      allowedHosts: ['toolgate.lan', 'ops.example.com'],
+    });
     expect(readConfig({ HOST: '0.0.0.0' })).toMatchObject({ allowedHosts: [] });
   });
 
   test('then allowed hosts that are not names, or that would do nothing beside client tokens, stop the start', () => {
-    expect(() => readConfig({ TOOLGATE_ALLOWED_HOSTS: 'https://toolgate.internal/' })).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringMatching(/TOOLGATE_ALLOWED_HOSTS/) }));
-    expect(() => readConfig({ TOOLGATE_ALLOWED_HOSTS: 'toolgate.internal', TOOLGATE_CLIENT_TOKENS: CLIENT_TOKEN })).toThrow(ToolgateConfigError);
+    expect(() => readConfig({ TOOLGATE_ALLOWED_HOSTS: 'https://toolgate.internal/' })).toThrow(
+      expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringMatching(/TOOLGATE_ALLOWED_HOSTS/) }),
+    );
+    expect(() => readConfig({ TOOLGATE_ALLOWED_HOSTS: 'toolgate.internal', TOOLGATE_CLIENT_TOKENS: CLIENT_TOKEN })).toThrow(
+      ToolgateConfigError,
+    );
   });
 });

@@ -46,13 +46,30 @@ describe('when the environment holds a bad setting', () => {
   });
 
   test('then an empty environment gives the documented defaults', () => {
-    expect(readConfig({})).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, clientTokens: [], bodyLimit: '1mb', demo: 'auto', rateLimit: { windowMs: 60_000, limit: 120 } });
-    expect(readConfig({})).toMatchObject({ agentRuns: { maxSteps: 8, maxToolCalls: 16, historyChars: 32_000 }, approvalExpiryMs: 72 * 3_600_000 });
+    expect(readConfig({})).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      clientTokens: [],
+      bodyLimit: '1mb',
+      demo: 'auto',
+      rateLimit: { windowMs: 60_000, limit: 120 },
+    });
+    expect(readConfig({})).toMatchObject({
+      agentRuns: { maxSteps: 8, maxToolCalls: 16, historyChars: 32_000 },
+      approvalExpiryMs: 72 * 3_600_000,
+    });
     expect(readConfig({}).agentRuns.messageIdDomain).toBeUndefined();
   });
 
   test('then the thread and approval settings are read as the plugin takes them', () => {
-    expect(readConfig({ TOOLGATE_AGENT_HISTORY_CHARS: '8000', TOOLGATE_MESSAGE_ID_DOMAIN: 'Mail.TheScoop.com', TOOLGATE_APPROVAL_EXPIRY_HOURS: '24' })).toMatchObject({
+    expect(
+      readConfig({
+        TOOLGATE_AGENT_HISTORY_CHARS: '8000',
+        TOOLGATE_MESSAGE_ID_DOMAIN: 'Mail.TheScoop.com',
+        TOOLGATE_APPROVAL_EXPIRY_HOURS: '24',
+      }),
+    ).toMatchObject({
       agentRuns: { historyChars: 8000, messageIdDomain: 'mail.thescoop.com' },
       approvalExpiryMs: 24 * 3_600_000,
     });

@@ -22,7 +22,14 @@ afterAll(async () => {
 });
 
 function appTrusting(trustProxy: false | string) {
-  const tg = track(createToolgate({ sequelize: db.sequelize, adminToken: 'admin-token-0123456789abcdef', clientRoutes: 'open', rateLimit: { windowMs: 60_000, limit: 2 } }));
+  const tg = track(
+    createToolgate({
+      sequelize: db.sequelize,
+      adminToken: 'admin-token-0123456789abcdef',
+      clientRoutes: 'open',
+      rateLimit: { windowMs: 60_000, limit: 2 },
+    }),
+  );
   return createApp(tg, { logger: createLogger(false), trustProxy });
 }
 

@@ -91,7 +91,10 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
   });
   await ensureScoopData(db.sequelize);
   if (sync) await tg.syncSystemToolkits();
-  const app = createApp(tg, { logger: createLogger(false), ...(dashboard ? { dashboard: { adminToken: overrides.adminToken ?? ADMIN_TOKEN } } : {}) });
+  const app = createApp(tg, {
+    logger: createLogger(false),
+    ...(dashboard ? { dashboard: { adminToken: overrides.adminToken ?? ADMIN_TOKEN } } : {}),
+  });
   return {
     app,
     tg,

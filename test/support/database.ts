@@ -47,7 +47,10 @@ async function create(template: string, opts: CreateSequelizeOptions): Promise<T
 
 function setting(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through jest, whose globalSetup (test/support/global-setup.ts) prepares the database`);
+  if (!value)
+    throw new Error(
+      `${name} is not set: run the tests through jest, whose globalSetup (test/support/global-setup.ts) prepares the database`,
+    );
   return value;
 }
 
@@ -64,10 +67,10 @@ export interface TestRun {
 export async function dropRunDatabases(run: TestRun): Promise<void> {
   if (!run.adminUrl) return;
   await withClient(run.adminUrl, async (c) => {
-    const { rows } = await c.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)`,
-      [run.templateDb, run.dbPrefix],
-    );
+    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)`, [
+      run.templateDb,
+      run.dbPrefix,
+    ]);
     for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)} WITH (FORCE)`);
   });
 }

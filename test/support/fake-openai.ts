@@ -78,7 +78,11 @@ export function toolCalls(calls: [name: string, args: string][]): FakeAnswer {
             role: 'assistant',
             content: null,
             refusal: null,
-            tool_calls: calls.map(([name, args], i) => ({ id: `call_${i}_${name}`, type: 'function', function: { name, arguments: args } })),
+            tool_calls: calls.map(([name, args], i) => ({
+              id: `call_${i}_${name}`,
+              type: 'function',
+              function: { name, arguments: args },
+            })),
           },
           logprobs: null,
           finish_reason: 'tool_calls',
@@ -91,7 +95,11 @@ export function toolCalls(calls: [name: string, args: string][]): FakeAnswer {
 
 /** An error response in the API's shape. */
 export function apiError(status: number, message: string, code: string | null = null, headers: Record<string, string> = {}): FakeAnswer {
-  return { status, headers, json: { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } } };
+  return {
+    status,
+    headers,
+    json: { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } },
+  };
 }
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {

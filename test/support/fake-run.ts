@@ -15,7 +15,15 @@ export const LIVE = new Set(['lookup_order', 'issue_refund', 'check_stock', 'ema
 
 /** One attachment, admitting `allow` patterns; `approvers` makes its members requested, not run. */
 export function attachment(id: number, members: string[], extra: Partial<AttachmentPolicy> = {}): AttachmentPolicy {
-  return { attachment_id: id, toolkit_id: id, toolkit_name: `Kit ${id}`, allow_proactive: false, member_tool_ids: members, rules: [{ id: id * 10, kind: 'allow', pattern: '*@thescoop.com' }], ...extra };
+  return {
+    attachment_id: id,
+    toolkit_id: id,
+    toolkit_name: `Kit ${id}`,
+    allow_proactive: false,
+    member_tool_ids: members,
+    rules: [{ id: id * 10, kind: 'allow', pattern: '*@thescoop.com' }],
+    ...extra,
+  };
 }
 
 const ORDER = z.strictObject({ order: z.string().min(1) });
@@ -44,7 +52,8 @@ export function fakes(overrides: Partial<ToolRunDeps> = {}) {
       events.push({ kind: 'start', detail: { tool_id: r.tool_id, capped: caps !== null } });
       return (nextId += 1);
     },
-    complete: async (id: number, outcome: ToolCallOutcome) => void events.push({ kind: 'complete', detail: { id, status: outcome.status, error: outcome.error } }),
+    complete: async (id: number, outcome: ToolCallOutcome) =>
+      void events.push({ kind: 'complete', detail: { id, status: outcome.status, error: outcome.error } }),
     onRecordError: (err) => events.push({ kind: 'complete', detail: { failedToWrite: (err as Error).message } }),
     onFault: () => undefined,
     fileApproval: async (request: NewApprovalRequest) => {

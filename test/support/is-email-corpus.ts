@@ -14,15 +14,19 @@ export interface CorpusCase {
 
 // The corpus writes control characters as the Unicode "symbol for" block (U+2400 + the code).
 function decodeControls(text: string): string {
-  return [...text].map((c) => {
-    const code = c.codePointAt(0) ?? 0;
-    return code >= 0x2400 && code < 0x2420 ? String.fromCharCode(code - 0x2400) : c;
-  }).join('');
+  return [...text]
+    .map((c) => {
+      const code = c.codePointAt(0) ?? 0;
+      return code >= 0x2400 && code < 0x2420 ? String.fromCharCode(code - 0x2400) : c;
+    })
+    .join('');
 }
 
 export function loadIsEmailCorpus(): CorpusCase[] {
   const file = path.join(path.dirname(require.resolve('email-addresses/package.json')), 'test', 'tests.xml');
-  const xml = new XMLParser({ ignoreAttributes: false, parseTagValue: false, trimValues: false, htmlEntities: true }).parse(readFileSync(file, 'utf8')) as {
+  const xml = new XMLParser({ ignoreAttributes: false, parseTagValue: false, trimValues: false, htmlEntities: true }).parse(
+    readFileSync(file, 'utf8'),
+  ) as {
     tests: { test: { '@_id': string; address?: string; category: string; diagnosis: string }[] };
   };
   return xml.tests.test.map((t) => ({

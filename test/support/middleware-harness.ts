@@ -31,7 +31,10 @@ export interface HarnessAnswer {
 
 const PASSED = 299;
 
-export async function throughMiddleware(middleware: RequestHandler | readonly (RequestHandler | ErrorRequestHandler)[], given: HarnessRequest = {}): Promise<HarnessAnswer> {
+export async function throughMiddleware(
+  middleware: RequestHandler | readonly (RequestHandler | ErrorRequestHandler)[],
+  given: HarnessRequest = {},
+): Promise<HarnessAnswer> {
   let state: ToolgateRequestState | undefined;
   const app = express();
   if (!given.raw) app.use(express.json());
@@ -46,6 +49,10 @@ export async function throughMiddleware(middleware: RequestHandler | readonly (R
   app.use(errorHandler({ renderAll: true }));
   let call = request(app)[given.method ?? 'post'](given.path ?? '/');
   for (const [name, value] of Object.entries(given.headers ?? {})) call = call.set(name, value);
-  const res = given.raw ? await call.set('Content-Type', given.raw.contentType).send(given.raw.text) : given.body === undefined ? await call : await call.send(given.body as object);
+  const res = given.raw
+    ? await call.set('Content-Type', given.raw.contentType).send(given.raw.text)
+    : given.body === undefined
+      ? await call
+      : await call.send(given.body as object);
   return { status: res.status, headers: res.headers as Record<string, string>, body: res.body, passed: res.status === PASSED, state };
 }

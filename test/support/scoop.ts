@@ -16,15 +16,25 @@ export interface Sundae {
 
 let made = 0;
 
-export async function createSundae(t: Pick<TestApp, 'admin'>, terms: FinanceTerms, options: { name?: string; escalation?: string | null } = {}): Promise<Sundae> {
+export async function createSundae(
+  t: Pick<TestApp, 'admin'>,
+  terms: FinanceTerms,
+  options: { name?: string; escalation?: string | null } = {},
+): Promise<Sundae> {
   made += 1;
-  const toolkit = async (name: string, members: string[]) =>
-    (await makeToolkit(t, `${name} ${made}`, members));
+  const toolkit = async (name: string, members: string[]) => await makeToolkit(t, `${name} ${made}`, members);
   const support = await toolkit('Support', ['lookup_order', 'check_flavor_stock']);
   const finance = await toolkit('Finance', ['process_refund']);
   const escalation = options.escalation === undefined ? 'mara@thescoop.com' : options.escalation;
-  const id = (await makeAgent(t, { name: options.name ?? 'Sundae', toolkit_ids: [support], escalation_address: escalation }));
-  const grant = terms === 'gate' ? { rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] } : { approval: { approvers: ['*@thescoop.com'] } };
-  const attachment = (await t.admin().post(`/api/agents/${id}/toolkits`).send({ toolkit_id: finance, ...grant }).expect(201)).body.id as number;
+  const id = await makeAgent(t, { name: options.name ?? 'Sundae', toolkit_ids: [support], escalation_address: escalation });
+  const grant =
+    terms === 'gate' ? { rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] } : { approval: { approvers: ['*@thescoop.com'] } };
+  const attachment = (
+    await t
+      .admin()
+      .post(`/api/agents/${id}/toolkits`)
+      .send({ toolkit_id: finance, ...grant })
+      .expect(201)
+  ).body.id as number;
   return { id, finance: attachment };
 }

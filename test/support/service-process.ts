@@ -50,7 +50,12 @@ export async function startService({ env, startTimeoutMs = 60_000, stopTimeoutMs
   // One process, node with tsx's loader, so SIGTERM reaches the service itself, as the README says to
   // signal it (not a tsx command that relays it to a child).
   // Its own process group, so that a kill on a timeout reaches anything it started.
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'service', 'server.ts')], { cwd: ROOT, detached: true, env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'service', 'server.ts')], {
+    cwd: ROOT,
+    detached: true,
+    env: { PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
   const lines: string[] = [];
   let output = '';
@@ -111,7 +116,8 @@ export async function startService({ env, startTimeoutMs = 60_000, stopTimeoutMs
   const [, url, port] = await within(startTimeoutMs, listening, 'did not listen');
   onLine = () => undefined;
 
-  const records = () => lines.filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l) as { msg: string; [field: string]: unknown });
+  const records = () =>
+    lines.filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l) as { msg: string; [field: string]: unknown });
   return {
     url: url!,
     port: Number(port),

@@ -28,8 +28,13 @@ async function rows(sequelize: Sequelize, sql: string): Promise<unknown[]> {
   return sequelize.query(sql, { type: QueryTypes.SELECT });
 }
 
-const legacyRows = (s: Sequelize) => rows(s, 'SELECT id, agent_id, title, description, status, priority, due_date, created_at FROM tasks WHERE id <= 3 ORDER BY id');
-const columns = (s: Sequelize) => rows(s, `SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull FROM pg_attribute WHERE attrelid = 'tasks'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`);
+const legacyRows = (s: Sequelize) =>
+  rows(s, 'SELECT id, agent_id, title, description, status, priority, due_date, created_at FROM tasks WHERE id <= 3 ORDER BY id');
+const columns = (s: Sequelize) =>
+  rows(
+    s,
+    `SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull FROM pg_attribute WHERE attrelid = 'tasks'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+  );
 const indexes = (s: Sequelize) => rows(s, `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'tasks' ORDER BY indexname`);
 
 const message = { message_id: '<m1@acme.com>', from: 'jane@acme.com', subject: 'Order', body: 'Please refund SCP-1042.' };
@@ -55,8 +60,24 @@ describe('adopting a legacy tasks table', () => {
 
   it('when migrated, then legacy tasks are listed, with their due date in ISO 8601', async () => {
     expect(await new TaskStore(db.sequelize).listTasks(1)).toEqual([
-      { id: 1, agent_id: 1, title: 'Call the dairy', status: 'pending', due: '2024-05-03', source_message_id: null, created_at: expect.any(String) },
-      { id: 2, agent_id: 1, title: 'Fix freezer 2', status: 'completed', due: '2024-05-04T15:30:00', source_message_id: null, created_at: expect.any(String) },
+      {
+        id: 1,
+        agent_id: 1,
+        title: 'Call the dairy',
+        status: 'pending',
+        due: '2024-05-03',
+        source_message_id: null,
+        created_at: expect.any(String),
+      },
+      {
+        id: 2,
+        agent_id: 1,
+        title: 'Fix freezer 2',
+        status: 'completed',
+        due: '2024-05-04T15:30:00',
+        source_message_id: null,
+        created_at: expect.any(String),
+      },
       { id: 3, agent_id: 1, title: 'Refund order SCP-1042', status: 'pending', due: null, source_message_id: null, created_at: null },
     ]);
   });
@@ -96,7 +117,9 @@ describe('a database toolgate created', () => {
   it('when migrated, then tasks is marked as created by toolgate and carries the idempotency key', async () => {
     const db = await createTestDatabase();
     try {
-      expect(await rows(db.sequelize, `SELECT obj_description('tasks'::regclass, 'pg_class') AS c`)).toEqual([{ c: 'created by toolgate' }]);
+      expect(await rows(db.sequelize, `SELECT obj_description('tasks'::regclass, 'pg_class') AS c`)).toEqual([
+        { c: 'created by toolgate' },
+      ]);
       expect(await rows(db.sequelize, `SELECT indexdef FROM pg_indexes WHERE indexname = 'tasks_toolgate_source_key'`)).toEqual([
         { indexdef: expect.stringMatching(/UNIQUE INDEX .* \(agent_id, source_key, title\)/) },
       ]);

@@ -46,8 +46,24 @@ describe('filing tasks', () => {
     const agent = await createAgent('Sundae');
     const tasks = await store.createTasksFromActionItems(agent, ITEMS, message('<m1@acme.com>'));
     expect(tasks).toEqual([
-      { id: expect.any(Number), agent_id: agent, title: 'Refund order SCP-1042', status: 'pending', due: 'Friday', source_message_id: '<m1@acme.com>', created_at: expect.any(String) },
-      { id: expect.any(Number), agent_id: agent, title: 'Send the new menu', status: 'pending', due: null, source_message_id: '<m1@acme.com>', created_at: expect.any(String) },
+      {
+        id: expect.any(Number),
+        agent_id: agent,
+        title: 'Refund order SCP-1042',
+        status: 'pending',
+        due: 'Friday',
+        source_message_id: '<m1@acme.com>',
+        created_at: expect.any(String),
+      },
+      {
+        id: expect.any(Number),
+        agent_id: agent,
+        title: 'Send the new menu',
+        status: 'pending',
+        due: null,
+        source_message_id: '<m1@acme.com>',
+        created_at: expect.any(String),
+      },
     ]);
     expect(await store.listTasks(agent)).toEqual(tasks);
   });
@@ -63,7 +79,11 @@ describe('filing tasks', () => {
   it('when a retry adds an item, then only the new item is filed and the old rows come back unchanged', async () => {
     const agent = await createAgent('Sundae');
     const [refund] = await store.createTasksFromActionItems(agent, [ITEMS[0]!], message('<m3@acme.com>'));
-    const tasks = await store.createTasksFromActionItems(agent, [{ title: 'Refund order SCP-1042', due: 'Monday' }, ITEMS[1]!], message('<m3@acme.com>'));
+    const tasks = await store.createTasksFromActionItems(
+      agent,
+      [{ title: 'Refund order SCP-1042', due: 'Monday' }, ITEMS[1]!],
+      message('<m3@acme.com>'),
+    );
     expect(tasks[0]).toEqual(refund);
     expect(tasks[1]!.title).toBe('Send the new menu');
     expect(await rowCount(agent)).toBe(2);
@@ -138,7 +158,9 @@ describe('a message without a message id', () => {
   it('when the key is stored, then it is sha256:<hex> of [from, subject, body]', async () => {
     const agent = await createAgent('Sundae');
     await store.createTasksFromActionItems(agent, ITEMS, message());
-    const expected = `sha256:${createHash('sha256').update(JSON.stringify(['jane@acme.com', 'Order SCP-1042', message().body])).digest('hex')}`;
+    const expected = `sha256:${createHash('sha256')
+      .update(JSON.stringify(['jane@acme.com', 'Order SCP-1042', message().body]))
+      .digest('hex')}`;
     const rows = await db.sequelize.query<{ source_key: string }>('SELECT DISTINCT source_key FROM tasks WHERE agent_id = :agent', {
       replacements: { agent },
       type: QueryTypes.SELECT,

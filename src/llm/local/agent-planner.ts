@@ -64,7 +64,10 @@ export function planAgentStep(request: AgentStepRequest): AgentStepResult {
   const granted = new Set(request.tools.filter((t) => !t.needs_approval).map((t) => t.id));
   const next = plan(view, offeredOrSeen, granted, requestable, request.decidable ?? []).find((call) => !view.calls.has(call.tool));
   if (next) {
-    return { kind: 'tool_calls', calls: [{ call_id: `local_${request.turns.length}`, tool: next.tool, arguments: JSON.stringify(next.input) }] };
+    return {
+      kind: 'tool_calls',
+      calls: [{ call_id: `local_${request.turns.length}`, tool: next.tool, arguments: JSON.stringify(next.input) }],
+    };
   }
   const text = reply(view, request);
   return { kind: 'reply', text, ...(passedOn(view) ? { escalate: true } : {}) };
@@ -84,9 +87,21 @@ function viewOf(turns: readonly AgentTurn[]): RunView {
   if (current?.role === 'inbound') {
     const { subject, body, from } = current.message;
     // What the sender wrote: quoted history and signatures name orders and ask questions too.
-    return { text: [subject ?? '', ...ownText(body)].join('\n'), from, instruction: false, history: turns.slice(0, Math.max(at, 0)), calls };
+    return {
+      text: [subject ?? '', ...ownText(body)].join('\n'),
+      from,
+      instruction: false,
+      history: turns.slice(0, Math.max(at, 0)),
+      calls,
+    };
   }
-  return { text: current?.role === 'instruction' ? current.text : '', from: null, instruction: true, history: turns.slice(0, Math.max(at, 0)), calls };
+  return {
+    text: current?.role === 'instruction' ? current.text : '',
+    from: null,
+    instruction: true,
+    history: turns.slice(0, Math.max(at, 0)),
+    calls,
+  };
 }
 
 /** The tools a call earlier in the thread used successfully: what a model would echo. */
@@ -102,7 +117,8 @@ function mixedIntent(text: string): boolean {
 /** Whether a refund of the order succeeded earlier in the thread: directly, or as an approved request. */
 function refundedBefore(history: readonly AgentTurn[], order: string): boolean {
   return history.some((turn) => {
-    if (turn.role !== 'tool_result' || turn.status !== 'success' || (turn.tool !== 'process_refund' && turn.tool !== 'approve_request')) return false;
+    if (turn.role !== 'tool_result' || turn.status !== 'success' || (turn.tool !== 'process_refund' && turn.tool !== 'approve_request'))
+      return false;
     // History holds results as (possibly cut) JSON text.
     const text = typeof turn.output === 'string' ? turn.output : JSON.stringify(turn.output ?? null);
     return text.includes(`"order_id":"${order}"`) && text.includes('"refunded":true');
@@ -133,7 +149,13 @@ function requestToDecide(view: RunView, decidable: readonly DecidableRequest[]):
   return decidable.length === 1 ? (decidable[0] ?? null) : null;
 }
 
-function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<string>, requestable: ReadonlySet<string>, decidable: readonly DecidableRequest[]): PlannedCall[] {
+function plan(
+  view: RunView,
+  known: ReadonlySet<string>,
+  granted: ReadonlySet<string>,
+  requestable: ReadonlySet<string>,
+  decidable: readonly DecidableRequest[],
+): PlannedCall[] {
   const calls: PlannedCall[] = [];
   const order = orderOf(view);
   const namesOrder = ORDER_ID.test(view.text);
@@ -151,13 +173,17 @@ function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<st
     if (chosen) calls.push({ tool: refuses ? 'deny_request' : 'approve_request', input: { request_id: chosen.id } });
   }
   const repeats = order !== null && granted.has('process_refund') && refundedBefore(view.history, order);
-  if (!deciding && order && approves && known.has('process_refund') && !repeats) calls.push({ tool: 'process_refund', input: { order_id: order } });
-  if (!deciding && order && REFUND_WORD.test(view.text) && requestable.has('process_refund')) calls.push({ tool: 'process_refund', input: { order_id: order } });
+  if (!deciding && order && approves && known.has('process_refund') && !repeats)
+    calls.push({ tool: 'process_refund', input: { order_id: order } });
+  if (!deciding && order && REFUND_WORD.test(view.text) && requestable.has('process_refund'))
+    calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (order && namesOrder && known.has('lookup_order')) calls.push({ tool: 'lookup_order', input: { order_id: order } });
   if (STOCK_INTENT.test(view.text) && known.has('check_flavor_stock')) calls.push({ tool: 'check_flavor_stock', input: {} });
   const to = view.instruction ? SEND_TO.exec(view.text)?.[1] : undefined;
-  if (to && known.has('send_email')) calls.push({ tool: 'send_email', input: { to, subject: subjectOf(view.text), body: reportBody(view) } });
-  if (QUESTION.test(view.text.trim()) && known.has('document_search')) calls.push({ tool: 'document_search', input: { query: lastSentence(view.text) } });
+  if (to && known.has('send_email'))
+    calls.push({ tool: 'send_email', input: { to, subject: subjectOf(view.text), body: reportBody(view) } });
+  if (QUESTION.test(view.text.trim()) && known.has('document_search'))
+    calls.push({ tool: 'document_search', input: { query: lastSentence(view.text) } });
   return calls;
 }
 
@@ -183,7 +209,14 @@ function lastSentence(text: string): string {
 
 /** Whether the run passes something on to the shop: a refund it could not act on, a refused call, a call awaiting approval. */
 function passedOn(view: RunView): boolean {
-  if (REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && !view.calls.has('approve_request') && !view.calls.has('deny_request') && !view.instruction) return true;
+  if (
+    REFUND_WORD.test(view.text) &&
+    !view.calls.has('process_refund') &&
+    !view.calls.has('approve_request') &&
+    !view.calls.has('deny_request') &&
+    !view.instruction
+  )
+    return true;
   return [...view.calls.values()].some((r) => r?.status === 'denied' || r?.status === 'pending_approval');
 }
 
@@ -192,7 +225,12 @@ function reply(view: RunView, request: AgentStepRequest): string {
   const name = (id: string) => request.tools.find((t: AgentToolSpec) => t.id === id)?.display_name ?? id.replace(/_/g, ' ');
   for (const [tool, result] of view.calls) {
     if (!result) continue;
-    if (result.status === 'denied') lines.push(tool === 'process_refund' ? "I can't issue that refund from this message; the shop decides refunds." : `I'm not able to use ${name(tool)} for this message.`);
+    if (result.status === 'denied')
+      lines.push(
+        tool === 'process_refund'
+          ? "I can't issue that refund from this message; the shop decides refunds."
+          : `I'm not able to use ${name(tool)} for this message.`,
+      );
     else if (result.status === 'pending_approval') lines.push(pendingLine(tool, result.output));
     else if (result.status === 'failure') lines.push(`I couldn't complete ${name(tool)}: ${result.error ?? 'it failed'}.`);
     else lines.push(...successLines(tool, result.output));
@@ -202,19 +240,34 @@ function reply(view: RunView, request: AgentStepRequest): string {
   if (decidable.length > 0 && !decidedNow && mixedIntent(view.text)) {
     lines.push('Your message both approves and refuses, so I decided nothing. Please say which: approved, or not approved.');
   }
-  const undecided = decidable.length > 1 && !view.calls.has('approve_request') && !view.calls.has('deny_request') && PROCESS_INTENT.test(view.text);
+  const undecided =
+    decidable.length > 1 && !view.calls.has('approve_request') && !view.calls.has('deny_request') && PROCESS_INTENT.test(view.text);
   if (undecided) {
     lines.push('Several requests are waiting for approval in this thread, so I decided none of them. Please say which one:');
-    for (const r of decidable) lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
+    for (const r of decidable)
+      lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
   }
   const order = orderOf(view);
   const granted = request.tools.some((t) => t.id === 'process_refund' && !t.needs_approval);
-  if (order && granted && PROCESS_INTENT.test(view.text) && !view.calls.has('process_refund') && !decidedNow && refundedBefore(view.history, order)) {
+  if (
+    order &&
+    granted &&
+    PROCESS_INTENT.test(view.text) &&
+    !view.calls.has('process_refund') &&
+    !decidedNow &&
+    refundedBefore(view.history, order)
+  ) {
     lines.push(`Order ${order} was already refunded in this thread, so I did not refund it again.`);
   }
-  const refundAsked = REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && !view.calls.has('approve_request') && !view.calls.has('deny_request') && !undecided;
+  const refundAsked =
+    REFUND_WORD.test(view.text) &&
+    !view.calls.has('process_refund') &&
+    !view.calls.has('approve_request') &&
+    !view.calls.has('deny_request') &&
+    !undecided;
   if (refundAsked) lines.push("I've passed your refund request to the shop, who will confirm.");
-  if (lines.length === 0) lines.push(view.instruction ? 'Nothing needed doing.' : 'Thanks for your message. I will get back to you shortly.');
+  if (lines.length === 0)
+    lines.push(view.instruction ? 'Nothing needed doing.' : 'Thanks for your message. I will get back to you shortly.');
   const greeting = view.instruction ? [] : [`Hi ${senderOf(view.from ?? '').firstName ?? 'there'},`, ''];
   return [...greeting, ...lines, '', `— ${request.context.agentName}`].join('\n');
 }
@@ -231,14 +284,21 @@ function successLines(tool: string, output: unknown): string[] {
   switch (tool) {
     case 'approve_request': {
       const result = o.result as { status?: string; output?: unknown } | undefined;
-      return [`Request ${String(o.request_id)} approved.`, ...(result?.status === 'success' ? successLines(String(o.tool), result.output) : [])];
+      return [
+        `Request ${String(o.request_id)} approved.`,
+        ...(result?.status === 'success' ? successLines(String(o.tool), result.output) : []),
+      ];
     }
     case 'deny_request':
       return [`Request ${String(o.request_id)} denied: it will not run.`];
     case 'lookup_order':
-      return o.found === false ? [`I couldn't find order ${String(o.order_id)}.`] : [`Order ${String(o.id)} (${String(o.flavor)}) is ${String(o.status)}.`];
+      return o.found === false
+        ? [`I couldn't find order ${String(o.order_id)}.`]
+        : [`Order ${String(o.id)} (${String(o.flavor)}) is ${String(o.status)}.`];
     case 'process_refund':
-      return o.refunded === true ? [`Order ${String(o.order_id)} has been refunded in full.`] : [`Order ${String(o.order_id)} was not refunded: ${String(o.reason ?? 'no reason given')}.`];
+      return o.refunded === true
+        ? [`Order ${String(o.order_id)} has been refunded in full.`]
+        : [`Order ${String(o.order_id)} was not refunded: ${String(o.reason ?? 'no reason given')}.`];
     case 'check_flavor_stock':
       return ['In stock:', ...stockLines(output)];
     case 'send_email':

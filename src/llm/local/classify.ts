@@ -20,9 +20,28 @@ const INCIDENT_EVIDENCE = 2;
 
 // A few cue words per topic: the words a person uses to name the topic itself, not its symptoms.
 const CUES: ReadonlyArray<readonly [Exclude<EmailCategory, 'newsletter' | 'complaint' | 'other'>, ReadonlySet<string>]> = [
-  ['incident', cueSet(['outage', 'downtime', 'incident', 'breach', 'compromised', 'phishing', 'unauthorized', 'attack', 'vulnerability', 'crash', 'offline', 'hacked'])],
+  [
+    'incident',
+    cueSet([
+      'outage',
+      'downtime',
+      'incident',
+      'breach',
+      'compromised',
+      'phishing',
+      'unauthorized',
+      'attack',
+      'vulnerability',
+      'crash',
+      'offline',
+      'hacked',
+    ]),
+  ],
   ['billing', cueSet(['invoice', 'refund', 'charge', 'payment', 'bill', 'receipt', 'overcharged', 'reimbursement'])],
-  ['scheduling', cueSet(['meeting', 'meet', 'schedule', 'calendar', 'availability', 'appointment', 'reschedule', 'invitation', 'invite', 'rsvp'])],
+  [
+    'scheduling',
+    cueSet(['meeting', 'meet', 'schedule', 'calendar', 'availability', 'appointment', 'reschedule', 'invitation', 'invite', 'rsvp']),
+  ],
   ['hiring', cueSet(['application', 'apply', 'resume', 'cv', 'position', 'candidate', 'vacancy', 'job', 'hiring'])],
   ['support', cueSet(['password', 'login', 'account', 'order', 'delivery', 'tracking', 'shipping', 'package', 'access', 'help'])],
   ['sales', cueSet(['demo', 'pricing', 'quote', 'discount', 'offer', 'proposal', 'partnership', 'trial'])],

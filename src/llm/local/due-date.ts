@@ -44,7 +44,8 @@ export function dueDate(text: string, reference: Date): string | undefined {
     const start = result.start;
     if (!start.isCertain('day') && !start.isCertain('weekday')) continue;
     // "15 minutes", "in the week": spans of time, not dates, unless counted from now ("within 2 days").
-    if (result.tags().has('result/relativeDate') && !/^(in|within)\s+(\d|an?\b|one|two|three|four|five|six|seven|ten)/i.test(result.text)) continue;
+    if (result.tags().has('result/relativeDate') && !/^(in|within)\s+(\d|an?\b|one|two|three|four|five|six|seven|ten)/i.test(result.text))
+      continue;
     const year = start.get('year');
     const month = start.get('month');
     const day = start.get('day');

@@ -11,7 +11,8 @@ const OUTLOOK_HEADER = /^(from|sent|date|to|subject):\s/i;
 const SIGNATURE_DELIMITER = /^--\s?$/;
 const MOBILE_FOOTER = /^sent from my\b/i;
 // The closings that end a letter; a line that is only one of them starts the signature.
-const CLOSING = /^(thanks|thank you|many thanks|thanks again|cheers|best|best regards|kind regards|warm regards|regards|sincerely|all the best|warmly|talk soon|yours truly)[,.!]?$/i;
+const CLOSING =
+  /^(thanks|thank you|many thanks|thanks again|cheers|best|best regards|kind regards|warm regards|regards|sincerely|all the best|warmly|talk soon|yours truly)[,.!]?$/i;
 const GREETING = /^(hi|hello|hey|dear|greetings|good (morning|afternoon|evening))\b[^.?]{0,40}[,:!]?$|^to whom it may concern[,:]?$/i;
 // "Team," or "Hi all,": a few words and a comma, alone on the first line, address the reader.
 const SALUTATION = /^[\p{L}'’ -]{1,30},$/u;

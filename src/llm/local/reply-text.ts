@@ -5,7 +5,8 @@ import type { ActionItem, EmailAnalysis, EmailCategory } from '../schemas';
 const CATEGORY_LINE: Record<EmailCategory, string> = {
   support: "I'm looking into this for you now.",
   billing: "I'm checking the billing details now and will come back to you with what I find.",
-  complaint: "I'm sorry about this experience. It is not the standard we hold ourselves to, and I've raised it so it is looked at right away.",
+  complaint:
+    "I'm sorry about this experience. It is not the standard we hold ourselves to, and I've raised it so it is looked at right away.",
   scheduling: "I'll check the calendar and confirm.",
   incident: "We're treating this as urgent and are investigating now; I'll send an update as soon as we know more.",
   newsletter: 'Thanks for the update.',
@@ -34,7 +35,10 @@ function opening(category: EmailCategory, subject: string): string {
 }
 
 function earliestDue(items: ActionItem[]): string | undefined {
-  return items.map((i) => i.due).filter((d): d is string => d !== undefined).sort()[0];
+  return items
+    .map((i) => i.due)
+    .filter((d): d is string => d !== undefined)
+    .sort()[0];
 }
 
 function acknowledgement(category: EmailCategory, items: ActionItem[]): string {
@@ -50,7 +54,13 @@ function signature(agentName: string): string {
 }
 
 /** The analysis's short suggested reply. */
-export function suggestedReply(firstName: string | null, subject: string, category: EmailCategory, items: ActionItem[], agentName: string): string {
+export function suggestedReply(
+  firstName: string | null,
+  subject: string,
+  category: EmailCategory,
+  items: ActionItem[],
+  agentName: string,
+): string {
   const body = `${opening(category, subject)}${CATEGORY_LINE[category]}${acknowledgement(category, items)}`;
   return `${greeting(firstName)}\n\n${body}\n\n${signature(agentName)}`;
 }
@@ -76,7 +86,8 @@ const GREETING = /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i;
 /** A short, fixed answer to a chat message: the local model does not converse. */
 export function chatReply(message: string, agentName: string): string {
   const intro = `I'm ${agentName}.`;
-  if (GREETING.test(message)) return `Hello! ${intro} I can analyze an email, draft a reply, or answer a question from this agent's documents.`;
+  if (GREETING.test(message))
+    return `Hello! ${intro} I can analyze an email, draft a reply, or answer a question from this agent's documents.`;
   if (message.trim().endsWith('?')) {
     return `${intro} I can't answer that in chat: ask it through the documents, or send me the email it is about and I'll analyze it.`;
   }

@@ -20,7 +20,8 @@ const MARKER = /\b(please|kindly|rsvp|let (me|us) know)\b/i;
 const QUESTION_TO_READER = /\b(you|your|we)\b.*\?$/i;
 const STATED_NEED = /\b(i|we)(['’]d| would) (like|love|appreciate)\b|\b(i|we) (need|want|expect)\b|\bneed you to\b/i;
 // Courtesies that look like requests and ask for nothing.
-const COURTESY = /\b(any|further|other) questions\b|\b(don['’]t|do not) hesitate\b|\bfeel free\b|\blooking forward\b|\bhear(ing)? (back )?from you\b|\b(find|see) attached\b|\bhave a (great|good|nice|lovely)\b|\bthank(s| you)\b/i;
+const COURTESY =
+  /\b(any|further|other) questions\b|\b(don['’]t|do not) hesitate\b|\bfeel free\b|\blooking forward\b|\bhear(ing)? (back )?from you\b|\b(find|see) attached\b|\bhave a (great|good|nice|lovely)\b|\bthank(s| you)\b/i;
 // Words that open a sentence without changing what it asks: "Also, please ...", "Mara, can you ...".
 // A subject in the first few words means a statement, whatever the tagger made of its first word.
 const EARLY_SUBJECT = /^(\S+\s+){0,3}(i|we|they|he|she)\b/i;
@@ -36,7 +37,15 @@ export function isRequest(sentence: string): boolean {
 }
 
 function titleOf(sentence: string): string {
-  return shorten(capitalize(sentence.replace(OPENER, '').replace(/[.!]+$/, '').trim()) || sentence, MAX_TITLE);
+  return shorten(
+    capitalize(
+      sentence
+        .replace(OPENER, '')
+        .replace(/[.!]+$/, '')
+        .trim(),
+    ) || sentence,
+    MAX_TITLE,
+  );
 }
 
 /** The action item a request sentence becomes: a short title, and its date if it names one. */

@@ -26,6 +26,10 @@ function firstNameOf(displayName: string | null): string | null {
   const name = displayName.includes(',') ? displayName.slice(displayName.indexOf(',') + 1) : displayName;
   const doc = nlp(name);
   if (doc.has('#Organization') || !doc.has('^#Noun')) return null;
-  const first = name.trim().split(/\s+/)[0]?.replace(/[^\p{L}\p{M}'’-]/gu, '') ?? '';
+  const first =
+    name
+      .trim()
+      .split(/\s+/)[0]
+      ?.replace(/[^\p{L}\p{M}'’-]/gu, '') ?? '';
   return /\p{L}/u.test(first) ? first : null;
 }

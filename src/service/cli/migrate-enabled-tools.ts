@@ -46,7 +46,10 @@ function readArgs(argv: string[]): { mode: Mode; mapTypos: boolean; json: boolea
   const v = parsed.values;
   if (v.help) throw new UsageError('');
   const modes = (['dry-run', 'apply', 'undo'] as const).filter((m) => v[m]);
-  if (modes.length !== 1) throw new UsageError(modes.length === 0 ? 'say what to do: --dry-run, --apply or --undo' : `choose one of ${modes.map((m) => `--${m}`).join(', ')}`);
+  if (modes.length !== 1)
+    throw new UsageError(
+      modes.length === 0 ? 'say what to do: --dry-run, --apply or --undo' : `choose one of ${modes.map((m) => `--${m}`).join(', ')}`,
+    );
   const mode = modes[0]!;
   if (mode === 'undo' && v['map-typos']) throw new UsageError('--map-typos applies to --dry-run and --apply, not --undo');
   return { mode, mapTypos: v['map-typos'] === true, json: v.json === true };
@@ -69,14 +72,20 @@ async function main(): Promise<number> {
     if (args.mode !== 'dry-run') {
       const pending = await pendingMigrations(db.sequelize);
       if (pending.length > 0) {
-        console.error(`migrate:enabled-tools: ${pending.length} schema migration(s) are pending (${pending.join(', ')}): run npm run migrate, which applies them and then this migration.`);
+        console.error(
+          `migrate:enabled-tools: ${pending.length} schema migration(s) are pending (${pending.join(', ')}): run npm run migrate, which applies them and then this migration.`,
+        );
         return 1;
       }
     }
     const report =
       args.mode === 'undo'
         ? await undoEnabledTools(db.sequelize, db.manifest)
-        : await migrateEnabledTools(db.sequelize, db.manifest, { mode: args.mode === 'apply' ? 'apply' : 'dry_run', mapTypos: args.mapTypos, onProgress: bar.update });
+        : await migrateEnabledTools(db.sequelize, db.manifest, {
+            mode: args.mode === 'apply' ? 'apply' : 'dry_run',
+            mapTypos: args.mapTypos,
+            onProgress: bar.update,
+          });
     bar.stop();
     print(report);
     return 0;

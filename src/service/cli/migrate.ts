@@ -17,7 +17,10 @@ import { progressBar } from '../../legacy/progress-bar';
 import { runCli } from './run-cli';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, undo: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, undo: { type: 'boolean', default: false } },
+    strict: true,
+  });
   const db = await openCliDatabase();
   if (values.undo) {
     try {
@@ -32,11 +35,14 @@ async function main(): Promise<number> {
     if (!values.json) console.log(applied.length > 0 ? `Schema migrations applied: ${applied.join(', ')}` : 'Schema: up to date.');
     const report = await migrateEnabledTools(db.sequelize, db.manifest, { mode: 'apply', onProgress: bar.update });
     bar.stop();
-    console.log(values.json ? JSON.stringify({ schema_migrations_applied: applied, enabled_tools: report }, null, 2) : `\n${formatReport(report)}`);
+    console.log(
+      values.json ? JSON.stringify({ schema_migrations_applied: applied, enabled_tools: report }, null, 2) : `\n${formatReport(report)}`,
+    );
     return 0;
   } catch (err) {
     bar.stop();
-    if (err instanceof ParityMismatchError) console.log(values.json ? JSON.stringify({ enabled_tools: err.report }, null, 2) : formatReport(err.report));
+    if (err instanceof ParityMismatchError)
+      console.log(values.json ? JSON.stringify({ enabled_tools: err.report }, null, 2) : formatReport(err.report));
     console.error(`migrate failed: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
@@ -56,9 +62,9 @@ async function undo(sequelize: Sequelize, json: boolean): Promise<number> {
   console.log(reverted.length > 0 ? `Schema migrations reverted: ${reverted.join(', ')}` : 'Schema: no toolgate migration to revert.');
   console.log(
     bookkeeping === 'dropped'
-      ? 'SequelizeMeta dropped: it held only toolgate\'s migrations, and none is applied now.'
+      ? "SequelizeMeta dropped: it held only toolgate's migrations, and none is applied now."
       : bookkeeping === 'kept'
-        ? 'SequelizeMeta kept: it still names migrations that are not toolgate\'s.'
+        ? "SequelizeMeta kept: it still names migrations that are not toolgate's."
         : 'SequelizeMeta: absent.',
   );
   return 0;
@@ -68,7 +74,10 @@ async function undo(sequelize: Sequelize, json: boolean): Promise<number> {
 async function dropEmptyBookkeeping(sequelize: Sequelize): Promise<'dropped' | 'kept' | 'absent'> {
   return withMigrationLock(sequelize, () =>
     sequelize.transaction(async (transaction) => {
-      const [table] = await sequelize.query<{ present: boolean }>(`SELECT to_regclass('"SequelizeMeta"') IS NOT NULL AS present`, { type: QueryTypes.SELECT, transaction });
+      const [table] = await sequelize.query<{ present: boolean }>(`SELECT to_regclass('"SequelizeMeta"') IS NOT NULL AS present`, {
+        type: QueryTypes.SELECT,
+        transaction,
+      });
       if (!table?.present) return 'absent';
       await sequelize.query('LOCK TABLE "SequelizeMeta" IN ACCESS EXCLUSIVE MODE', { transaction });
       const left = await sequelize.query('SELECT 1 FROM "SequelizeMeta" LIMIT 1', { type: QueryTypes.SELECT, transaction });

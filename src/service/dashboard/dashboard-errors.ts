@@ -17,8 +17,16 @@ export function dashboardErrors(logger: ServiceLogger): ErrorRequestHandler {
   return function renderDashboardError(err, req, res, next) {
     if (res.headersSent) return next(err);
     const error = toPageError(err);
-    if (error.status >= 500) logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : typeof err, path: req.path }, 'dashboard page failed');
-    renderPage(res, error.status, ErrorPage({ base: req.baseUrl, status: error.status, message: error.message, signedIn: req.session?.signedIn === true }));
+    if (error.status >= 500)
+      logger.error(
+        { err: err instanceof Error ? { name: err.name, message: err.message } : typeof err, path: req.path },
+        'dashboard page failed',
+      );
+    renderPage(
+      res,
+      error.status,
+      ErrorPage({ base: req.baseUrl, status: error.status, message: error.message, signedIn: req.session?.signedIn === true }),
+    );
   };
 }
 
@@ -26,8 +34,13 @@ function toPageError(err: unknown): { status: number; message: string } {
   if ((err as { code?: unknown }).code === 'EBADCSRFTOKEN') return new CsrfError();
   if (err instanceof NotFoundError) return { status: 404, message: err.message.replace(': check the id in the path.', '.') };
   if (err instanceof HttpError) return err;
-  if (isDatabaseUnavailable(err)) return { status: 503, message: 'The database cannot be reached right now; nothing was changed. Try again in a few seconds.' };
+  if (isDatabaseUnavailable(err))
+    return { status: 503, message: 'The database cannot be reached right now; nothing was changed. Try again in a few seconds.' };
   const status = (err as { status?: unknown }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500) return { status, message: 'The request could not be read. Go back and try again.' };
-  return { status: 500, message: 'Something went wrong on our side; nothing was changed that the page does not show. The logs have the details.' };
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return { status, message: 'The request could not be read. Go back and try again.' };
+  return {
+    status: 500,
+    message: 'Something went wrong on our side; nothing was changed that the page does not show. The logs have the details.',
+  };
 }

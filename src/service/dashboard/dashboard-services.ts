@@ -4,7 +4,10 @@ import type { RouteServices } from '../../../routes/route-services';
 import type { ServiceLogger } from '../logger';
 import type { JobStore } from './jobs';
 
-export type DashboardServices = Pick<RouteServices, 'accessRules' | 'agents' | 'approvals' | 'attachments' | 'registry' | 'runs' | 'sequelize' | 'toolkits'> & {
+export type DashboardServices = Pick<
+  RouteServices,
+  'accessRules' | 'agents' | 'approvals' | 'attachments' | 'registry' | 'runs' | 'sequelize' | 'toolkits'
+> & {
   jobs: JobStore;
   logger: ServiceLogger;
 };

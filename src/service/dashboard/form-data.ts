@@ -50,7 +50,10 @@ function sentence(message: string): string {
  * a validation error (422), or a conflict (409) put beside `conflictField` (a taken name, a rule
  * that exists). Anything else is thrown on to the error page.
  */
-export async function attempt<T>(change: () => Promise<T>, conflictField?: string): Promise<{ ok: true; value: T } | { ok: false; status: number; errors: FieldErrors }> {
+export async function attempt<T>(
+  change: () => Promise<T>,
+  conflictField?: string,
+): Promise<{ ok: true; value: T } | { ok: false; status: number; errors: FieldErrors }> {
   try {
     return { ok: true, value: await change() };
   } catch (err) {

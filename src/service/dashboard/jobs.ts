@@ -42,10 +42,13 @@ export class JobStore {
 
   /** Records the job and starts it; the returned id is the page that follows it. */
   async start(kind: JobKind, mapTypos: boolean, work: JobWork, onUnexpected: (err: unknown) => void): Promise<number> {
-    const [row] = await this.sequelize.query<{ id: number }>(`INSERT INTO admin_jobs (kind, options, status) VALUES (:kind, :options, 'running') RETURNING id`, {
-      replacements: { kind, options: JSON.stringify({ map_typos: mapTypos }) },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.sequelize.query<{ id: number }>(
+      `INSERT INTO admin_jobs (kind, options, status) VALUES (:kind, :options, 'running') RETURNING id`,
+      {
+        replacements: { kind, options: JSON.stringify({ map_typos: mapTypos }) },
+        type: QueryTypes.SELECT,
+      },
+    );
     const id = row!.id;
     let lastWrite = 0;
     const onProgress = (progress: MigrationProgress) => {
@@ -61,11 +64,15 @@ export class JobStore {
         (report) =>
           this.update(id, { status: 'succeeded', result: report }).catch((err: unknown) => {
             onUnexpected(err);
-            return this.update(id, { status: 'failed', error: 'The job finished, but its report could not be recorded. The logs have the details.' });
+            return this.update(id, {
+              status: 'failed',
+              error: 'The job finished, but its report could not be recorded. The logs have the details.',
+            });
           }),
         (err: unknown) => {
           const report = (err as { report?: MigrationReport }).report ?? null;
-          const message = err instanceof HttpError ? err.message : 'The job failed on our side; nothing was committed. The logs have the details.';
+          const message =
+            err instanceof HttpError ? err.message : 'The job failed on our side; nothing was committed. The logs have the details.';
           if (!(err instanceof HttpError)) onUnexpected(err);
           return this.update(id, { status: 'failed', error: message, result: report });
         },
@@ -75,17 +82,26 @@ export class JobStore {
   }
 
   async get(id: number): Promise<Job> {
-    const [row] = await this.sequelize.query<JobRow>('SELECT * FROM admin_jobs WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT });
+    const [row] = await this.sequelize.query<JobRow>('SELECT * FROM admin_jobs WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
     if (!row) throw new NotFoundError(`Job ${id}`);
     return toJob(row);
   }
 
   async recent(limit = 10): Promise<Job[]> {
-    const rows = await this.sequelize.query<JobRow>('SELECT * FROM admin_jobs ORDER BY id DESC LIMIT :limit', { replacements: { limit }, type: QueryTypes.SELECT });
+    const rows = await this.sequelize.query<JobRow>('SELECT * FROM admin_jobs ORDER BY id DESC LIMIT :limit', {
+      replacements: { limit },
+      type: QueryTypes.SELECT,
+    });
     return rows.map(toJob);
   }
 
-  private async update(id: number, values: { status?: Job['status']; progress?: MigrationProgress; result?: MigrationReport | null; error?: string }): Promise<void> {
+  private async update(
+    id: number,
+    values: { status?: Job['status']; progress?: MigrationProgress; result?: MigrationReport | null; error?: string },
+  ): Promise<void> {
     const sets = ['updated_at = now()'];
     if (values.status) sets.push('status = :status');
     if (values.progress) sets.push('progress = :progress');

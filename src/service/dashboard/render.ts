@@ -5,5 +5,9 @@ import type { VNode } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 
 export function renderPage(res: Response, status: number, page: VNode): void {
-  res.status(status).type('html').set('Cache-Control', 'no-store').send(`<!doctype html>\n${renderToStaticMarkup(page)}`);
+  res
+    .status(status)
+    .type('html')
+    .set('Cache-Control', 'no-store')
+    .send(`<!doctype html>\n${renderToStaticMarkup(page)}`);
 }

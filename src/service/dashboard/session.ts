@@ -59,7 +59,9 @@ export function dashboardSession(sequelize: Sequelize, adminToken: string): Dash
 
 function sequelizePool(sequelize: Sequelize): Pool {
   const pool = {
-    query: async (text: string, params: unknown[] = []) => ({ rows: await sequelize.query(text, { bind: params, type: QueryTypes.SELECT }) }),
+    query: async (text: string, params: unknown[] = []) => ({
+      rows: await sequelize.query(text, { bind: params, type: QueryTypes.SELECT }),
+    }),
   };
   // The store calls query() and nothing else on its pool.
   return pool as unknown as Pool;

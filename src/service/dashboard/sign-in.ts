@@ -44,14 +44,26 @@ export function signInRouter({ adminToken, formCsrf, sessionCsrf, onSignIn, fail
 
   router.get('/sign-in', formCsrf.readCookies, function showSignIn(req, res) {
     if (req.session.signedIn) return res.redirect(303, `${req.baseUrl}/agents`);
-    renderPage(res, 200, SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), next: safeNext(req, String(req.query.next ?? '')) }));
+    renderPage(
+      res,
+      200,
+      SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), next: safeNext(req, String(req.query.next ?? '')) }),
+    );
   });
 
   router.post('/sign-in', formCsrf.readCookies, formCsrf.check, limitFailures, function signIn(req, res, next) {
     const presented = textField(req, 'token').trim();
     if (!timingSafeEqual(tokenDigest(presented), expected)) {
       res.status(401);
-      return renderPage(res, 401, SignInPage({ base: req.baseUrl, csrfToken: formCsrf.token(req, res), error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.' }));
+      return renderPage(
+        res,
+        401,
+        SignInPage({
+          base: req.baseUrl,
+          csrfToken: formCsrf.token(req, res),
+          error: presented === '' ? 'Enter the admin token.' : 'That is not the admin token. Check it and try again.',
+        }),
+      );
     }
     const to = safeNext(req, textField(req, 'next')) ?? `${req.baseUrl}/agents`;
     // A new session id on sign-in, so an id planted before it is worth nothing after.

@@ -2,7 +2,10 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
 export async function attachmentCounts(sequelize: Sequelize): Promise<Map<number, number>> {
-  const rows = await sequelize.query<{ toolkit_id: number; n: string }>('SELECT toolkit_id, count(*) AS n FROM agent_toolkits GROUP BY toolkit_id', { type: QueryTypes.SELECT });
+  const rows = await sequelize.query<{ toolkit_id: number; n: string }>(
+    'SELECT toolkit_id, count(*) AS n FROM agent_toolkits GROUP BY toolkit_id',
+    { type: QueryTypes.SELECT },
+  );
   return new Map(rows.map((r) => [r.toolkit_id, Number(r.n)]));
 }
 

@@ -31,11 +31,20 @@ export async function decideDemo(sequelize: Sequelize, context: DemoContext): Pr
   if (context.setting === 'on') return { active: true, reason: 'TOOLGATE_DEMO=on' };
   if (context.setting === 'off') return { active: false, reason: 'TOOLGATE_DEMO=off' };
   if (!context.embedded) {
-    return { active: false, reason: 'the database is named by DATABASE_URL; the demo is seeded only on a fresh embedded database (TOOLGATE_DEMO=on seeds it anyway)' };
+    return {
+      active: false,
+      reason:
+        'the database is named by DATABASE_URL; the demo is seeded only on a fresh embedded database (TOOLGATE_DEMO=on seeds it anyway)',
+    };
   }
-  if (await demoSeededBefore(sequelize)) return { active: true, reason: 'the demo was seeded on this embedded database before (TOOLGATE_DEMO=off leaves it out)' };
+  if (await demoSeededBefore(sequelize))
+    return { active: true, reason: 'the demo was seeded on this embedded database before (TOOLGATE_DEMO=off leaves it out)' };
   if (await holdsTables(sequelize)) {
-    return { active: false, reason: 'the embedded database held data before this start; the demo is seeded only on a fresh one (TOOLGATE_DEMO=on seeds it anyway)' };
+    return {
+      active: false,
+      reason:
+        'the embedded database held data before this start; the demo is seeded only on a fresh one (TOOLGATE_DEMO=on seeds it anyway)',
+    };
   }
   return context.seeds
     ? { active: true, reason: 'the embedded database is fresh (TOOLGATE_DEMO=off leaves the demo out)' }
@@ -43,10 +52,9 @@ export async function decideDemo(sequelize: Sequelize, context: DemoContext): Pr
 }
 
 async function demoSeededBefore(sequelize: Sequelize): Promise<boolean> {
-  const [row] = await sequelize.query<{ seeded: boolean }>(
-    `SELECT to_regclass('"SequelizeData"') IS NOT NULL AS seeded`,
-    { type: QueryTypes.SELECT },
-  );
+  const [row] = await sequelize.query<{ seeded: boolean }>(`SELECT to_regclass('"SequelizeData"') IS NOT NULL AS seeded`, {
+    type: QueryTypes.SELECT,
+  });
   if (!row?.seeded) return false;
   // Any spelling of the seeder's name (.ts from tsx and sequelize-cli, .js from dist).
   const found = await sequelize.query(`SELECT 1 FROM "SequelizeData" WHERE name LIKE :prefix LIMIT 1`, {

@@ -35,7 +35,9 @@ export function openApiDocument(options: DocumentOptions): Record<string, unknow
     tags,
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The admin, scheduler or a client token (README, Configuration).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'The admin, scheduler or a client token (README, Configuration).' },
+      },
       schemas: { Error: jsonSchema(errorResponse, 'output') },
     },
   };
@@ -53,7 +55,13 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
       const own = route.params?.[name];
       return own
         ? { name, in: 'path', required: true, schema: jsonSchema(own, 'input') }
-        : { name, in: 'path', required: true, description: 'an id: a positive whole number in plain decimal', schema: jsonSchema(idText, 'input') };
+        : {
+            name,
+            in: 'path',
+            required: true,
+            description: 'an id: a positive whole number in plain decimal',
+            schema: jsonSchema(idText, 'input'),
+          };
     }),
     ...(route.query ? queryParameters(route.query) : []),
     ...(route.idempotent ? [IDEMPOTENCY_KEY] : []),
@@ -69,7 +77,10 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
       ...Object.fromEntries(
         [route.success, ...(route.also ?? [])].map((answer) => [
           String(answer.status),
-          { description: answer.description, ...(answer.schema ? { content: { 'application/json': { schema: jsonSchema(answer.schema, 'output') } } } : {}) },
+          {
+            description: answer.description,
+            ...(answer.schema ? { content: { 'application/json': { schema: jsonSchema(answer.schema, 'output') } } } : {}),
+          },
         ]),
       ),
       ...errorResponses(impliedErrors(route, ids.length > 0, path.startsWith('/api/'))),
@@ -94,7 +105,9 @@ const IDEMPOTENCY_KEY = {
 function whoMayCall(route: RouteDescription): string {
   if (route.roles === 'anyone') return 'No token needed.';
   const roles = route.roles.filter((r) => r !== 'admin');
-  const open = route.roles.includes('client') ? ' While no client token is configured, client routes are open to callers with no token.' : '';
+  const open = route.roles.includes('client')
+    ? ' While no client token is configured, client routes are open to callers with no token.'
+    : '';
   return `Who may call: ${roles.length === 0 ? 'the admin token' : `the ${roles.join(' or ')} token, or the admin token`}.${open}`;
 }
 
@@ -109,7 +122,8 @@ export function impliedErrors(route: RouteDescription, hasPathIds: boolean, unde
   if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
   if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
   if (route.query) codes.add('validation_error');
-  if (route.body) ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.body)
+    ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
   codes.add('internal_error');
   return [...codes];
 }

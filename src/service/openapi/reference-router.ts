@@ -112,7 +112,9 @@ export const referenceRoutes = routeSection<ReferenceServices>('API reference', 
     handle: async (_tg, { res, params }) => {
       const file = params.file as string;
       if (!ASSETS.has(file)) return PASS;
-      await new Promise<void>((resolve, reject) => res.sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: '1d' }, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        res.sendFile(path.join(SWAGGER_UI_DIR, file), { maxAge: '1d' }, (err) => (err ? reject(err) : resolve())),
+      );
     },
   }),
 ]);

@@ -24,13 +24,24 @@ export interface DebianCluster {
 
 /** The newest major under /usr/lib/postgresql with a server and pg_dump, or a sentence on how to get one. */
 export async function debianPostgresBin(): Promise<string> {
-  const majors = (await fs.readdir(DEBIAN_ROOT).catch(() => [] as string[])).filter((m) => /^\d+$/.test(m)).sort((a, b) => Number(b) - Number(a));
+  const majors = (await fs.readdir(DEBIAN_ROOT).catch(() => [] as string[]))
+    .filter((m) => /^\d+$/.test(m))
+    .sort((a, b) => Number(b) - Number(a));
   for (const major of majors) {
     const bin = path.join(DEBIAN_ROOT, major, 'bin');
-    const found = await Promise.all(['initdb', 'pg_ctl', 'pg_dump', 'postgres'].map((f) => fs.access(path.join(bin, f)).then(() => true, () => false)));
+    const found = await Promise.all(
+      ['initdb', 'pg_ctl', 'pg_dump', 'postgres'].map((f) =>
+        fs.access(path.join(bin, f)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     if (found.every(Boolean)) return bin;
   }
-  throw new Error(`no Debian PostgreSQL server under ${DEBIAN_ROOT}: install it with apt-get install -y postgresql (.ci/run does when it is missing)`);
+  throw new Error(
+    `no Debian PostgreSQL server under ${DEBIAN_ROOT}: install it with apt-get install -y postgresql (.ci/run does when it is missing)`,
+  );
 }
 
 export async function startDebianCluster(): Promise<DebianCluster> {
@@ -38,7 +49,8 @@ export async function startDebianCluster(): Promise<DebianCluster> {
   const isRoot = process.getuid?.() === 0;
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-debian-pg-'));
   const data = path.join(tmp, 'data');
-  const asServer = async (cmd: string, args: string[]) => (isRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]) : run(path.join(bin, cmd), args));
+  const asServer = async (cmd: string, args: string[]) =>
+    isRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]) : run(path.join(bin, cmd), args);
   let started = false;
   const stop = async () => {
     if (started) await asServer('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
@@ -54,12 +66,22 @@ export async function startDebianCluster(): Promise<DebianCluster> {
     await asServer('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
     const port = await freePort();
     // No Unix socket (nothing else should find this server) and no fsync: it is thrown away.
-    await asServer('pg_ctl', ['-D', data, '-l', path.join(data, 'server.log'), '-w', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off`, 'start']);
+    await asServer('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(data, 'server.log'),
+      '-w',
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off`,
+      'start',
+    ]);
     started = true;
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       bin,
-      dump: async (url) => (await run(path.join(bin, 'pg_dump'), ['--dbname', url, '--restrict-key', 'toolgate'], { maxBuffer: 64 * 1024 * 1024 })).stdout,
+      dump: async (url) =>
+        (await run(path.join(bin, 'pg_dump'), ['--dbname', url, '--restrict-key', 'toolgate'], { maxBuffer: 64 * 1024 * 1024 })).stdout,
       stop,
     };
   } catch (err) {

@@ -10,17 +10,21 @@ const LEGACY_TABLES = ['agents', 'tasks', 'documents', 'tool_calls'];
  * rollback tests compare rows only.
  */
 export async function fingerprint(sql: Sequelize, opts: { sequences?: boolean } = {}): Promise<Record<string, string>> {
-  const tables = await sql.query<{ t: string }>(
-    `SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`,
-    { type: QueryTypes.SELECT },
-  );
+  const tables = await sql.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`, {
+    type: QueryTypes.SELECT,
+  });
   const out: Record<string, string> = {};
   for (const { t } of tables) {
-    const [row] = await sql.query<{ h: string | null }>(`SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS h FROM "${t}" x`, { type: QueryTypes.SELECT });
+    const [row] = await sql.query<{ h: string | null }>(`SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS h FROM "${t}" x`, {
+      type: QueryTypes.SELECT,
+    });
     out[t] = row?.h ?? 'empty';
   }
   if (opts.sequences === false) return out;
-  const sequences = await sql.query<{ s: string }>(`SELECT sequencename AS s FROM pg_sequences WHERE schemaname = current_schema() ORDER BY 1`, { type: QueryTypes.SELECT });
+  const sequences = await sql.query<{ s: string }>(
+    `SELECT sequencename AS s FROM pg_sequences WHERE schemaname = current_schema() ORDER BY 1`,
+    { type: QueryTypes.SELECT },
+  );
   for (const { s } of sequences) {
     const [row] = await sql.query<{ v: string }>(`SELECT last_value || ':' || is_called AS v FROM "${s}"`, { type: QueryTypes.SELECT });
     out[`sequence ${s}`] = row!.v;
@@ -56,15 +60,20 @@ export async function legacySnapshot(sql: Sequelize, opts: { legacyOnly?: boolea
     snapshot.columns[table] = kept.map((c) => `${c.name} ${c.spec}`);
     if (kept.length === 0) continue; // no such table
     const list = kept.map((c) => `"${c.name}"`).join(', ');
-    const rows = await sql.query<{ r: string }>(`SELECT row_to_json(x)::text AS r FROM (SELECT ${list} FROM "${table}" ORDER BY id) x`, { type: QueryTypes.SELECT });
+    const rows = await sql.query<{ r: string }>(`SELECT row_to_json(x)::text AS r FROM (SELECT ${list} FROM "${table}" ORDER BY id) x`, {
+      type: QueryTypes.SELECT,
+    });
     snapshot.rows[table] = rows.map((r) => r.r);
   }
   const isToolgate = (name: string) => opts.legacyOnly && name.includes('toolgate');
   snapshot.indexes = (
-    await sql.query<{ d: string; n: string }>(`SELECT indexname AS n, indexdef AS d FROM pg_indexes WHERE tablename IN (:tables) ORDER BY 1`, {
-      replacements: { tables },
-      type: QueryTypes.SELECT,
-    })
+    await sql.query<{ d: string; n: string }>(
+      `SELECT indexname AS n, indexdef AS d FROM pg_indexes WHERE tablename IN (:tables) ORDER BY 1`,
+      {
+        replacements: { tables },
+        type: QueryTypes.SELECT,
+      },
+    )
   )
     .filter((i) => !isToolgate(i.n))
     .map((i) => i.d);

@@ -29,19 +29,46 @@ export function agentPages(d: DashboardServices): Router {
     escalation?: { value: string; errors: FieldErrors },
   ) => {
     const agent = await d.agents.get(pathId(req.params, 'id'));
-    const [attachments, accessRules, toolkits] = await Promise.all([d.attachments.list(agent.id), d.accessRules.list(agent.id), d.toolkits.list()]);
+    const [attachments, accessRules, toolkits] = await Promise.all([
+      d.attachments.list(agent.id),
+      d.accessRules.list(agent.id),
+      d.toolkits.list(),
+    ]);
     const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
     renderPage(
       res,
       status,
-      AgentPage({ ctx: pageContext(req), agent, attachments, accessRules, toolkits, toolNames, errors, accessRule, accessErrors, escalation: escalation ?? { value: agent.escalation_address ?? '', errors: {} } }),
+      AgentPage({
+        ctx: pageContext(req),
+        agent,
+        attachments,
+        accessRules,
+        toolkits,
+        toolNames,
+        errors,
+        accessRule,
+        accessErrors,
+        escalation: escalation ?? { value: agent.escalation_address ?? '', errors: {} },
+      }),
     );
   };
 
-  const showAttachment = async (req: Request, res: Response, status: number, rule: RuleFormValues, errors: FieldErrors, approval?: ApprovalFormValues, cap?: { values: CapFormValues; errors: FieldErrors }) => {
+  const showAttachment = async (
+    req: Request,
+    res: Response,
+    status: number,
+    rule: RuleFormValues,
+    errors: FieldErrors,
+    approval?: ApprovalFormValues,
+    cap?: { values: CapFormValues; errors: FieldErrors },
+  ) => {
     const { agentId, attachmentId } = ids(req);
     const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
-    const shown = approval ?? { required: attachment.approval !== null, approvers: (attachment.approval?.approvers ?? []).join('\n'), errors: {} };
+    const shown = approval ?? {
+      required: attachment.approval !== null,
+      approvers: (attachment.approval?.approvers ?? []).join('\n'),
+      errors: {},
+    };
     const capForm = cap ?? { values: { tool_id: '', per: 'sender', limit: '', window: '1d' }, errors: {} };
     renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm }));
   };
@@ -63,7 +90,9 @@ export function agentPages(d: DashboardServices): Router {
 
   router.post('/agents', async (req, res) => {
     const values = { name: textField(req, 'name'), description: textField(req, 'description'), toolkitIds: listField(req, 'toolkit') };
-    const result = await attempt(() => d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }));
+    const result = await attempt(() =>
+      d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }),
+    );
     if (!result.ok) return showNewAgent(req, res, result.status, values, result.errors);
     redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
   });
@@ -84,7 +113,14 @@ export function agentPages(d: DashboardServices): Router {
     const value = textField(req, 'escalation_address').trim();
     const result = await attempt(() => d.agents.update(agentId, { escalation_address: value === '' ? null : value }));
     if (!result.ok) return showAgent(req, res, result.status, {}, undefined, {}, { value, errors: result.errors });
-    redirectWith(req, res, `/agents/${agentId}#escalation`, value === '' ? 'Escalation address removed: the agent copies no one.' : `Escalation address saved: ${result.value.escalation_address}.`);
+    redirectWith(
+      req,
+      res,
+      `/agents/${agentId}#escalation`,
+      value === ''
+        ? 'Escalation address removed: the agent copies no one.'
+        : `Escalation address saved: ${result.value.escalation_address}.`,
+    );
   });
 
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
@@ -97,7 +133,12 @@ export function agentPages(d: DashboardServices): Router {
     const agentId = pathId(req.params, 'id');
     const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: textField(req, 'toolkit_id') }), 'toolkit_id');
     if (!result.ok) return showAgent(req, res, result.status, { toolkit_id: Object.values(result.errors).flat() });
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${result.value.id}`, `${result.value.toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`);
+    redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${result.value.id}`,
+      `${result.value.toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`,
+    );
   });
 
   router.get('/agents/:id/toolkits/:attachmentId', (req, res) => showAttachment(req, res, 200, { kind: 'allow', pattern: '' }, {}));
@@ -106,7 +147,12 @@ export function agentPages(d: DashboardServices): Router {
     const { agentId, attachmentId } = ids(req);
     const allow = checkedField(req, 'allow_proactive');
     const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Saved: ${attachment.toolkit.name} is ${allow ? 'offered to' : 'kept from'} scheduled runs.`);
+    redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}`,
+      `Saved: ${attachment.toolkit.name} is ${allow ? 'offered to' : 'kept from'} scheduled runs.`,
+    );
   });
 
   // Approval terms: required or not, and the approver patterns, one per line. A changed list voids
@@ -115,12 +161,28 @@ export function agentPages(d: DashboardServices): Router {
     const { agentId, attachmentId } = ids(req);
     const required = checkedField(req, 'require_approval');
     const text = textField(req, 'approval');
-    const approvers = text.split(/[\n,]/).map((line) => line.trim()).filter((line) => line !== '');
+    const approvers = text
+      .split(/[\n,]/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
     const before = (await d.attachments.get(agentId, attachmentId)).approval;
     const result = await attempt(() => d.attachments.update(agentId, attachmentId, { approval: required ? { approvers } : null }));
-    if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, { required, approvers: text, errors: result.errors });
+    if (!result.ok)
+      return showAttachment(
+        req,
+        res,
+        result.status,
+        { kind: 'allow', pattern: '' },
+        {},
+        { required, approvers: text, errors: result.errors },
+      );
     const terms = result.value.approval;
-    const words = terms === null ? 'its tools run without approval' : terms.approvers.length === 0 ? 'only an operator approves its tools' : `approvers: ${terms.approvers.join(', ')}`;
+    const words =
+      terms === null
+        ? 'its tools run without approval'
+        : terms.approvers.length === 0
+          ? 'only an operator approves its tools'
+          : `approvers: ${terms.approvers.join(', ')}`;
     // Only a change of terms voids what is pending (the database's trigger compares them likewise).
     const voided = JSON.stringify(before) !== JSON.stringify(terms) ? ' Requests pending under the old terms are void.' : '';
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
@@ -130,7 +192,12 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/toolkits/:attachmentId/caps', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const attachment = await d.attachments.get(agentId, attachmentId);
-    const cap: CapFormValues = { tool_id: textField(req, 'tool_id'), per: textField(req, 'per'), limit: textField(req, 'limit'), window: textField(req, 'window') };
+    const cap: CapFormValues = {
+      tool_id: textField(req, 'tool_id'),
+      per: textField(req, 'per'),
+      limit: textField(req, 'limit'),
+      window: textField(req, 'window'),
+    };
     const added = { tool_id: cap.tool_id === '' ? null : cap.tool_id, per: cap.per, limit: Number(cap.limit), window: cap.window };
     // The new cap is read on its own first, so a refusal names its field (window, limit).
     const result = await attempt(async () => {
@@ -138,9 +205,18 @@ export function agentPages(d: DashboardServices): Router {
       await d.attachments.update(agentId, attachmentId, { caps: [...attachment.caps, { ...added, per: checked.per }] });
       return checked;
     });
-    if (!result.ok) return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, undefined, { values: cap, errors: capErrors(result.errors) });
+    if (!result.ok)
+      return showAttachment(req, res, result.status, { kind: 'allow', pattern: '' }, {}, undefined, {
+        values: cap,
+        errors: capErrors(result.errors),
+      });
     const { tool_id, per, limit, window_s } = result.value;
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, `Cap added: at most ${limit} ${tool_id ?? 'calls of its tools'}${tool_id ? ' calls' : ''} per ${per} per ${windowText(window_s)}.`);
+    redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}#caps`,
+      `Cap added: at most ${limit} ${tool_id ?? 'calls of its tools'}${tool_id ? ' calls' : ''} per ${per} per ${windowText(window_s)}.`,
+    );
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/caps/:index/delete', async (req, res) => {
@@ -148,7 +224,8 @@ export function agentPages(d: DashboardServices): Router {
     const attachment = await d.attachments.get(agentId, attachmentId);
     const index = Number(req.params.index);
     // A place that holds no cap (a stale page, a made-up link) removes nothing, and says so.
-    if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length) throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
+    if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length)
+      throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
     redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });

@@ -31,7 +31,11 @@ export function approvalPages(d: DashboardServices): Router {
       const back = `/approvals?agent=${agentId}`;
       try {
         const decided = await d.approvals.decide(agentId, requestId, decision, { via: 'dashboard' });
-        const outcome = decided.result ? (decided.result.status === 'success' ? `: ${decided.tool} ran once` : `: ${decided.tool} ran and failed (${decided.result.error})`) : '';
+        const outcome = decided.result
+          ? decided.result.status === 'success'
+            ? `: ${decided.tool} ran once`
+            : `: ${decided.tool} ran and failed (${decided.result.error})`
+          : '';
         redirectWith(req, res, back, `Request ${requestId} ${decided.status}${outcome}.`);
       } catch (err) {
         // Decided, expired or void meanwhile, or over a cap (it stays pending): the operator reads why, and nothing ran.

@@ -26,7 +26,10 @@ export function insightPages(d: DashboardServices): Router {
     const asked = query.run === 'scheduled' || 'sender' in req.query;
     let resolution: Resolution | null = null;
     if (asked && query.agentId !== null) {
-      resolution = await d.runs.explain(query.agentId, query.run === 'scheduled' ? { kind: 'scheduled' } : { kind: 'sender', routing_key: routingKeyOf(query.sender) });
+      resolution = await d.runs.explain(
+        query.agentId,
+        query.run === 'scheduled' ? { kind: 'scheduled' } : { kind: 'sender', routing_key: routingKeyOf(query.sender) },
+      );
     }
     renderPage(res, 200, WhoGetsWhatPage({ ctx: pageContext(req), agents, query, resolution, tools: d.registry.manifest.list() }));
   });

@@ -28,8 +28,11 @@ export function migrationPages(d: DashboardServices): Router {
       mode,
       mapTypos,
       (onProgress) =>
-        mode === 'undo' ? undoEnabledTools(d.sequelize, manifest) : migrateEnabledTools(d.sequelize, manifest, { mode, mapTypos, onProgress }),
-      (err) => d.logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : typeof err }, 'dashboard job failed'),
+        mode === 'undo'
+          ? undoEnabledTools(d.sequelize, manifest)
+          : migrateEnabledTools(d.sequelize, manifest, { mode, mapTypos, onProgress }),
+      (err) =>
+        d.logger.error({ err: err instanceof Error ? { name: err.name, message: err.message } : typeof err }, 'dashboard job failed'),
     );
     res.redirect(303, `${req.baseUrl}/migration/jobs/${id}`);
   });

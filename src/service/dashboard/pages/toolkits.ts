@@ -15,10 +15,20 @@ export function toolkitPages(d: DashboardServices): Router {
   const router = Router();
   const tools = () => d.registry.manifest.list();
 
-  const showForm = (req: Request, res: Response, status: number, values: ToolkitFormValues, errors: FieldErrors, toolkit?: Awaited<ReturnType<typeof d.toolkits.get>>) =>
-    renderPage(res, status, ToolkitFormPage({ ctx: pageContext(req), tools: tools(), values, errors, toolkit }));
+  const showForm = (
+    req: Request,
+    res: Response,
+    status: number,
+    values: ToolkitFormValues,
+    errors: FieldErrors,
+    toolkit?: Awaited<ReturnType<typeof d.toolkits.get>>,
+  ) => renderPage(res, status, ToolkitFormPage({ ctx: pageContext(req), tools: tools(), values, errors, toolkit }));
 
-  const submitted = (req: Request): ToolkitFormValues => ({ name: textField(req, 'name'), description: textField(req, 'description'), members: listField(req, 'member') });
+  const submitted = (req: Request): ToolkitFormValues => ({
+    name: textField(req, 'name'),
+    description: textField(req, 'description'),
+    members: listField(req, 'member'),
+  });
 
   router.get('/toolkits', async (req, res) => {
     const [toolkits, usage] = await Promise.all([d.toolkits.list(), attachmentCounts(d.sequelize)]);
@@ -31,7 +41,10 @@ export function toolkitPages(d: DashboardServices): Router {
 
   router.post('/toolkits', async (req, res) => {
     const values = submitted(req);
-    const result = await attempt(() => d.toolkits.create({ name: values.name, description: values.description, member_tool_ids: values.members }), 'name');
+    const result = await attempt(
+      () => d.toolkits.create({ name: values.name, description: values.description, member_tool_ids: values.members }),
+      'name',
+    );
     if (!result.ok) return showForm(req, res, result.status, values, result.errors);
     redirectWith(req, res, '/toolkits', `Toolkit ${result.value.name} created. Attach it to an agent from the agent's page.`);
   });
@@ -45,15 +58,28 @@ export function toolkitPages(d: DashboardServices): Router {
     const toolkit = await d.toolkits.get(pathId(req.params, 'toolkitId'));
     const values = submitted(req);
     // All Tools' members are the manifest's: its checklist is not sent, and not changed.
-    const patch = { name: values.name, description: values.description, ...(toolkit.system_key === 'all_tools' ? {} : { member_tool_ids: values.members }) };
+    const patch = {
+      name: values.name,
+      description: values.description,
+      ...(toolkit.system_key === 'all_tools' ? {} : { member_tool_ids: values.members }),
+    };
     const result = await attempt(() => d.toolkits.update(toolkit.id, patch), 'name');
-    if (!result.ok) return showForm(req, res, result.status, toolkit.system_key === 'all_tools' ? { ...values, members: toolkit.member_tool_ids } : values, result.errors, toolkit);
+    if (!result.ok)
+      return showForm(
+        req,
+        res,
+        result.status,
+        toolkit.system_key === 'all_tools' ? { ...values, members: toolkit.member_tool_ids } : values,
+        result.errors,
+        toolkit,
+      );
     redirectWith(req, res, '/toolkits', `Toolkit ${result.value.name} saved. Agents that hold it have the change from their next run.`);
   });
 
   router.get('/toolkits/:toolkitId/delete', async (req, res) => {
     const toolkit = await d.toolkits.get(pathId(req.params, 'toolkitId'));
-    if (toolkit.system_key) throw new ConflictError(`${toolkit.name} is a system toolkit and cannot be deleted: detach it from agents instead.`);
+    if (toolkit.system_key)
+      throw new ConflictError(`${toolkit.name} is a system toolkit and cannot be deleted: detach it from agents instead.`);
     renderPage(res, 200, DeleteToolkitPage({ ctx: pageContext(req), toolkit, agents: await agentsHolding(d.sequelize, toolkit.id) }));
   });
 

@@ -15,13 +15,22 @@ export function AgentFilter<S extends string>(props: {
 }) {
   return (
     <form method="get" action={`${props.ctx.base}${props.path}`} class="inline-form" aria-label={props.label}>
-      <SelectField id="agent" name="agent" label="Agent" value={props.agentId ? String(props.agentId) : undefined} options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))} />
+      <SelectField
+        id="agent"
+        name="agent"
+        label="Agent"
+        value={props.agentId ? String(props.agentId) : undefined}
+        options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))}
+      />
       <SelectField
         id="status"
         name="status"
         label="Status"
         value={props.status}
-        options={[{ value: '', label: 'Any status' }, ...(Object.entries(props.statuses) as [S, string][]).map(([value, label]) => ({ value, label }))]}
+        options={[
+          { value: '', label: 'Any status' },
+          ...(Object.entries(props.statuses) as [S, string][]).map(([value, label]) => ({ value, label })),
+        ]}
       />
       <button type="submit">Show</button>
     </form>

@@ -10,17 +10,34 @@ export interface AgentFormValues {
   toolkitIds: string[];
 }
 
-export function AgentFormPage(props: { ctx: PageContext; toolkits: ToolkitView[]; toolNames: Map<string, string>; values: AgentFormValues; errors: FieldErrors }) {
+export function AgentFormPage(props: {
+  ctx: PageContext;
+  toolkits: ToolkitView[];
+  toolNames: Map<string, string>;
+  values: AgentFormValues;
+  errors: FieldErrors;
+}) {
   const { ctx, values, errors } = props;
   return (
     <Layout ctx={ctx} section="agents" title="New agent">
       <ErrorSummary errors={errors} />
       <PostForm action={`${ctx.base}/agents`} csrfToken={ctx.csrfToken}>
         <TextField id="name" name="name" label="Name" value={values.name} errors={errors} required />
-        <TextField id="description" name="description" label="Description" value={values.description} errors={errors} multiline hint="Optional: what the agent does." />
+        <TextField
+          id="description"
+          name="description"
+          label="Description"
+          value={values.description}
+          errors={errors}
+          multiline
+          hint="Optional: what the agent does."
+        />
         <fieldset>
           <legend>Toolkits</legend>
-          <p class="hint">The agent's tools come only from these, each attached with an open gate and scheduled runs off; set their terms afterwards. With none, it has no tools.</p>
+          <p class="hint">
+            The agent's tools come only from these, each attached with an open gate and scheduled runs off; set their terms afterwards. With
+            none, it has no tools.
+          </p>
           {errors.toolkit_ids ? <p class="field-error">{errors.toolkit_ids.join(' ')}</p> : null}
           <div class="checklist">
             {props.toolkits.map((t) => (

@@ -10,7 +10,12 @@ import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolkitsByAgent: Map<number, string[]> }) {
   const { ctx } = props;
   return (
-    <Layout ctx={ctx} section="agents" title="Agents" lead="Each agent's tools come only from the toolkits attached to it. Open an agent to attach toolkits and set their terms.">
+    <Layout
+      ctx={ctx}
+      section="agents"
+      title="Agents"
+      lead="Each agent's tools come only from the toolkits attached to it. Open an agent to attach toolkits and set their terms."
+    >
       <p>
         <a class="button" href={`${ctx.base}/agents/new`}>
           New agent
@@ -85,11 +90,24 @@ export function AgentPage(props: {
       <section aria-labelledby="escalation">
         <h2 id="escalation">Escalation address</h2>
         <p>
-          Who {agent.name} copies when it passes on a request it cannot decide, or one that waits for approval. Copying makes them a participant of the thread, so their
-          answer joins it. {agent.escalation_address ? <strong>Copies {agent.escalation_address}.</strong> : <strong>Copies no one.</strong>}
+          Who {agent.name} copies when it passes on a request it cannot decide, or one that waits for approval. Copying makes them a
+          participant of the thread, so their answer joins it.{' '}
+          {agent.escalation_address ? <strong>Copies {agent.escalation_address}.</strong> : <strong>Copies no one.</strong>}
         </p>
-        <PostForm action={`${ctx.base}/agents/${agent.id}/escalation`} csrfToken={ctx.csrfToken} class="inline-form" label="Escalation address">
-          <TextField id="escalation_address" name="escalation_address" label="Escalation address" value={props.escalation.value} errors={props.escalation.errors} placeholder="mara@thescoop.com" />
+        <PostForm
+          action={`${ctx.base}/agents/${agent.id}/escalation`}
+          csrfToken={ctx.csrfToken}
+          class="inline-form"
+          label="Escalation address"
+        >
+          <TextField
+            id="escalation_address"
+            name="escalation_address"
+            label="Escalation address"
+            value={props.escalation.value}
+            errors={props.escalation.errors}
+            placeholder="mara@thescoop.com"
+          />
           <button type="submit">Save address</button>
         </PostForm>
       </section>
@@ -146,7 +164,7 @@ export function AgentPage(props: {
                     <ul class="inline">
                       {a.toolkit.member_tool_ids.map((id) => (
                         <li key={id} class={a.toolkit.stale_tool_ids.includes(id) ? 'stale' : undefined}>
-                          {a.toolkit.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : props.toolNames.get(id) ?? id}
+                          {a.toolkit.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : (props.toolNames.get(id) ?? id)}
                         </li>
                       ))}
                     </ul>
@@ -163,10 +181,19 @@ export function AgentPage(props: {
                       </ul>
                     ) : null}
                   </td>
-                  <td>{a.approval === null ? 'None' : a.approval.approvers.length === 0 ? 'By an operator' : `By ${a.approval.approvers.join(', ')}`}</td>
+                  <td>
+                    {a.approval === null
+                      ? 'None'
+                      : a.approval.approvers.length === 0
+                        ? 'By an operator'
+                        : `By ${a.approval.approvers.join(', ')}`}
+                  </td>
                   <td>{a.allow_proactive ? 'Allowed' : 'Off'}</td>
                   <td class="actions">
-                    <a href={`${ctx.base}/agents/${agent.id}/toolkits/${a.id}`} aria-label={`Configure Access Settings of ${a.toolkit.name}`}>
+                    <a
+                      href={`${ctx.base}/agents/${agent.id}/toolkits/${a.id}`}
+                      aria-label={`Configure Access Settings of ${a.toolkit.name}`}
+                    >
                       Configure Access Settings
                     </a>
                   </td>
@@ -181,7 +208,12 @@ export function AgentPage(props: {
         {attachable.length === 0 ? (
           <p>Every toolkit is already attached to {agent.name}.</p>
         ) : (
-          <PostForm action={`${ctx.base}/agents/${agent.id}/toolkits`} csrfToken={ctx.csrfToken} class="inline-form" label="Attach a toolkit">
+          <PostForm
+            action={`${ctx.base}/agents/${agent.id}/toolkits`}
+            csrfToken={ctx.csrfToken}
+            class="inline-form"
+            label="Attach a toolkit"
+          >
             <SelectField
               id="toolkit"
               name="toolkit_id"

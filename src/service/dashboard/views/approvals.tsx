@@ -16,7 +16,14 @@ const STATUS_WORDS: Record<ApprovalStatus, string> = {
   void: 'void (its terms changed; never runs)',
 };
 
-export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; requests: ApprovalRequestView[]; limit: number }) {
+export function ApprovalsPage(props: {
+  ctx: PageContext;
+  agents: AgentView[];
+  agentId: number | null;
+  status: string;
+  requests: ApprovalRequestView[];
+  limit: number;
+}) {
   const { ctx } = props;
   const agent = props.agents.find((a) => a.id === props.agentId);
   return (
@@ -26,7 +33,15 @@ export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; ag
       title="Approvals"
       lead="A call that needs approval does not run: it waits here with the exact input it was asked with. Approving runs that input once, on the requester's behalf; denying means it never runs."
     >
-      <AgentFilter ctx={ctx} path="/approvals" label="Filter approval requests" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
+      <AgentFilter
+        ctx={ctx}
+        path="/approvals"
+        label="Filter approval requests"
+        agents={props.agents}
+        agentId={props.agentId}
+        status={props.status}
+        statuses={STATUS_WORDS}
+      />
       {agent ? (
         <section aria-labelledby="requests">
           <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} most recent` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>
@@ -56,8 +71,16 @@ export function ApprovalsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                       </pre>
                     </td>
                     <td>
-                      {r.requested_by.routing_key !== null ? <VisibleText text={r.requested_by.routing_key} /> : <span class="muted">a scheduled run</span>}
-                      {r.requested_by.thread_id ? <p class="hint">in thread <code>{r.requested_by.thread_id}</code></p> : null}
+                      {r.requested_by.routing_key !== null ? (
+                        <VisibleText text={r.requested_by.routing_key} />
+                      ) : (
+                        <span class="muted">a scheduled run</span>
+                      )}
+                      {r.requested_by.thread_id ? (
+                        <p class="hint">
+                          in thread <code>{r.requested_by.thread_id}</code>
+                        </p>
+                      ) : null}
                     </td>
                     <td>
                       <span class={`badge ${r.status}`}>{r.status}</span>

@@ -68,9 +68,9 @@ export function AttachmentPage(props: {
       <section aria-labelledby="approval">
         <h2 id="approval">Approval</h2>
         <p>
-          A sender the gate admits may still need someone's yes. With approval on, a call of these tools by a sender who is no approver does not run: it waits, with its exact
-          input, for an approver to decide (on the Approvals page, or by answering in the same thread). An approver's own calls run as usual.{' '}
-          <strong>{approvalSummary(attachment)}</strong>
+          A sender the gate admits may still need someone's yes. With approval on, a call of these tools by a sender who is no approver does
+          not run: it waits, with its exact input, for an approver to decide (on the Approvals page, or by answering in the same thread). An
+          approver's own calls run as usual. <strong>{approvalSummary(attachment)}</strong>
         </p>
         <PostForm action={`${here}/approval`} csrfToken={ctx.csrfToken} label="Approval">
           <Checkbox
@@ -96,8 +96,9 @@ export function AttachmentPage(props: {
       <section aria-labelledby="caps">
         <h2 id="caps">Caps</h2>
         <p>
-          How often these tools may run: at most so many calls within a window, counted for the whole agent or for each sender, on every instance at once. A call over a
-          cap is refused and recorded, and nothing runs. Another attachment that offers the same tool without a cap lets it run on its terms.
+          How often these tools may run: at most so many calls within a window, counted for the whole agent or for each sender, on every
+          instance at once. A call over a cap is refused and recorded, and nothing runs. Another attachment that offers the same tool
+          without a cap lets it run on its terms.
         </p>
         {attachment.caps.length === 0 ? (
           <p>
@@ -139,11 +140,31 @@ export function AttachmentPage(props: {
             label="Tool"
             value={props.cap.values.tool_id}
             errors={props.cap.errors}
-            options={[{ value: '', label: 'All its members together' }, ...attachment.toolkit.member_tool_ids.map((id) => ({ value: id, label: id }))]}
+            options={[
+              { value: '', label: 'All its members together' },
+              ...attachment.toolkit.member_tool_ids.map((id) => ({ value: id, label: id })),
+            ]}
           />
-          <SelectField id="cap-per" name="per" label="Per" value={props.cap.values.per} options={[{ value: 'sender', label: 'sender' }, { value: 'agent', label: 'agent' }]} errors={props.cap.errors} />
+          <SelectField
+            id="cap-per"
+            name="per"
+            label="Per"
+            value={props.cap.values.per}
+            options={[
+              { value: 'sender', label: 'sender' },
+              { value: 'agent', label: 'agent' },
+            ]}
+            errors={props.cap.errors}
+          />
           <TextField id="cap-limit" name="limit" label="Limit" value={props.cap.values.limit} errors={props.cap.errors} placeholder="3" />
-          <TextField id="cap-window" name="window" label="Window" value={props.cap.values.window} errors={props.cap.errors} hint="A number and s, m, h or d: 1d, 12h, 90m." />
+          <TextField
+            id="cap-window"
+            name="window"
+            label="Window"
+            value={props.cap.values.window}
+            errors={props.cap.errors}
+            hint="A number and s, m, h or d: 1d, 12h, 90m."
+          />
           <button type="submit">Add cap</button>
         </PostForm>
       </section>

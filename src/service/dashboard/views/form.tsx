@@ -99,10 +99,24 @@ export function SelectField(props: FieldFrame & { options: { value: string; labe
   );
 }
 
-export function Checkbox(props: { id: string; name: string; value?: string; label: ComponentChildren; checked?: boolean; description?: ComponentChildren }) {
+export function Checkbox(props: {
+  id: string;
+  name: string;
+  value?: string;
+  label: ComponentChildren;
+  checked?: boolean;
+  description?: ComponentChildren;
+}) {
   return (
     <div class="check">
-      <input type="checkbox" id={props.id} name={props.name} value={props.value ?? 'on'} checked={props.checked} aria-describedby={props.description ? `${props.id}-description` : undefined} />
+      <input
+        type="checkbox"
+        id={props.id}
+        name={props.name}
+        value={props.value ?? 'on'}
+        checked={props.checked}
+        aria-describedby={props.description ? `${props.id}-description` : undefined}
+      />
       <label for={props.id}>{props.label}</label>
       {props.description ? (
         <p class="hint" id={`${props.id}-description`}>

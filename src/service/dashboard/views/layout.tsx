@@ -20,7 +20,17 @@ const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'migration', label: 'Migrate enabled_tools', path: '/migration' },
 ];
 
-export function Document({ base, title, children, refreshSeconds }: { base: string; title: string; children: ComponentChildren; refreshSeconds?: number }) {
+export function Document({
+  base,
+  title,
+  children,
+  refreshSeconds,
+}: {
+  base: string;
+  title: string;
+  children: ComponentChildren;
+  refreshSeconds?: number;
+}) {
   return (
     <html lang="en">
       <head>
@@ -37,7 +47,14 @@ export function Document({ base, title, children, refreshSeconds }: { base: stri
   );
 }
 
-export function Layout(props: { ctx: PageContext; section: Section | null; title: string; lead?: ComponentChildren; children: ComponentChildren; refreshSeconds?: number }) {
+export function Layout(props: {
+  ctx: PageContext;
+  section: Section | null;
+  title: string;
+  lead?: ComponentChildren;
+  children: ComponentChildren;
+  refreshSeconds?: number;
+}) {
   const { ctx, section, title } = props;
   return (
     <Document base={ctx.base} title={title} refreshSeconds={props.refreshSeconds}>

@@ -52,7 +52,8 @@ function JobList({ ctx, jobs }: { ctx: PageContext; jobs: Job[] }) {
 }
 
 function statusWords(job: Job): string {
-  if (job.status === 'running') return Date.now() - job.updated_at.getTime() > STALE_MS ? 'no news for ten minutes (it may have stopped)' : 'running';
+  if (job.status === 'running')
+    return Date.now() - job.updated_at.getTime() > STALE_MS ? 'no news for ten minutes (it may have stopped)' : 'running';
   return job.status === 'succeeded' ? 'done' : 'failed';
 }
 
@@ -76,14 +77,20 @@ export function JobPage(props: { ctx: PageContext; job: Job }) {
         <PostForm action={`${ctx.base}/migration/jobs`} csrfToken={ctx.csrfToken} label="Apply the migration">
           <input type="hidden" name="mode" value="apply" />
           {job.map_typos ? <input type="hidden" name="map_typos" value="on" /> : null}
-          <p>Applying makes these grants in one transaction, checks every agent's access against its legacy string before committing, and commits nothing if any differs.</p>
+          <p>
+            Applying makes these grants in one transaction, checks every agent's access against its legacy string before committing, and
+            commits nothing if any differs.
+          </p>
           <button type="submit">Apply the migration{job.map_typos ? ', mapping typos' : ''}</button>
         </PostForm>
       ) : null}
       {job.status === 'succeeded' && job.kind === 'apply' ? (
         <PostForm action={`${ctx.base}/migration/jobs`} csrfToken={ctx.csrfToken} label="Undo the migration">
           <input type="hidden" name="mode" value="undo" />
-          <p>Undo removes the legacy grants and toolkits the migration made. Grants an operator has since edited stay. The enabled_tools strings were never changed.</p>
+          <p>
+            Undo removes the legacy grants and toolkits the migration made. Grants an operator has since edited stay. The enabled_tools
+            strings were never changed.
+          </p>
           <button type="submit" class="danger">
             Undo the migration
           </button>
@@ -99,7 +106,9 @@ function Progress({ job, stale }: { job: Job; stale: boolean }) {
   return (
     <div role="status" class="progress">
       {stale ? (
-        <p class="warning-text">No progress for ten minutes: the instance running it may have stopped. An apply or undo that did not finish committed nothing.</p>
+        <p class="warning-text">
+          No progress for ten minutes: the instance running it may have stopped. An apply or undo that did not finish committed nothing.
+        </p>
       ) : p && p.total > 0 ? (
         <>
           <label for="job-progress">{`${phase}: ${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} agents`}</label>
@@ -128,7 +137,13 @@ function Report({ report }: { report: MigrationReport }) {
   const would = report.mode === 'dry_run' ? 'would change' : 'changed';
   return (
     <section aria-labelledby="report">
-      <h2 id="report">{report.mode === 'dry_run' ? 'Report: nothing was changed' : report.committed ? 'Report: committed' : 'Report: rolled back, nothing was changed'}</h2>
+      <h2 id="report">
+        {report.mode === 'dry_run'
+          ? 'Report: nothing was changed'
+          : report.committed
+            ? 'Report: committed'
+            : 'Report: rolled back, nothing was changed'}
+      </h2>
       <dl class="counts">
         <dt>Agents read</dt>
         <dd>{a.read}</dd>
@@ -140,7 +155,11 @@ function Report({ report }: { report: MigrationReport }) {
         <dd>{a.with_unmatched_tokens}</dd>
         <dt>Check of every agent's access</dt>
         <dd>
-          <span class={`badge ${report.verification.status === 'passed' ? 'success' : report.verification.status === 'failed' ? 'denied' : ''}`}>{report.verification.status}</span>
+          <span
+            class={`badge ${report.verification.status === 'passed' ? 'success' : report.verification.status === 'failed' ? 'denied' : ''}`}
+          >
+            {report.verification.status}
+          </span>
           {` ${plural(report.verification.agents_checked, 'agent')}, ${plural(report.verification.tools.length, 'tool')}`}
         </dd>
       </dl>
@@ -162,7 +181,13 @@ function Report({ report }: { report: MigrationReport }) {
             {report.toolkits.map((t) => (
               <tr key={t.name}>
                 <th scope="row">{t.name}</th>
-                <td>{t.status === 'create' ? 'to be created' : t.status === 'created' ? `created (#${t.toolkit_id})` : `exists (#${t.toolkit_id})`}</td>
+                <td>
+                  {t.status === 'create'
+                    ? 'to be created'
+                    : t.status === 'created'
+                      ? `created (#${t.toolkit_id})`
+                      : `exists (#${t.toolkit_id})`}
+                </td>
                 <td>{t.agents}</td>
               </tr>
             ))}
@@ -175,7 +200,11 @@ function Report({ report }: { report: MigrationReport }) {
         <p>None: every token is an exact tool id.</p>
       ) : (
         <>
-          <p>{report.map_typos ? 'Where a likely id is shown, it was granted.' : 'These grant nothing, as in the legacy system. Run again with "Grant what typos most likely meant" to grant the likely id.'}</p>
+          <p>
+            {report.map_typos
+              ? 'Where a likely id is shown, it was granted.'
+              : 'These grant nothing, as in the legacy system. Run again with "Grant what typos most likely meant" to grant the likely id.'}
+          </p>
           <table>
             <caption class="visually-hidden">Tokens that grant nothing</caption>
             <thead>

@@ -13,9 +13,19 @@ export interface RuleFormValues {
  * The form that adds one rule. `prefix` sets the fields apart where a page has two rule forms
  * (`access`: ids access-kind and access-pattern, labels "Access kind" and "Access pattern").
  */
-export function RuleForm(props: { action: string; csrfToken: string; label: string; prefix?: string; value: RuleFormValues; errors: FieldErrors; hint: string; submit: string }) {
+export function RuleForm(props: {
+  action: string;
+  csrfToken: string;
+  label: string;
+  prefix?: string;
+  value: RuleFormValues;
+  errors: FieldErrors;
+  hint: string;
+  submit: string;
+}) {
   const id = (field: string) => (props.prefix ? `${props.prefix}-${field}` : field);
-  const label = (field: string) => (props.prefix ? `${props.prefix[0]!.toUpperCase()}${props.prefix.slice(1)} ${field}` : `${field[0]!.toUpperCase()}${field.slice(1)}`);
+  const label = (field: string) =>
+    props.prefix ? `${props.prefix[0]!.toUpperCase()}${props.prefix.slice(1)} ${field}` : `${field[0]!.toUpperCase()}${field.slice(1)}`;
   return (
     <PostForm action={props.action} csrfToken={props.csrfToken} class="rule-form" label={props.label}>
       <SelectField
@@ -29,13 +39,27 @@ export function RuleForm(props: { action: string; csrfToken: string; label: stri
         ]}
         errors={props.errors}
       />
-      <TextField id={id('pattern')} name="pattern" label={label('pattern')} value={props.value.pattern} errors={props.errors} placeholder="*@thescoop.com" hint={props.hint} />
+      <TextField
+        id={id('pattern')}
+        name="pattern"
+        label={label('pattern')}
+        value={props.value.pattern}
+        errors={props.errors}
+        placeholder="*@thescoop.com"
+        hint={props.hint}
+      />
       <button type="submit">{props.submit}</button>
     </PostForm>
   );
 }
 
-export function RulesTable(props: { caption: string; rules: RuleView[]; csrfToken: string; removeAction: (rule: RuleView) => string; removeLabel: (rule: RuleView) => string }) {
+export function RulesTable(props: {
+  caption: string;
+  rules: RuleView[];
+  csrfToken: string;
+  removeAction: (rule: RuleView) => string;
+  removeLabel: (rule: RuleView) => string;
+}) {
   if (props.rules.length === 0) return null;
   return (
     <table>

@@ -7,7 +7,9 @@ export function SignInPage(props: { base: string; csrfToken: string; error?: str
       <main id="main" class="narrow">
         <p class="brand">toolgate</p>
         <h1>Sign in to the dashboard</h1>
-        <p class="lead">Manage toolkits, grants and sender gates. Use the service's admin token (TOOLGATE_ADMIN_TOKEN, or the file .toolgate/admin-token).</p>
+        <p class="lead">
+          Manage toolkits, grants and sender gates. Use the service's admin token (TOOLGATE_ADMIN_TOKEN, or the file .toolgate/admin-token).
+        </p>
         {props.error ? (
           <p class="error-summary" role="alert">
             {props.error}

@@ -16,12 +16,32 @@ const STATUS_WORDS: Record<ToolCallStatus, string> = {
   interrupted: 'interrupted (its instance died while it ran: outcome unknown)',
 };
 
-export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; agentId: number | null; status: string; calls: ToolCallView[]; limit: number }) {
+export function ToolCallsPage(props: {
+  ctx: PageContext;
+  agents: AgentView[];
+  agentId: number | null;
+  status: string;
+  calls: ToolCallView[];
+  limit: number;
+}) {
   const { ctx } = props;
   const agent = props.agents.find((a) => a.id === props.agentId);
   return (
-    <Layout ctx={ctx} section="tool-calls" title="Tool calls" lead="Every execution, refusal and skip is recorded. A denied call is a tool the run was not offered, asked for anyway.">
-      <AgentFilter ctx={ctx} path="/tool-calls" label="Filter tool calls" agents={props.agents} agentId={props.agentId} status={props.status} statuses={STATUS_WORDS} />
+    <Layout
+      ctx={ctx}
+      section="tool-calls"
+      title="Tool calls"
+      lead="Every execution, refusal and skip is recorded. A denied call is a tool the run was not offered, asked for anyway."
+    >
+      <AgentFilter
+        ctx={ctx}
+        path="/tool-calls"
+        label="Filter tool calls"
+        agents={props.agents}
+        agentId={props.agentId}
+        status={props.status}
+        statuses={STATUS_WORDS}
+      />
       {agent ? (
         <section aria-labelledby="records">
           <h2 id="records">
@@ -55,10 +75,22 @@ export function ToolCallsPage(props: { ctx: PageContext; agents: AgentView[]; ag
                       <span class={`badge ${c.status}`}>{c.status}</span>
                     </td>
                     <td>{c.run}</td>
-                    <td>{c.routing_key !== null ? <VisibleText text={c.routing_key} /> : <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>}</td>
+                    <td>
+                      {c.routing_key !== null ? (
+                        <VisibleText text={c.routing_key} />
+                      ) : (
+                        <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>
+                      )}
+                    </td>
                     <td>{`${c.duration_ms} ms`}</td>
                     <td>{c.error === null ? '' : <VisibleText text={c.error} />}</td>
-                    <td>{c.approval_request_id === null ? '' : <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />}</td>
+                    <td>
+                      {c.approval_request_id === null ? (
+                        ''
+                      ) : (
+                        <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -12,7 +12,13 @@ export interface ToolkitFormValues {
   members: string[];
 }
 
-export function ToolkitFormPage(props: { ctx: PageContext; tools: readonly ToolDefinition[]; values: ToolkitFormValues; errors: FieldErrors; toolkit?: ToolkitView }) {
+export function ToolkitFormPage(props: {
+  ctx: PageContext;
+  tools: readonly ToolDefinition[];
+  values: ToolkitFormValues;
+  errors: FieldErrors;
+  toolkit?: ToolkitView;
+}) {
   const { ctx, toolkit, values, errors } = props;
   const editing = toolkit !== undefined;
   const membersLocked = toolkit?.system_key === 'all_tools';
@@ -24,7 +30,15 @@ export function ToolkitFormPage(props: { ctx: PageContext; tools: readonly ToolD
       <ErrorSummary errors={errors} />
       <PostForm action={editing ? `${ctx.base}/toolkits/${toolkit.id}` : `${ctx.base}/toolkits`} csrfToken={ctx.csrfToken}>
         <TextField id="name" name="name" label="Name" value={values.name} errors={errors} required />
-        <TextField id="description" name="description" label="Description" value={values.description} errors={errors} multiline hint="Optional: what the toolkit is for, for the operators who attach it." />
+        <TextField
+          id="description"
+          name="description"
+          label="Description"
+          value={values.description}
+          errors={errors}
+          multiline
+          hint="Optional: what the toolkit is for, for the operators who attach it."
+        />
         <fieldset disabled={membersLocked}>
           <legend>Members</legend>
           {membersLocked ? <p class="hint">All Tools always holds every registered tool: each sync rewrites its members.</p> : null}

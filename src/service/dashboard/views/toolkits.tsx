@@ -4,13 +4,26 @@ import type { ToolkitView } from '../../../services/toolkits';
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 
-export const SYSTEM_LABELS: Record<string, string> = { all_tools: 'System: every registered tool', default_tools: 'System: given to every new agent' };
+export const SYSTEM_LABELS: Record<string, string> = {
+  all_tools: 'System: every registered tool',
+  default_tools: 'System: given to every new agent',
+};
 
-export function ToolkitsPage(props: { ctx: PageContext; toolkits: ToolkitView[]; tools: readonly ToolDefinition[]; usage: Map<number, number> }) {
+export function ToolkitsPage(props: {
+  ctx: PageContext;
+  toolkits: ToolkitView[];
+  tools: readonly ToolDefinition[];
+  usage: Map<number, number>;
+}) {
   const { ctx } = props;
   const names = new Map(props.tools.map((t) => [t.id, t.display_name]));
   return (
-    <Layout ctx={ctx} section="toolkits" title="Toolkits" lead="A toolkit is a named bundle of tools. Attaching one to an agent grants its tools, on the attachment's terms.">
+    <Layout
+      ctx={ctx}
+      section="toolkits"
+      title="Toolkits"
+      lead="A toolkit is a named bundle of tools. Attaching one to an agent grants its tools, on the attachment's terms."
+    >
       <p>
         <a class="button" href={`${ctx.base}/toolkits/new`}>
           New toolkit
@@ -41,7 +54,7 @@ export function ToolkitsPage(props: { ctx: PageContext; toolkits: ToolkitView[];
                 <ul class="inline">
                   {t.member_tool_ids.map((id) => (
                     <li key={id} class={t.stale_tool_ids.includes(id) ? 'stale' : undefined}>
-                      {t.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : names.get(id) ?? id}
+                      {t.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : (names.get(id) ?? id)}
                     </li>
                   ))}
                 </ul>

@@ -14,14 +14,31 @@ export interface WhoQuery {
   sender: string;
 }
 
-export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; query: WhoQuery; resolution: Resolution | null; tools: readonly ToolDefinition[] }) {
+export function WhoGetsWhatPage(props: {
+  ctx: PageContext;
+  agents: AgentView[];
+  query: WhoQuery;
+  resolution: Resolution | null;
+  tools: readonly ToolDefinition[];
+}) {
   const { ctx, query, resolution } = props;
   const names = new Map(props.tools.map((t) => [t.id, t.display_name]));
   const agent = props.agents.find((a) => a.id === query.agentId);
   return (
-    <Layout ctx={ctx} section="who-gets-what" title="Who gets what" lead="Type a sender to see which tools a message from them would be offered, and why. The address is taken as given.">
+    <Layout
+      ctx={ctx}
+      section="who-gets-what"
+      title="Who gets what"
+      lead="Type a sender to see which tools a message from them would be offered, and why. The address is taken as given."
+    >
       <form method="get" action={`${ctx.base}/who-gets-what`} class="inline-form" aria-label="Check a run">
-        <SelectField id="agent" name="agent" label="Agent" value={query.agentId ? String(query.agentId) : undefined} options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))} />
+        <SelectField
+          id="agent"
+          name="agent"
+          label="Agent"
+          value={query.agentId ? String(query.agentId) : undefined}
+          options={props.agents.map((a) => ({ value: String(a.id), label: a.name }))}
+        />
         <fieldset class="radios">
           <legend>Run</legend>
           <div class="check">
@@ -40,11 +57,18 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
       {resolution && agent ? (
         <section aria-labelledby="answer" class="answer">
           <h2 id="answer">
-            {resolution.run === 'scheduled' ? `A scheduled run of ${agent.name}` : `A message from ${query.sender.trim() === '' ? '(no sender)' : query.sender} to ${agent.name}`}
+            {resolution.run === 'scheduled'
+              ? `A scheduled run of ${agent.name}`
+              : `A message from ${query.sender.trim() === '' ? '(no sender)' : query.sender} to ${agent.name}`}
           </h2>
           {resolution.run === 'sender' ? (
             <p>
-              Routing key: {resolution.routing_key === null ? <strong>none (not a usable address): only open gates admit this run</strong> : <code>{resolution.routing_key}</code>}
+              Routing key:{' '}
+              {resolution.routing_key === null ? (
+                <strong>none (not a usable address): only open gates admit this run</strong>
+              ) : (
+                <code>{resolution.routing_key}</code>
+              )}
             </p>
           ) : null}
           {resolution.access ? (
@@ -85,7 +109,13 @@ export function WhoGetsWhatPage(props: { ctx: PageContext; agents: AgentView[]; 
                   </td>
                   <td>
                     {whyInWords(a)}
-                    {a.approval && a.admitted ? <p class="hint">{a.needs_approval ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).` : 'This sender is one of its approvers: its tools run as usual.'}</p> : null}
+                    {a.approval && a.admitted ? (
+                      <p class="hint">
+                        {a.needs_approval
+                          ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).`
+                          : 'This sender is one of its approvers: its tools run as usual.'}
+                      </p>
+                    ) : null}
                     {a.caps.map((cap, i) => (
                       <p class="hint" key={i}>
                         {`Cap: ${cap.remaining === undefined ? '' : `${cap.remaining} left of `}${cap.limit} ${cap.tool_id ? `${cap.tool_id} calls` : 'calls of its tools'} per ${cap.per} per ${windowText(cap.window_s)}.`}
