@@ -1,7 +1,6 @@
 // An agent access rule: one allow/deny address pattern deciding whether the agent handles a
 // sender's message at all (SEMANTICS §9).
 import {
-  DataTypes,
   Model,
   type CreationOptional,
   type ForeignKey,
@@ -10,6 +9,8 @@ import {
   type Sequelize,
 } from 'sequelize';
 import type { RuleKind } from '../src/core/types';
+import { RULE_ATTRIBUTES } from './rule-attributes';
+import { tableOptions } from './table-options';
 
 export class AgentAccessRule extends Model<InferAttributes<AgentAccessRule>, InferCreationAttributes<AgentAccessRule>> {
   declare id: CreationOptional<number>;
@@ -23,23 +24,6 @@ export class AgentAccessRule extends Model<InferAttributes<AgentAccessRule>, Inf
 /** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
 export function defineAgentAccessRule(sequelize: Sequelize): typeof AgentAccessRule {
   class Bound extends AgentAccessRule {}
-  Bound.init(
-    {
-      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-      kind: { type: DataTypes.STRING(8), allowNull: false },
-      pattern: { type: DataTypes.STRING(320), allowNull: false },
-      created_at: DataTypes.DATE,
-      updated_at: DataTypes.DATE,
-    },
-    {
-      sequelize,
-      modelName: 'AgentAccessRule',
-      tableName: 'agent_access_rules',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: 'updated_at',
-    },
-  );
+  Bound.init(RULE_ATTRIBUTES, tableOptions(sequelize, 'AgentAccessRule', 'agent_access_rules'));
   return Bound;
 }

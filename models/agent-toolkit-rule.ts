@@ -1,6 +1,5 @@
 // A gate rule: one allow/deny address pattern on an attachment's sender gate.
 import {
-  DataTypes,
   Model,
   type CreationOptional,
   type ForeignKey,
@@ -9,6 +8,8 @@ import {
   type Sequelize,
 } from 'sequelize';
 import type { RuleKind } from '../src/core/types';
+import { RULE_ATTRIBUTES } from './rule-attributes';
+import { tableOptions } from './table-options';
 
 export class AgentToolkitRule extends Model<InferAttributes<AgentToolkitRule>, InferCreationAttributes<AgentToolkitRule>> {
   declare id: CreationOptional<number>;
@@ -22,23 +23,6 @@ export class AgentToolkitRule extends Model<InferAttributes<AgentToolkitRule>, I
 /** The model class bound to one Sequelize instance: each toolgate gets its own, so two never share one. */
 export function defineAgentToolkitRule(sequelize: Sequelize): typeof AgentToolkitRule {
   class Bound extends AgentToolkitRule {}
-  Bound.init(
-    {
-      id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-      kind: { type: DataTypes.STRING(8), allowNull: false },
-      pattern: { type: DataTypes.STRING(320), allowNull: false },
-      created_at: DataTypes.DATE,
-      updated_at: DataTypes.DATE,
-    },
-    {
-      sequelize,
-      modelName: 'AgentToolkitRule',
-      tableName: 'agent_toolkit_rules',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: 'updated_at',
-    },
-  );
+  Bound.init(RULE_ATTRIBUTES, tableOptions(sequelize, 'AgentToolkitRule', 'agent_toolkit_rules'));
   return Bound;
 }

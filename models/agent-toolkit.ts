@@ -9,6 +9,7 @@ import {
   type NonAttribute,
   type Sequelize,
 } from 'sequelize';
+import { tableOptions } from './table-options';
 import type { CapRule } from '../src/core/types';
 import type { AgentToolkitRule } from './agent-toolkit-rule';
 import type { Toolkit } from './toolkit';
@@ -44,15 +45,7 @@ export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    {
-      sequelize,
-      modelName: 'AgentToolkit',
-      tableName: 'agent_toolkits',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: 'updated_at',
-    },
+    tableOptions(sequelize, 'AgentToolkit', 'agent_toolkits'),
   );
   return Bound;
 }

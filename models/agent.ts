@@ -1,5 +1,6 @@
 // The agent record: what toolkits attach to. `enabled_tools` is the legacy string, kept untouched.
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { tableOptions } from './table-options';
 
 export class Agent extends Model<InferAttributes<Agent>, InferCreationAttributes<Agent>> {
   declare id: CreationOptional<number>;
@@ -26,15 +27,7 @@ export function defineAgent(sequelize: Sequelize): typeof Agent {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    {
-      sequelize,
-      modelName: 'Agent',
-      tableName: 'agents',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: 'updated_at',
-    },
+    tableOptions(sequelize, 'Agent', 'agents'),
   );
   return Bound;
 }

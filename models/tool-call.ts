@@ -8,6 +8,7 @@ import {
   type InferCreationAttributes,
   type Sequelize,
 } from 'sequelize';
+import { tableOptions } from './table-options';
 
 /**
  * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
@@ -59,15 +60,7 @@ export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
       approved_by: { type: DataTypes.STRING(320), allowNull: true },
       created_at: DataTypes.DATE,
     },
-    {
-      sequelize,
-      modelName: 'ToolCall',
-      tableName: 'tool_calls',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: false,
-    },
+    tableOptions(sequelize, 'ToolCall', 'tool_calls', false),
   );
   return Bound;
 }

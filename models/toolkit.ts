@@ -1,6 +1,7 @@
 // The toolkit record: a named bundle of tool ids, global, attachable to many agents.
 import { z } from 'zod';
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { tableOptions } from './table-options';
 
 export const systemKeySchema = z.enum(['all_tools', 'default_tools']);
 export type SystemKey = z.infer<typeof systemKeySchema>;
@@ -30,15 +31,7 @@ export function defineToolkit(sequelize: Sequelize): typeof Toolkit {
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
-    {
-      sequelize,
-      modelName: 'Toolkit',
-      tableName: 'toolkits',
-      underscored: true,
-      timestamps: true,
-      createdAt: 'created_at',
-      updatedAt: 'updated_at',
-    },
+    tableOptions(sequelize, 'Toolkit', 'toolkits'),
   );
   return Bound;
 }
