@@ -5,7 +5,7 @@ import { currentRun } from '../middleware/tool-run';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
 import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from './responses';
-import { idText, text } from '../src/http/schemas';
+import { idText, text } from '../src/http/fields';
 import { parsedBody, routeSection } from './route';
 import type { RouteServices } from './route-services';
 

@@ -2,7 +2,7 @@
 // assistant" recipe), but it is a message from a sender, so the agent's access rules decide first.
 import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
-import { text } from '../src/http/schemas';
+import { text } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import { chatResponse } from './responses';
 import { routeSection } from './route';

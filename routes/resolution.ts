@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
-import { text } from '../src/http/schemas';
+import { text } from '../src/http/fields';
 import { resolutionResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

@@ -8,7 +8,7 @@ import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/em
 import { skipReasonSchema } from '../src/legacy/plan';
 import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
 import { stepStatusSchema } from '../src/llm/agent-step';
-import { emailAnalysisSchema } from '../src/llm/schemas';
+import { emailAnalysisSchema } from '../src/llm/email-analysis';
 import { TOOL_CALL_STATUSES } from '../models/tool-call';
 import { systemKeySchema } from '../models/toolkit';
 import { APPROVAL_STATUSES, decidedViaSchema } from '../src/core/approval-request';

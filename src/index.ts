@@ -79,7 +79,7 @@ export type {
   DecidableRequest,
   InboundMessage,
 } from './llm/agent-step';
-export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/schemas';
+export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/email-analysis';
 
 // The pure core: plain functions over plain data.
 export { BUILTIN_TOOLS } from './core/tool-manifest';

@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors';
 import { chunkText, type ChunkOptions } from './chunker';
 import type { DocumentSearch, SearchHit } from './document-search';
 import { PgFullTextSearch } from './full-text-search';
-import type { DocumentInput } from './schemas';
+import type { DocumentInput } from './document-input';
 
 /** HTTP.md's document: `{id, title, chunk_count, created_at}`. */
 export interface DocumentView {

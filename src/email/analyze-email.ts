@@ -1,7 +1,7 @@
 // POST /email/analyze as a story: the gate tool email_analyzer analyzes the message; the
 // enhancement task_creator files its action items as tasks when offered, and is skipped otherwise.
 import { modelContext, orUpstreamError } from '../llm/language-model';
-import type { EmailAnalysis } from '../llm/schemas';
+import type { EmailAnalysis } from '../llm/email-analysis';
 import type { ToolRun } from '../run/tool-run';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';

@@ -3,7 +3,7 @@
 // suggested reply). Each stage reports what it did; a stage that is skipped or falls back says so.
 import { z } from 'zod';
 import { isModelError, modelContext } from '../llm/language-model';
-import type { EmailAnalysis } from '../llm/schemas';
+import type { EmailAnalysis } from '../llm/email-analysis';
 import type { ToolRun } from '../run/tool-run';
 import type { TaskView } from '../tasks/task-store';
 import { runAnalysis } from './analyze-email';

@@ -1,6 +1,6 @@
 // The task_creator step shared by analysis and the workflow: an enhancement, so a run it is not
 // offered to skips it (recorded as skipped) instead of failing.
-import type { EmailAnalysis } from '../llm/schemas';
+import type { EmailAnalysis } from '../llm/email-analysis';
 import type { ToolRun } from '../run/tool-run';
 import type { TaskView } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';

@@ -2,10 +2,10 @@
 // language model and task filing read from it.
 import { z } from 'zod';
 import { messageIdsOf } from '../core/message-ids';
-import { authenticationResultsSchema, MAX_BODY_CHARS, text } from './schemas';
+import { authenticationResultsSchema, MAX_BODY_CHARS, text } from './fields';
 import type { InboundMessage } from '../llm/agent-step';
-import type { ModelEmail } from '../llm/schemas';
-import type { TaskSource } from '../tasks/schemas';
+import type { ModelEmail } from '../llm/email-analysis';
+import type { TaskSource } from '../tasks/task-source';
 
 const addressList = z.union([text(1000), z.array(text(1000)).max(500, 'at most 500 recipients')]);
 

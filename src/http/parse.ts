@@ -1,7 +1,7 @@
 // Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
 import type { z } from 'zod';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../errors';
-import { CANONICAL_ID, idText, MAX_ROW_ID } from './schemas';
+import { CANONICAL_ID, idText, MAX_ROW_ID } from './fields';
 
 export type Location = 'body' | 'query' | 'path';
 

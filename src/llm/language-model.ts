@@ -5,7 +5,7 @@ import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import type { ModelContext } from './model-context';
 
 export { modelContext, type ModelContext } from './model-context';
-import type { EmailAnalysis, ModelEmail } from './schemas';
+import type { EmailAnalysis, ModelEmail } from './email-analysis';
 
 /** What an answer says when its sources hold none: both implementations use this sentence. */
 export const NO_ANSWER = 'The documents do not answer this question.';

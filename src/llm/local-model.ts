@@ -13,7 +13,7 @@ import { chatReply, fullReply, suggestedReply } from './local/reply-text';
 import { senderOf } from './local/sender';
 import { summarize } from './local/summary';
 import { toneOf, toneScore } from './local/tone';
-import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
+import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
 
 export class LocalModel implements LanguageModel {
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {

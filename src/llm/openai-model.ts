@@ -19,7 +19,7 @@ import {
   replyMessages,
   wireAnalysisSchema,
 } from './openai-prompts';
-import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './schemas';
+import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
 
 export interface OpenAIModelOptions {
   apiKey: string;

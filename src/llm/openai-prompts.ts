@@ -9,7 +9,7 @@ import type {
 import { z } from 'zod';
 import type { AgentStepRequest, AgentToolSpec, InboundMessage } from './agent-step';
 import { NO_ANSWER, type ModelContext, type ModelSource } from './language-model';
-import { emailCategorySchema, prioritySchema, sentimentSchema, type EmailAnalysis, type ModelEmail } from './schemas';
+import { emailCategorySchema, prioritySchema, sentimentSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
 
 export const wireAnalysisSchema = z.object({
   summary: z.string().describe('One or two sentences on what the sender says and wants.'),

@@ -1,7 +1,7 @@
 // What callers give the services, as zod schemas: the HTTP routes and a host's own code both go
 // through these, so a value the API would refuse is refused the same way from code.
 import { z } from 'zod';
-import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/schemas';
+import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/fields';
 import { windowSeconds } from '../core/cap-window';
 import { routingKeyOf } from '../core/routing-key';
 import { capPerSchema, toolIdSchema } from '../core/types';

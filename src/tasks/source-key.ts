@@ -1,7 +1,7 @@
 // The key that makes task creation idempotent per message: the message's own id, or, for a message
 // without one, a hash of what it says, so a retried workflow maps to the same key either way.
 import { createHash } from 'node:crypto';
-import type { TaskSource } from './schemas';
+import type { TaskSource } from './task-source';
 
 // A Message-ID longer than a header line may be (RFC 5322: 998 characters) is hashed instead, so the
 // unique index's entries stay well under PostgreSQL's size limit.

@@ -4,7 +4,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { storableText } from '../core/storable-text';
 import { NotFoundError } from '../errors';
-import type { TaskItem, TaskSource } from './schemas';
+import type { TaskItem, TaskSource } from './task-source';
 import { messageIdOf, taskSourceKey } from './source-key';
 
 /** HTTP.md's task: `{id, agent_id, title, status, due, source_message_id, created_at}`. */

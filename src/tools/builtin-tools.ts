@@ -2,14 +2,14 @@
 // dispatches them): each a small zod input and an implementation over the services the legacy
 // routes use. The routes keep their own stages; these are the same work, asked for by name.
 import { z } from 'zod';
-import { queryTextSchema, topKSchema } from '../documents/schemas';
+import { queryTextSchema, topKSchema } from '../documents/document-input';
 import { searchResult } from '../documents/document-search';
 import type { BuiltinToolId } from '../core/tool-manifest';
 import type { DocumentStore } from '../documents/document-store';
 import { emailMessageSchema, taskSource } from '../http/email-message';
-import { text } from '../http/schemas';
+import { text } from '../http/fields';
 import { modelContext, type LanguageModel } from '../llm/language-model';
-import type { EmailAnalysis, ModelEmail } from '../llm/schemas';
+import type { EmailAnalysis, ModelEmail } from '../llm/email-analysis';
 import type { TaskStore } from '../tasks/task-store';
 import type { ToolContext, ToolImplementation } from './tool-registry';
 

@@ -6,7 +6,7 @@ import { QueryTypes } from 'sequelize';
 import { LocalModel } from '../../src/llm/local-model';
 import type { AgentStepRequest, AgentStepResult } from '../../src/llm/agent-step';
 import type { ModelContext, ModelSource } from '../../src/llm/language-model';
-import type { EmailAnalysis, ModelEmail } from '../../src/llm/schemas';
+import type { EmailAnalysis, ModelEmail } from '../../src/llm/email-analysis';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
 

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { emailCategorySchema, isoDateSchema, prioritySchema, sentimentSchema, type ModelEmail } from '../../src/llm/schemas';
+import { emailCategorySchema, isoDateSchema, prioritySchema, sentimentSchema, type ModelEmail } from '../../src/llm/email-analysis';
 
 const FIXTURE_DIR = join(__dirname, '..', 'fixtures', 'emails');
 

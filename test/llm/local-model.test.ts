@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { NO_ANSWER, type ModelContext, type ModelSource } from '../../src/llm/language-model';
 import { LocalModel } from '../../src/llm/local-model';
-import { emailAnalysisSchema, type EmailAnalysis } from '../../src/llm/schemas';
+import { emailAnalysisSchema, type EmailAnalysis } from '../../src/llm/email-analysis';
 import { asEmail, fixtureEmail, loadEmailFixtures } from './email-fixtures';
 
 const model = new LocalModel();

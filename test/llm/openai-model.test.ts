@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ModelError, NO_ANSWER, orUpstreamError, type ModelContext } from '../../src/llm/language-model';
 import { OpenAIModel, type OpenAIModelOptions } from '../../src/llm/openai-model';
-import type { EmailAnalysis, ModelEmail } from '../../src/llm/schemas';
+import type { EmailAnalysis, ModelEmail } from '../../src/llm/email-analysis';
 import { apiError, completion, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
 
 const KEY = 'sk-test-0123456789abcdef';

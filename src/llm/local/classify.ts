@@ -8,7 +8,7 @@
 //   names; a strongly negative message that is not an incident is a complaint whatever its topic;
 //   thanks count only when the tone is positive;
 // - priority follows the category and the nearest due date (see `priorityOf`).
-import type { ActionItem, EmailCategory, Priority } from '../schemas';
+import type { ActionItem, EmailCategory, Priority } from '../email-analysis';
 import { isoDay } from './due-date';
 import { cueSet, stemOf, terms, words } from './terms';
 import { TONE_MARK } from './tone';

@@ -1,6 +1,6 @@
 // The local model's writing: short, polite templates filled from the analysis (the sender's first
 // name, the category, the action items and their dates), signed with the agent's name.
-import type { ActionItem, EmailAnalysis, EmailCategory } from '../schemas';
+import type { ActionItem, EmailAnalysis, EmailCategory } from '../email-analysis';
 
 const CATEGORY_LINE: Record<EmailCategory, string> = {
   support: "I'm looking into this for you now.",

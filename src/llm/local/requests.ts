@@ -4,7 +4,7 @@
 // `compromise`'s part-of-speech tagger, has no subject, and does not open on praise ("Love the
 // new menu!", "Keep up the great work").
 import nlp from 'compromise';
-import type { ActionItem } from '../schemas';
+import type { ActionItem } from '../email-analysis';
 import { dueDate } from './due-date';
 import { shorten } from './shorten';
 import { toneScore } from './tone';

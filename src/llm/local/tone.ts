@@ -2,7 +2,7 @@
 // courtesy words carry no tone ("please", and "like" as in "I'd like"), and a negative word
 // weighs 1.5 times a positive one, because polite phrasing pads even unhappy messages.
 import Sentiment from 'sentiment';
-import type { Sentiment as Tone } from '../schemas';
+import type { Sentiment as Tone } from '../email-analysis';
 
 const afinn = new Sentiment();
 // Left out of the sum rather than passed as `extras`, which the package merges into its shared lexicon.

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { DescribedSection, RouteDescription } from '../../../routes/route';
 import { ERROR_CODES, type ErrorCode } from '../../errors';
-import { idText } from '../../http/schemas';
+import { idText } from '../../http/fields';
 import { errorResponse } from '../../../routes/responses';
 
 export interface DocumentOptions {

@@ -1,7 +1,7 @@
 // The shapes a document upload, search and ask take from a caller, as zod schemas the routes parse
 // with and the store's types come from.
 import { z } from 'zod';
-import { name, text } from '../http/schemas';
+import { name, text } from '../http/fields';
 import { MAX_TOP_K } from './document-search';
 
 /** When top_k is not given. */
