@@ -14,7 +14,6 @@ export const dispatchBody = z.union([
     tool: toolIdSchema,
     input: z.unknown().optional(),
     sender: text(1000).optional(),
-    from: text(1000).optional(),
     authentication_results: authenticationResultsSchema.optional(),
   }),
   z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), scheduled: z.literal(true) }),

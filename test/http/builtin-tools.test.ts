@@ -87,3 +87,14 @@ test("when a builtin's input does not fit, then it is a 422 naming the field und
   const res = await call('task_creator', { title: '' }).expect(422);
   expect(res.body.detail[0].loc).toEqual(['body', 'input', 'title']);
 });
+
+test('when a dispatch names its sender `from` instead of `sender`, then it is a 422 naming `from`, and nothing runs', async () => {
+  const before = (await recordsOf(agent)).length;
+  const res = await t
+    .client()
+    .post(`/api/agents/${agent}/tool-calls`)
+    .send({ tool: 'task_creator', input: { title: 'x' }, from: 'jane@acme.com' })
+    .expect(422);
+  expect(JSON.stringify(res.body.detail)).toContain('from');
+  expect((await recordsOf(agent)).length).toBe(before);
+});
