@@ -148,7 +148,7 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
   const started = await deps.store.start({
     agent_id: run.agentId,
     thread: null,
-    run: run.run.kind,
+    run: run.kind,
     message: { instruction },
     routing_key: run.routingKey,
     tools_offered: offered(run, false),
@@ -321,7 +321,7 @@ function resultOf(
   reply: ReplyView | null,
 ): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
   return {
-    run: run.run.kind,
+    run: run.kind,
     routing_key: run.routingKey,
     tools_offered: offered(run, decides),
     needs_approval: [...run.toolsNeedingApproval],

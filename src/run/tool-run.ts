@@ -107,7 +107,8 @@ export type ApprovedOutcome =
 export class ToolRun {
   /** The agent this run is for: its id, and its name and prompt for the model. */
   readonly agent: RunAgent;
-  readonly run: DispatchRun;
+  /** Who the run is for: a sender, by routing key, or no one (scheduled). Read through kind and routingKey. */
+  private readonly dispatched: DispatchRun;
   /** The agent's access rules' decision on this run's sender; null for a scheduled run. */
   readonly access: GateDecision | null;
   private readonly policy: CompiledPolicy;
@@ -120,7 +121,7 @@ export class ToolRun {
 
   constructor(agent: RunAgent, run: DispatchRun, policy: CompiledPolicy, deps: ToolRunDeps) {
     this.agent = agent;
-    this.run = run;
+    this.dispatched = run;
     this.policy = policy;
     this.offered = policy.offer(run);
     this.access = this.offered.access;
@@ -129,7 +130,12 @@ export class ToolRun {
 
   /** The run's resolution explained (which attachments admitted it, why): computed on first read. */
   get resolution(): Resolution {
-    return (this.explained ??= this.policy.resolve(this.run));
+    return (this.explained ??= this.policy.resolve(this.dispatched));
+  }
+
+  /** A sender run (the message's sender passed the gates it passed) or a scheduled run (no sender). */
+  get kind(): DispatchRun['kind'] {
+    return this.dispatched.kind;
   }
 
   get agentId(): number {
@@ -137,7 +143,7 @@ export class ToolRun {
   }
 
   get routingKey(): string | null {
-    return this.run.kind === 'sender' ? this.run.routing_key : null;
+    return this.dispatched.kind === 'sender' ? this.dispatched.routing_key : null;
   }
 
   /** The tool ids offered to this run, sorted: the catalogue a model would be shown. */
@@ -244,7 +250,7 @@ export class ToolRun {
    * one step, so of two approvals at once only one runs it. The record names the approver.
    */
   async executeApproved(request: ApprovalRequestView, decider: Decider): Promise<ApprovedOutcome> {
-    if (!this.policy.grantsThrough(this.run, request.attachment_id, request.tool)) {
+    if (!this.policy.grantsThrough(this.dispatched, request.attachment_id, request.tool)) {
       return { status: 'not_granted', reason: 'its attachment no longer grants this tool to the requester' };
     }
     const tool = this.deps.implementation(request.tool);
@@ -297,7 +303,7 @@ export class ToolRun {
         attachment_id: attachmentId,
         tool_id: toolId,
         input,
-        run: this.run.kind,
+        run: this.kind,
         routing_key: this.routingKey,
         thread_id: origin?.thread_id ?? null,
         run_id: origin?.run_id ?? null,
@@ -315,7 +321,7 @@ export class ToolRun {
       ...this.deps.toolContext,
       agent_id: this.agentId,
       agent: this.agent,
-      run: this.run.kind,
+      run: this.kind,
       routing_key: this.routingKey,
       ...(message ? { message } : {}),
       // Made on the first call that needs it: most runs never call a tool by name.
@@ -384,7 +390,7 @@ export class ToolRun {
   }
 
   private capClaim(toolId: string, candidates: readonly CapCandidate[]): CapClaim {
-    return { candidates, tool_id: toolId, scope: { agent_id: this.agentId, run: this.run.kind, routing_key: this.routingKey } };
+    return { candidates, tool_id: toolId, scope: { agent_id: this.agentId, run: this.kind, routing_key: this.routingKey } };
   }
 
   /** Records an enhancement step that was skipped because the run may not call its tool as usual. */
@@ -418,7 +424,7 @@ export class ToolRun {
       agent_id: this.agentId,
       tool_id: toolId,
       tool_name: options.tool_name ?? this.deps.legacyName(toolId),
-      run: this.run.kind,
+      run: this.kind,
       routing_key: this.routingKey,
     };
   }
