@@ -9,6 +9,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { tableOptions } from './table-options';
+import type { DispatchKind } from '../src/core/types';
 
 /**
  * `started` while the tool runs (written before it runs), then `success` or `failure` in place;
@@ -26,7 +27,7 @@ export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttr
   declare tool_id: string;
   declare tool_name: string;
   declare status: ToolCallStatus;
-  declare run: 'sender' | 'scheduled';
+  declare run: DispatchKind;
   declare routing_key: string | null;
   declare duration_ms: number;
   declare error: string | null;

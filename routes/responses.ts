@@ -2,7 +2,7 @@
 // the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
 // here and the type it describes drift apart.
 import { z } from 'zod';
-import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema } from '../src/core/types';
+import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema, dispatchKindSchema } from '../src/core/types';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
 import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
 import { skipReasonSchema } from '../src/legacy/plan';
@@ -153,7 +153,7 @@ export const agentRunResponse = z.object({
   new_thread: newThreadResponse
     .optional()
     .describe('present when the message named a thread it could not join: it was handled in this new thread, with no history'),
-  run: z.enum(['sender', 'scheduled']),
+  run: dispatchKindSchema,
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
   needs_approval: z.array(z.string()).describe('the offered tools this run could only request'),
@@ -190,7 +190,7 @@ const storedRunMessage = z.union([
 export const storedRunResponse = z.object({
   id: z.number().int(),
   thread_id: z.string().nullable(),
-  run: z.enum(['sender', 'scheduled']),
+  run: dispatchKindSchema,
   message: storedRunMessage,
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
@@ -225,7 +225,7 @@ export const approvalRequestResponse = z.object({
   input: z.unknown().describe('the exact input the call was validated with: what approval runs, unchanged'),
   status: z.enum(APPROVAL_STATUSES),
   requested_by: z.object({
-    run: z.enum(['sender', 'scheduled']),
+    run: dispatchKindSchema,
     routing_key: z.string().nullable(),
     thread_id: z.string().nullable(),
     run_id: z.number().int().nullable(),
@@ -250,7 +250,7 @@ export const toolCallResponse = z.object({
   tool_id: z.string(),
   tool_name: z.string().describe('the legacy name'),
   status: toolCallStatusSchema,
-  run: z.enum(['sender', 'scheduled']),
+  run: dispatchKindSchema,
   routing_key: z.string().nullable(),
   duration_ms: z.number().int(),
   error: z.string().nullable(),

@@ -23,6 +23,7 @@ import {
   type ThreadRef,
 } from './run-store';
 import { namedRequests, SYSTEM_TOOLS } from './system-tools';
+import type { DispatchKind } from '../core/types';
 
 export interface AgentRunsDeps extends AgentRunDeps {
   store: RunStore;
@@ -36,7 +37,7 @@ export interface RunResult {
   thread_id?: string;
   /** Set when the message named a thread it could not join: it started this one instead. */
   new_thread?: NewThread;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
   tools_offered: string[];
   /** The offered tools this run could only request (SEMANTICS §12). */

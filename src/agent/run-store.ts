@@ -13,6 +13,7 @@ import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError } from '../errors';
 import type { InboundMessage, StepStatus } from '../llm/agent-step';
+import type { DispatchKind } from '../core/types';
 
 /** One tool call of a run, in order: what the model asked for and what came of it. */
 export interface StepView {
@@ -56,7 +57,7 @@ export interface AgentRunView {
   id: number;
   /** The thread's reference; null for a scheduled run. */
   thread_id: string | null;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   message: RunMessage;
   routing_key: string | null;
   tools_offered: string[];
@@ -117,7 +118,7 @@ const PAGE_CHARS = 1_000_000;
 interface RunRow {
   id: number;
   thread_reference: string | null;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   message: RunMessage;
   routing_key: string | null;
   tools_offered: string[];
@@ -310,7 +311,7 @@ export class RunStore {
   async start(run: {
     agent_id: number;
     thread: ThreadRef | { subject: string | null } | null;
-    run: 'sender' | 'scheduled';
+    run: DispatchKind;
     message: RunMessage;
     routing_key: string | null;
     tools_offered: readonly string[];

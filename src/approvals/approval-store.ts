@@ -16,6 +16,7 @@ import {
 import { storableJson } from '../core/storable-text';
 import type { CapClaim } from '../services/cap-usage';
 import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
+import type { DispatchKind } from '../core/types';
 
 interface RequestRow {
   id: number;
@@ -24,7 +25,7 @@ interface RequestRow {
   tool_id: string;
   input: unknown;
   status: ApprovalStatus;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
   thread_reference: string | null;
   run_id: number | null;

@@ -2,6 +2,7 @@
 // it was validated with, who asked and where, and how it was decided. The store keeps them; the run
 // files and runs them; the routes and the dashboard show them.
 import { z } from 'zod';
+import type { DispatchKind } from './types';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -23,7 +24,7 @@ export interface ApprovalRequestView {
   input: unknown;
   status: ApprovalStatus;
   requested_by: {
-    run: 'sender' | 'scheduled';
+    run: DispatchKind;
     routing_key: string | null;
     /** The thread's reference, for a request filed in a thread. */
     thread_id: string | null;
@@ -47,7 +48,7 @@ export interface NewApprovalRequest {
   attachment_id: number;
   tool_id: string;
   input: unknown;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
   thread_id: number | null;
   run_id: number | null;

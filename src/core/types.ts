@@ -86,6 +86,10 @@ export interface AgentPolicyData {
  * the admin's view of everything attached, gates ignored. It never dispatches.
  */
 export type Run = { kind: 'sender'; routing_key: string | null } | { kind: 'scheduled' } | { kind: 'catalogue' };
+
+/** What a record says of the run it came from: a sender run or a scheduled run (the catalogue never dispatches). */
+export const dispatchKindSchema = z.enum(['sender', 'scheduled']);
+export type DispatchKind = z.infer<typeof dispatchKindSchema>;
 export type RunKind = Run['kind'];
 
 export const gateReasonSchema = z.enum([

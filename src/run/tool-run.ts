@@ -11,7 +11,7 @@ import { approverName, type ApprovalRequestView, type Decider, type NewApprovalR
 import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
-import type { CapRule, GateDecision, GateReason, Resolution, Run } from '../core/types';
+import type { CapRule, DispatchKind, GateDecision, GateReason, Resolution, Run } from '../core/types';
 import {
   ApprovalRequiredError,
   CapExceededError,
@@ -28,7 +28,7 @@ import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ToolContext, ToolImplementation } from '../tools/tool-registry';
 
-export type DispatchRun = Extract<Run, { kind: 'sender' | 'scheduled' }>;
+export type DispatchRun = Extract<Run, { kind: DispatchKind }>;
 
 type RecordFields = Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>;
 

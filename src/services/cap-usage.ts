@@ -5,12 +5,12 @@
 // (startToolCall), so the count and the record commit together; an uncapped call costs nothing here.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { CapCandidate } from '../core/compiled-policy';
-import type { CapRule } from '../core/types';
+import type { CapRule, DispatchKind } from '../core/types';
 
 /** Whose calls a counter counts: the agent's, or one sender's (a scheduled run, or a run with no key, counts as one sender each). */
 export interface CapScope {
   agent_id: number;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
 }
 

@@ -4,13 +4,14 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
 import { claimArgument, type CapClaim } from './cap-usage';
+import type { DispatchKind } from '../core/types';
 
 export interface ToolCallRecord {
   agent_id: number;
   tool_id: string;
   tool_name: string;
   status: ToolCallStatus;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
   duration_ms: number;
   error: string | null;

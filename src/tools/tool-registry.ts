@@ -4,7 +4,7 @@
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { BUILTIN_LEGACY_NAMES, createManifest, type ToolManifest } from '../core/tool-manifest';
-import type { ToolDefinition, ToolKind } from '../core/types';
+import type { ToolDefinition, ToolKind, DispatchKind } from '../core/types';
 import { ToolgateConfigError } from '../errors';
 import { OPTION_DEFAULTS } from '../option-bounds';
 import { checkHostTools } from './check-host-tools';
@@ -14,7 +14,7 @@ export interface ToolContext {
   agent_id: number;
   /** The agent the run is for: its name and prompt steer a model the tool may ask. */
   agent: { id: number; name: string; system_prompt: string | null };
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   routing_key: string | null;
   sequelize: Sequelize;
   /** The message the run handles, when it handles one (an agent run's inbound message). */

@@ -2,7 +2,7 @@
 // each attachment whether its gate admitted the run and why.
 import { windowText } from '../../../core/cap-window';
 import { capsOnTool } from '../../../core/resolution';
-import type { Resolution, ToolDefinition } from '../../../core/types';
+import type { Resolution, ToolDefinition, DispatchKind } from '../../../core/types';
 import type { AgentView } from '../../../services/agents';
 import { SelectField, TextField } from './form';
 import { Layout, type PageContext } from './layout';
@@ -10,7 +10,7 @@ import { accessInWords, whyInWords } from './plain-words';
 
 export interface WhoQuery {
   agentId: number | null;
-  run: 'sender' | 'scheduled';
+  run: DispatchKind;
   sender: string;
 }
 
