@@ -79,7 +79,7 @@ const capRuleResponse = z.object({
   window_s: z.number().int(),
 });
 
-export const explanationResponse = z.object({
+const explanationResponse = z.object({
   attachment_id: z.number().int(),
   toolkit_id: z.number().int(),
   toolkit_name: z.string(),
