@@ -33,8 +33,6 @@ export interface ToolgateRequestState {
   run?: ToolRun;
   /** Why the sender did or did not count, set by authenticatedSender(). */
   senderAuthentication?: SenderAuthentication;
-  /** The body as the route's declaration parsed it (routes/route.ts); read it with parsedBody(req, schema). */
-  body?: unknown;
   /** The request's id, set by the service's requestId() and carried into logs and error bodies. */
   requestId?: string;
 }

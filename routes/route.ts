@@ -5,7 +5,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { Role } from '../middleware/request-state';
-import { requestState, stateOf } from '../middleware/request-state';
 import type { ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
 
@@ -176,14 +175,13 @@ const checked = new WeakMap<Request, CheckedInput>();
 function checkInput(route: RouteDescription): RequestHandler {
   const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
   const ids = names.filter((name) => !route.params?.[name]);
-  return function checkRouteInput(req, res, next) {
+  return function checkRouteInput(req, _res, next) {
     const input: CheckedInput = { ids: {}, params: {}, query: undefined, body: undefined };
     for (const name of ids) input.ids[name] = pathId(req.params, name);
     for (const [name, schema] of Object.entries(route.params ?? {})) input.params[name] = parse(schema, req.params[name], ['path', name]);
     if (route.query) input.query = parse(route.query, req.query, 'query');
     if (route.body) {
       input.body = parse(route.body, req.body === undefined && route.bodyRequired === false ? {} : req.body, 'body');
-      requestState(res).body = input.body;
     }
     checked.set(req, input);
     next();
@@ -206,5 +204,5 @@ export const PASS: unique symbol = Symbol('pass');
 
 /** The body the route's declaration parsed (for middleware that reads the message, such as a run's `runOf`). */
 export function parsedBody<S extends z.ZodType>(req: Request, _schema: S): z.output<S> {
-  return stateOf(req)?.body as z.output<S>;
+  return checked.get(req)?.body as z.output<S>;
 }
