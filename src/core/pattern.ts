@@ -115,7 +115,7 @@ function compileUncached(pattern: string): KeyMatcher | null {
 }
 
 /** As tryCompilePattern, but a pattern that is not in normalized form throws. */
-export function compilePattern(pattern: string): KeyMatcher {
+function compilePattern(pattern: string): KeyMatcher {
   const matcher = tryCompilePattern(pattern);
   if (matcher === null) {
     const parsed = parsePattern(pattern);

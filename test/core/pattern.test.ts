@@ -1,4 +1,4 @@
-import { compilePattern, matchesPattern, parsePattern } from '../../src/core/pattern';
+import { matchesPattern, parsePattern } from '../../src/core/pattern';
 
 function reasonFor(input: unknown): string {
   const result = parsePattern(input);
@@ -78,10 +78,10 @@ describe('matchesPattern', () => {
   });
 
   test('when the star would have to cover an @, then it does not match', () => {
-    expect(compilePattern('mara@*')('mara@a@b.com')).toBe(false);
+    expect(matchesPattern('mara@*', 'mara@a@b.com')).toBe(false);
   });
 
-  test('when a stored pattern is not normalized, then compiling it throws', () => {
-    expect(() => compilePattern('Mara@TheScoop.com')).toThrow(/not normalized.*mara@thescoop\.com/);
+  test('when a stored pattern is not normalized, then matching with it throws, naming the normalized form', () => {
+    expect(() => matchesPattern('Mara@TheScoop.com', 'mara@thescoop.com')).toThrow(/not normalized.*mara@thescoop\.com/);
   });
 });

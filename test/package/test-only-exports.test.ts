@@ -38,7 +38,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/db/policy-listener.ts parsePayload': 'unit',
   'src/db/policy-write-watch.ts isPolicyWrite': 'unit',
   'src/legacy/format-report.ts showToken': 'unit',
-  'src/core/pattern.ts compilePattern': 'unit',
   'src/service/logger.ts resolveLogFormat': 'unit',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
   'src/core/sender-authentication.ts senderAuthenticationSchema': 'unit',
