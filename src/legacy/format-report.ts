@@ -9,7 +9,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const SHOWN_TOKEN_CHARS = 40;
 const INVISIBLE = /[\p{C}\p{Z}]/gu;
 
-export function showToken(token: string): string {
+function showToken(token: string): string {
   const clipped = /^(.*)… \((\d+) characters\)$/su.exec(token);
   const text = clipped ? clipped[1]! : token;
   const total = clipped ? Number(clipped[2]) : token.length;

@@ -1,19 +1,34 @@
 // The report as an admin reads it in a terminal: invisible characters spelt out, long tokens cut,
 // and a dry run saying plainly that nothing changed.
-import { formatReport, showToken } from '../../src/legacy/format-report';
+import { formatReport } from '../../src/legacy/format-report';
 import { planEnabledTools } from './support/plan-enabled-tools';
 
 const IDS = new Set(['email_analyzer', 'task_creator']);
 
-describe('when a token is shown', () => {
+describe('when a report lists a token', () => {
+  // Each agent holds one token no tool id matches, so the "By agent" lines show each as formatted.
+  const shown = (...tokens: string[]) => {
+    const { report } = planEnabledTools(
+      tokens.map((token, i) => ({ id: i + 1, name: `Agent ${i + 1}`, enabled_tools: token, attachments: [] })),
+      { registeredIds: IDS, mapTypos: false, toolkits: new Map() },
+    );
+    const lines = formatReport(report).split('\n');
+    return tokens.map((_, i) => {
+      const line = lines.find((l) => l.startsWith(`    #${i + 1} Agent ${i + 1}: `));
+      return line?.slice(`    #${i + 1} Agent ${i + 1}: `.length).replace(/ → .*$/, '');
+    });
+  };
+
   test('then a byte-order mark, a tab or a zero-width space is spelt out, and a quote escaped', () => {
-    expect(showToken('\ufefftask_creator')).toBe('"\\u{FEFF}task_creator"');
-    expect(showToken('a\tb\u200bc "d"')).toBe('"a\\u{9}b\\u{200B}c \\"d\\""');
+    expect(shown('\ufefftask_creator', 'a\tb\u200bc "d"')).toEqual(['"\\u{FEFF}task_creator"', '"a\\u{9}b\\u{200B}c \\"d\\""']);
   });
 
-  test('then a long token is cut, saying how long it was', () => {
-    expect(showToken('x'.repeat(100))).toBe(`"${'x'.repeat(40)}"… (100 characters)`);
-    expect(showToken(`${'y'.repeat(120)}… (3000 characters)`)).toBe(`"${'y'.repeat(40)}"… (3000 characters)`);
+  test('then a long token is cut, saying how long it was, also when the report has already cut it', () => {
+    // The report keeps 120 characters of a token (DEFAULT_REPORT_LIMITS) and says how long it was.
+    expect(shown('x'.repeat(100), 'y'.repeat(3000))).toEqual([
+      `"${'x'.repeat(40)}"… (100 characters)`,
+      `"${'y'.repeat(40)}"… (3000 characters)`,
+    ]);
   });
 });
 

@@ -37,7 +37,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/core/authentication-results.ts MAX_AUTHENTICATION_RESULTS_LENGTH': 'bound',
   'src/db/policy-listener.ts parsePayload': 'unit',
   'src/db/policy-write-watch.ts isPolicyWrite': 'unit',
-  'src/legacy/format-report.ts showToken': 'unit',
   'src/service/logger.ts resolveLogFormat': 'unit',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
   'src/core/sender-authentication.ts senderAuthenticationSchema': 'unit',
