@@ -36,7 +36,7 @@ export function watchPolicyWrites(sequelize: Sequelize, onWrite: () => void): ()
 }
 
 /** Whether a statement, as sent, may change what a policy reads. */
-export function isPolicyWrite(sql: string): boolean {
+function isPolicyWrite(sql: string): boolean {
   if (READ_ONLY.test(sql)) return false;
   const code = sql.replace(STRING_LITERAL, "''");
   return WRITES.test(code) && POLICY_TABLE.test(code);
