@@ -238,7 +238,7 @@ const PROBE = /^probe:([A-Za-z0-9_-]{1,64})$/;
  * "12,57" → those agents; "probe:<nonce>" → a listener's probe; "*" or anything unreadable → all
  * (an unreadable payload must not be ignored).
  */
-export function parsePayload(payload: string | undefined): PolicyNotification {
+function parsePayload(payload: string | undefined): PolicyNotification {
   const probe = payload === undefined ? null : PROBE.exec(payload);
   if (probe) return { kind: 'probe', nonce: probe[1]! };
   if (payload === undefined || !/^\d{1,10}(?:,\d{1,10})*$/.test(payload)) return { kind: 'all' };

@@ -3,10 +3,10 @@
 // NotificationResponse) must leave the cache off. Here the listener's connection LISTENs on another
 // database of the same server: LISTEN and its heartbeat succeed there, while a NOTIFY sent through
 // the pool's database never reaches it, as behind such a pooler.
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { compilePolicy } from '../../src/core/compiled-policy';
 import { pg, type PgClient } from '../../src/db/connect';
-import { DEFAULT_LISTENER_OPTIONS, parsePayload, POLICY_CHANNEL } from '../../src/db/policy-listener';
+import { DEFAULT_LISTENER_OPTIONS, POLICY_CHANNEL, PolicyListener } from '../../src/db/policy-listener';
 import { ListenedPolicies, type Invalidation } from '../../src/run/listened-policies';
 import type { CachedPolicy } from '../../src/run/policy-cache';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
@@ -126,12 +126,36 @@ describe('when notifications do arrive', () => {
 });
 
 describe("a notification's payload", () => {
-  test('then a probe is a probe, ids are agents, and anything else is everything', () => {
-    expect(parsePayload('probe:abc123')).toEqual({ kind: 'probe', nonce: 'abc123' });
-    expect(parsePayload('12,57')).toEqual({ kind: 'agents', agentIds: [12, 57] });
-    expect(parsePayload('*')).toEqual({ kind: 'all' });
-    expect(parsePayload('probe:')).toEqual({ kind: 'all' });
-    expect(parsePayload('probe:a b')).toEqual({ kind: 'all' });
-    expect(parsePayload(undefined)).toEqual({ kind: 'all' });
+  /** A listening connection that hears every notification sent, with no database behind it. */
+  class HeardClient extends EventEmitter {
+    async connect(): Promise<void> {}
+    unref(): void {}
+    async end(): Promise<void> {}
+    async query<R>(text: string): Promise<{ rows: R[]; rowCount: number | null }> {
+      return { rows: (text.includes('pg_backend_pid') ? [{ pid: 1 }] : []) as R[], rowCount: 0 };
+    }
+    tell(payload: string | undefined): void {
+      this.emit('notification', { channel: POLICY_CHANNEL, payload });
+    }
+  }
+
+  test('then a probe is a probe, ids are agents, and anything else is everything', async () => {
+    const client = new HeardClient();
+    const changes: unknown[] = [];
+    let listening!: () => void;
+    const listens = new Promise<void>((resolve) => (listening = resolve));
+    const listener = new PolicyListener(
+      () => client,
+      async (_channel, payload) => client.tell(payload),
+      { onListening: () => listening(), onLost: () => undefined, onChange: (change) => changes.push(change) },
+      { ...listenerOptions, heartbeatMs: 0 },
+    );
+    listener.start();
+    await listens;
+
+    for (const payload of ['probe:abc123', '12,57', '*', 'probe:', 'probe:a b', undefined]) client.tell(payload);
+    await listener.close();
+    // Another instance's probe changes nothing; a malformed one, or no payload, drops everything.
+    expect(changes).toEqual([{ kind: 'agents', agentIds: [12, 57] }, { kind: 'all' }, { kind: 'all' }, { kind: 'all' }, { kind: 'all' }]);
   });
 });
