@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { ConfigErrorCode } from '../errors';
 import type { PgClient } from './connect';
 
-export const POLICY_CHANNEL = 'toolgate_policy';
+const POLICY_CHANNEL = 'toolgate_policy';
 
 export type ListenerState = 'idle' | 'connecting' | 'listening' | 'lost' | 'closed';
 

@@ -6,10 +6,13 @@
 import { EventEmitter, once } from 'node:events';
 import { compilePolicy } from '../../src/core/compiled-policy';
 import { pg, type PgClient } from '../../src/db/connect';
-import { DEFAULT_LISTENER_OPTIONS, POLICY_CHANNEL, PolicyListener } from '../../src/db/policy-listener';
+import { DEFAULT_LISTENER_OPTIONS, PolicyListener } from '../../src/db/policy-listener';
 import { ListenedPolicies, type Invalidation } from '../../src/run/listened-policies';
 import type { CachedPolicy } from '../../src/run/policy-cache';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
+
+/** The channel the policy tables' triggers NOTIFY on (migration 21), as the migrations spell it. */
+const CHANNEL = 'toolgate_policy';
 
 let db: TestDatabase;
 let elsewhere: TestDatabase;
@@ -63,7 +66,7 @@ function firstOf(p: ListenedPolicies, ms: number): Promise<{ event: 'listening' 
 }
 
 const notify = (payload: string) =>
-  db.sequelize.query('SELECT pg_notify(:channel, :payload)', { replacements: { channel: POLICY_CHANNEL, payload } });
+  db.sequelize.query('SELECT pg_notify(:channel, :payload)', { replacements: { channel: CHANNEL, payload } });
 
 describe('when the listening connection is never told anything', () => {
   test('then the listener never reports listening, is lost with the likely cause named, and every run reads through', async () => {
@@ -135,7 +138,7 @@ describe("a notification's payload", () => {
       return { rows: (text.includes('pg_backend_pid') ? [{ pid: 1 }] : []) as R[], rowCount: 0 };
     }
     tell(payload: string | undefined): void {
-      this.emit('notification', { channel: POLICY_CHANNEL, payload });
+      this.emit('notification', { channel: CHANNEL, payload });
     }
   }
 

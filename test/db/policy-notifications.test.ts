@@ -3,8 +3,10 @@
 // (both owners when a row moves), and raises their policy versions, in the same transaction.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { pg, type PgClient } from '../../src/db/connect';
-import { POLICY_CHANNEL } from '../../src/db/policy-listener';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/** The channel the triggers NOTIFY on, as the migrations spell it, and the listener LISTENs on. */
+const CHANNEL = 'toolgate_policy';
 
 let db: TestDatabase;
 let sql: Sequelize;
@@ -17,12 +19,12 @@ beforeAll(async () => {
   sql = db.sequelize;
   listener = new pg.Client({ connectionString: db.url });
   listener.on('notification', (m) => {
-    if (m.channel !== POLICY_CHANNEL) return;
+    if (m.channel !== CHANNEL) return;
     received.push(m.payload ?? '');
     waiting?.(m.payload ?? '');
   });
   await listener.connect();
-  await listener.query(`LISTEN ${POLICY_CHANNEL}`);
+  await listener.query(`LISTEN ${CHANNEL}`);
 });
 
 afterAll(async () => {
@@ -46,7 +48,7 @@ async function told(statement: string, replacements: Record<string, unknown> = {
       if (payload === marker) resolve();
     };
   });
-  await sql.query(`SELECT pg_notify('${POLICY_CHANNEL}', :marker)`, { replacements: { marker } });
+  await sql.query(`SELECT pg_notify('${CHANNEL}', :marker)`, { replacements: { marker } });
   await arrived;
   return new Set(received.filter((p) => p !== marker).flatMap((p) => p.split(',')));
 }
