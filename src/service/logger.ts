@@ -14,7 +14,7 @@ export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** What `auto` means for a stream: a person reads a terminal, a program reads anything else. */
-export function resolveLogFormat(format: LogFormat, stream: { isTTY?: boolean } = process.stdout): 'pretty' | 'json' {
+function resolveLogFormat(format: LogFormat, stream: { isTTY?: boolean } = process.stdout): 'pretty' | 'json' {
   if (format !== 'auto') return format;
   return stream.isTTY === true ? 'pretty' : 'json';
 }

@@ -34,7 +34,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/core/storable-text.ts BODY_DEPTH': 'bound',
   'src/core/legacy-enabled-tools.ts TOOLKIT_NAME_MAX': 'bound',
   'src/core/authentication-results.ts MAX_AUTHENTICATION_RESULTS_LENGTH': 'bound',
-  'src/service/logger.ts resolveLogFormat': 'unit',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
   'src/core/sender-authentication.ts senderAuthenticationSchema': 'unit',
   'src/core/authentication-results.ts authenticationResultsSchema': 'unit',

@@ -1,11 +1,11 @@
 // The service as an operator runs it (`tsx src/service/server.ts`, its own process): what it logs, and that
 // a SIGTERM's `stopping` is always followed by `stopped`, the last line, before the process exits.
-import { promises as fs } from 'node:fs';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readConfig } from '../../src/service/config';
 import { ToolgateConfigError } from '../../src/errors';
-import { resolveLogFormat } from '../../src/service/logger';
+import { createLogger, type LogFormat } from '../../src/service/logger';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startService, type StoppedService } from '../support/service-process';
 
@@ -18,11 +18,11 @@ let dataDir: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-logs-'));
+  dataDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'toolgate-logs-'));
 });
 afterAll(async () => {
   await db.drop();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await fs.promises.rm(dataDir, { recursive: true, force: true });
 });
 
 /**
@@ -82,16 +82,39 @@ describe('when the operator asks for pretty logs (TOOLGATE_LOG_FORMAT=pretty)', 
 });
 
 describe('when TOOLGATE_LOG_FORMAT is left to its default', () => {
+  /** How the service's logger writes a line to stdout, given this format and stdout's isTTY: 'pretty', 'json', or the line itself. */
+  function formatWritten(format: LogFormat, isTTY: boolean | undefined): string {
+    const had = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+    Object.defineProperty(process.stdout, 'isTTY', { value: isTTY, configurable: true });
+    const written: string[] = [];
+    // Both destinations write synchronously to fd 1 (pino's and pino-pretty's sonic-boom).
+    const write = jest.spyOn(fs, 'writeSync').mockImplementation((fd: number, data: unknown) => {
+      written.push(fd === 1 ? String(data) : `(to fd ${fd}) ${String(data)}`);
+      return Buffer.byteLength(String(data));
+    });
+    try {
+      createLogger(true, format).info('hello');
+    } finally {
+      write.mockRestore();
+      if (had) Object.defineProperty(process.stdout, 'isTTY', had);
+      else delete (process.stdout as { isTTY?: boolean }).isTTY;
+    }
+    const line = written.join('').replace(/\x1b\[[0-9;]*m/g, '');
+    if (/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: hello\n$/.test(line)) return 'pretty';
+    if (/^\{.*"msg":"hello".*\}\n$/.test(line)) return 'json';
+    return line;
+  }
+
   test('then it is auto: pretty on a terminal, JSON on a pipe, a file or in CI', () => {
     expect(readConfig({}).logFormat).toBe('auto');
-    expect(resolveLogFormat('auto', { isTTY: true })).toBe('pretty');
-    expect(resolveLogFormat('auto', { isTTY: false })).toBe('json');
-    expect(resolveLogFormat('auto', {})).toBe('json');
+    expect(formatWritten('auto', true)).toBe('pretty');
+    expect(formatWritten('auto', false)).toBe('json');
+    expect(formatWritten('auto', undefined)).toBe('json');
   });
 
   test('then either format can be forced, whatever stdout is', () => {
-    expect(resolveLogFormat(readConfig({ TOOLGATE_LOG_FORMAT: 'json' }).logFormat, { isTTY: true })).toBe('json');
-    expect(resolveLogFormat(readConfig({ TOOLGATE_LOG_FORMAT: 'pretty' }).logFormat, { isTTY: false })).toBe('pretty');
+    expect(formatWritten(readConfig({ TOOLGATE_LOG_FORMAT: 'json' }).logFormat, true)).toBe('json');
+    expect(formatWritten(readConfig({ TOOLGATE_LOG_FORMAT: 'pretty' }).logFormat, false)).toBe('pretty');
   });
 
   test('then a format that is neither stops the start naming the variable', () => {
