@@ -1,7 +1,9 @@
 // zod pieces shared by the routes: ids in paths, bounded text, tool ids and gate patterns (the
 // pattern is parsed and normalized by the core, so a bad one is a 422 saying why).
 import { z } from 'zod';
+import { MAX_AUTHENTICATION_RESULTS_LENGTH } from '../core/authentication-results';
 import { parsePattern } from '../core/pattern';
+import { MAX_AUTHENTICATION_RESULTS_HEADERS } from '../core/sender-authentication';
 import { ruleKindSchema } from '../core/types';
 
 // Ids are canonical decimals and nothing else (HTTP.md): `1e0`, `0x1`, `00001`, `+1` or ` 1` are not
@@ -54,5 +56,7 @@ export const ruleSchema = z.strictObject({ kind: ruleKindSchema, pattern: patter
 
 export const rulesSchema = z.array(ruleSchema).max(500, 'at most 500 rules on one attachment');
 
-/** The raw values of a message's Authentication-Results headers (SEMANTICS §7), bounded. */
-export const authenticationResultsSchema = z.array(text(16384)).max(64, 'at most 64 Authentication-Results headers');
+/** The raw values of a message's Authentication-Results headers (SEMANTICS §7), within the bounds the sender check reads. */
+export const authenticationResultsSchema = z
+  .array(text(MAX_AUTHENTICATION_RESULTS_LENGTH))
+  .max(MAX_AUTHENTICATION_RESULTS_HEADERS, `at most ${MAX_AUTHENTICATION_RESULTS_HEADERS} Authentication-Results headers`);

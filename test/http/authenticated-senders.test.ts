@@ -69,3 +69,18 @@ describe('when the sender is not authenticated', () => {
     expect(calls.body[0]).toMatchObject({ tool_id: 'lookup_order', status: 'success', routing_key: null });
   });
 });
+
+describe('when a body carries more Authentication-Results than the sender check reads', () => {
+  // docs/HTTP.md: at most 64 values of 16,384 characters each.
+  test('then 64 values, one of 16,384 characters, are read, and a 65th value or a longer one is a 422', async () => {
+    const other = 'mx.other.example; none';
+    const longest = `${other} (${'x'.repeat(16_384 - other.length - 3)})`;
+    expect(longest).toHaveLength(16_384);
+    await refund('mara@thescoop.com', [longest, ...Array.from({ length: 63 }, () => other)]).expect(403);
+    await refund(
+      'mara@thescoop.com',
+      Array.from({ length: 65 }, () => other),
+    ).expect(422);
+    await refund('mara@thescoop.com', [`${longest}x`]).expect(422);
+  });
+});
