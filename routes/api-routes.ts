@@ -10,6 +10,7 @@ import { attachmentsRoutes } from './attachments';
 import { chatRoutes } from './chat';
 import { documentsRoutes } from './documents';
 import { emailRoutes } from './email';
+import { embeddingsRoutes } from './embeddings';
 import { migrationsRoutes } from './migrations';
 import { resolutionRoutes } from './resolution';
 import { mountRoutes, type MountServices, type RouteSection } from './route';
@@ -43,6 +44,7 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'admin', section: toolCallRecordsRoutes },
   { group: 'email', section: emailRoutes, legacySentence: true },
   { group: 'documents', section: documentsRoutes, legacySentence: true },
+  { group: 'documents', section: embeddingsRoutes },
   { group: 'tasks', section: tasksRoutes },
   { group: 'chat', section: chatRoutes },
   { group: 'migrations', section: migrationsRoutes },

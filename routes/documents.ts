@@ -67,8 +67,8 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
     errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded'],
     handle: async (tg, { req, body }) => {
       const run = currentRun(req);
-      const hits = await run.dispatch('document_search', () => tg.documents.search(run.agentId, body.query, body.top_k));
-      return { routing_key: run.routingKey, results: hits.map(searchResult) };
+      const found = await run.dispatch('document_search', () => tg.documents.search(run.agentId, body.query, body.top_k));
+      return { routing_key: run.routingKey, results: found.hits.map(searchResult), retrieval: found.retrieval };
     },
   }),
   route({

@@ -306,15 +306,34 @@ export const workflowResponse = z.object({
 export const documentResponse = z.object({ id: z.number().int(), title: z.string(), chunk_count: z.number().int(), created_at: timestamp });
 
 export const searchResultResponse = z.object({
+  chunk_id: z.number().int().describe("the chunk's id: what an answer's sources cite"),
   document_id: z.number().int(),
   title: z.string(),
   chunk_index: z.number().int(),
   snippet: z.string(),
   score: z.number().describe('higher is better; comparable within one list only'),
+  found_by: z.array(z.enum(['lexical', 'semantic'])).describe('the lists that found the chunk: its words, its meaning'),
 });
 
-export const searchResponse = z.object({ routing_key: z.string().nullable(), results: z.array(searchResultResponse) });
-export const askResponse = z.object({ routing_key: z.string().nullable(), answer: z.string(), sources: z.array(searchResultResponse) });
+const retrievalResponse = z
+  .object({
+    semantic: z.enum(['used', 'off', 'unavailable']),
+    note: z.string().optional(),
+  })
+  .describe('whether semantic search took part: off without an embedding provider, unavailable when it failed');
+
+export const searchResponse = z.object({
+  routing_key: z.string().nullable(),
+  results: z.array(searchResultResponse),
+  retrieval: retrievalResponse,
+});
+export const askResponse = z.object({
+  routing_key: z.string().nullable(),
+  answer: z.string(),
+  answered: z.boolean().describe('false when the sources do not hold the answer'),
+  sources: z.array(searchResultResponse).describe('the chunks the answer stands on'),
+  retrieval: retrievalResponse,
+});
 export const chatResponse = z.object({ reply: z.string() });
 
 export const syncReportResponse = z.object({

@@ -8,6 +8,8 @@ import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
 import type { Instances } from '../src/db/instances';
 import type { DocumentStore } from '../src/documents/document-store';
+import type { EmbeddingJob } from '../src/documents/embedding-job';
+import type { VectorIndex } from '../src/documents/vector-index';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
 import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
@@ -32,6 +34,8 @@ export interface RouteServices {
   metrics: ToolgateMetrics;
   model: LanguageModel;
   documents: DocumentStore;
+  /** Semantic search's job and engine; undefined without an embeddings provider. */
+  embeddings: { job: EmbeddingJob; index: VectorIndex } | undefined;
   tasks: TaskStore;
   email: EmailDeps;
   /** What agent runs work with: the model, the tool specs, the limits and the run store. */

@@ -544,11 +544,13 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_DATABASE:
     'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",
+  ERR_TOOLGATE_EMBEDDINGS:
+    'OpenAIEmbeddings was given no model, dimensions outside 1 to 16000, or a batchSize outside 1 to 2048: give a model name, and whole numbers within those ranges.',
   ERR_TOOLGATE_ENV: "The service's environment is not a valid configuration: change the variable the message names.",
   ERR_TOOLGATE_HOST_TOOL_BUILTIN: "A host tool says builtin: true, which only toolgate's own tools are: set builtin: false.",
   ERR_TOOLGATE_LEGACY_NAME:
     "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",
-  ERR_TOOLGATE_MODEL_ENV: 'The TOOLGATE_MODEL_* variables are not valid: change the one the message names.',
+  ERR_TOOLGATE_MODEL_ENV: 'The TOOLGATE_MODEL_* or TOOLGATE_EMBEDDING_* variables are not valid: change the one the message names.',
   ERR_TOOLGATE_MODEL_KEY:
     'TOOLGATE_MODEL_PROVIDER=openai has no API key: set TOOLGATE_MODEL_API_KEY (or OPENAI_API_KEY), or unset the provider to use the local model.',
   ERR_TOOLGATE_NOTIFY_UNDELIVERED:

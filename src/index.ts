@@ -68,8 +68,14 @@ export type { NotOfferedReason, ValidationIssue } from './errors';
 export { LocalModel } from './llm/local-model';
 export { OpenAIModel } from './llm/openai-model';
 export type { OpenAIModelOptions } from './llm/openai-model';
+export { OpenAIEmbeddings } from './llm/openai-embeddings';
+export type { OpenAIEmbeddingsOptions } from './llm/openai-embeddings';
+export type { OpenAIClientOptions } from './llm/openai-client';
+export type { Embeddings } from './llm/embeddings';
+export type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-embedder';
+export type { EmbeddingJobView } from './documents/embedding-job';
 export { ModelError } from './llm/language-model';
-export type { LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
+export type { GroundedAnswer, LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
 export type {
   AgentStepRequest,
   AgentStepResult,

@@ -10,6 +10,7 @@ import { ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
 import { closestToolId } from './core/closest-tool';
 import { isHostName } from './core/host-name';
 import { ToolgateConfigError, type ConfigErrorCode } from './errors';
+import type { Embeddings } from './llm/embeddings';
 import type { LanguageModel } from './llm/language-model';
 import { OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from './option-bounds';
 import { checkPolicyCacheOptions, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
@@ -257,6 +258,15 @@ export const toolgateOptionsSchema = z
       'model',
       `a LanguageModel (an object with ${MODEL_METHODS.join(', ')})`,
       (m) => isObject(m) && MODEL_METHODS.every((k) => isFunction(m[k])),
+    ),
+    /**
+     * The provider of semantic document search (OpenAIEmbeddings, or your own). Default: none,
+     * search by words only, and nothing sent anywhere.
+     */
+    embeddings: ofType<Embeddings>(
+      'embeddings',
+      'an Embeddings (an object with a model name and an embed(texts) method), such as an OpenAIEmbeddings',
+      (e) => isObject(e) && isString(e.model) && e.model.trim() !== '' && isFunction(e.embed),
     ),
     /** Where toolgate reports what it cannot answer a request with. Default: nowhere. */
     logger: ofType<ToolgateLogger>(

@@ -25,7 +25,10 @@ import { NotificationsUndeliveredError } from './db/policy-listener';
 import { Instances } from './db/instances';
 import { migrateUp } from './db/migrate';
 import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
+import type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-embedder';
 import { DocumentStore } from './documents/document-store';
+import { EmbeddingJob, type EmbeddingJobView } from './documents/embedding-job';
+import { VectorIndex } from './documents/vector-index';
 import { ToolgateConfigError } from './errors';
 import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
 import type { MigrationReport } from './legacy/report';
@@ -83,8 +86,21 @@ export interface Toolgate {
   errorHandler(): ErrorRequestHandler;
   /** Which tools a run of this agent is offered, and why: the explanation view. */
   explain(agentId: number, run: Run): Promise<Resolution>;
-  /** Applies pending schema migrations, then indexes documents that have no search chunks yet. */
+  /**
+   * Applies pending schema migrations, then indexes documents that have no search chunks yet, and,
+   * with embeddings, uses pgvector's HNSW index where the server has the extension.
+   */
   migrate(): Promise<string[]>;
+  /** How many chunks hold a vector of the configured embeddings; null without embeddings. */
+  embeddingProgress(): Promise<EmbeddingProgress | null>;
+  /**
+   * The re-embedding job: embeds every chunk with no vector of the configured model and dimensions,
+   * in batches, and returns how many it wrote. Safe from several instances at once; a killed run
+   * loses at most its batch in flight, and the next run resumes. Without embeddings, 0.
+   */
+  embedPending(request?: Pick<EmbedPendingOptions, 'onBatch' | 'signal'>): Promise<number>;
+  /** Starts embedPending in the background on this instance, unless it runs already (null without embeddings). */
+  reembed(): EmbeddingJobView | null;
   /** Creates or refreshes the system toolkits (All Tools, Default Tools). Run it on every deploy. */
   syncSystemToolkits(): Promise<SyncReport>;
   /** Turns agents' legacy `enabled_tools` strings into toolkits, with the same access (SEMANTICS §6). */
@@ -130,11 +146,25 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const models = defineModels(sequelize);
   const model = options.model ?? new LocalModel();
   const tasks = new TaskStore(sequelize);
-  const documents = new DocumentStore(sequelize);
+  const logger = options.logger;
+  const vectorIndex = new VectorIndex(sequelize);
+  const documents = new DocumentStore(sequelize, {
+    ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+    vectorEngine: vectorIndex.engine,
+    onEmbeddingFailure: (err) =>
+      logger?.warn?.(
+        { err: errorFields(err) },
+        'the embeddings provider failed: searches go by words only, and the job embeds the chunks later',
+      ),
+  });
+  const embeddingJob = documents.embedder
+    ? new EmbeddingJob(documents.embedder, (err) =>
+        logger?.error({ err: errorFields(err) }, 'the re-embedding job stopped: run it again to resume where it stopped'),
+      )
+    : undefined;
   const now = () => new Date();
   const registry = new ToolRegistry(options.tools, builtinTools({ model, documents, tasks, now }));
   const manifest = registry.manifest;
-  const logger = options.logger;
   const cacheConfig = options.policyCache;
   const rateLimit = options.rateLimit;
   const metrics = new ToolgateMetrics(sequelize);
@@ -197,6 +227,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     metrics,
     model,
     documents,
+    embeddings: embeddingJob ? { job: embeddingJob, index: vectorIndex } : undefined,
     tasks,
     email: { model, tasks, now },
     approvals,
@@ -255,8 +286,12 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     migrate: async () => {
       const applied = await migrateUp(sequelize);
       await documents.indexUnchunked();
+      if (documents.embedder) await vectorIndex.prepare(documents.embedder.space());
       return applied;
     },
+    embeddingProgress: async () => (documents.embedder ? documents.embedder.progress() : null),
+    embedPending: async (request = {}) => (documents.embedder ? documents.embedder.embedPending(request) : 0),
+    reembed: () => embeddingJob?.start() ?? null,
     syncSystemToolkits: parts.syncSystemToolkits,
     migrateEnabledTools: (request = {}) =>
       migrateEnabledTools(sequelize, manifest, {
@@ -266,6 +301,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     metrics,
     drain: (timeoutMs) => drain.drain(timeoutMs),
     close: async () => {
+      await embeddingJob?.stop();
       rateLimitStore?.shutdown();
       sweeper.stop();
       await runs.close();

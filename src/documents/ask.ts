@@ -1,19 +1,22 @@
-// `ask`: answers a question from the top chunks of an agent's documents, and returns those chunks
-// as its sources. The language model (src/llm) words the answer; with no source there is nothing
-// to answer from, and the model is not asked.
-import { NO_ANSWER, type ModelSource } from '../llm/language-model';
-import { searchResult, type DocumentSearch, type SearchResult } from './document-search';
+// `ask`: answers a question from the top chunks of an agent's documents, and returns the chunks the
+// answer stands on as its sources. The language model (src/llm) words the answer; with no chunk
+// found there is nothing to answer from, and the model is not asked.
+import { NO_ANSWER, type GroundedAnswer, type ModelSource } from '../llm/language-model';
+import { searchResult, type DocumentSearch, type Retrieval, type SearchResult } from './document-search';
 
 /**
  * Answers from the sources only: a LanguageModel's answerQuestion with its context bound, e.g.
  * `(q, sources) => model.answerQuestion(q, sources, ctx)`. The local model's answer is extractive.
  */
-export type AnswerFn = (question: string, sources: ModelSource[]) => Promise<string>;
+export type AnswerFn = (question: string, sources: ModelSource[]) => Promise<string | GroundedAnswer>;
 
 /** HTTP.md's ask response, less the routing key the route adds. */
 export interface AskResult {
   answer: string;
+  /** Whether the sources hold the answer; false with `answer` = NO_ANSWER and no source. */
+  answered: boolean;
   sources: SearchResult[];
+  retrieval: Retrieval;
 }
 
 export async function askDocuments(
@@ -23,13 +26,16 @@ export async function askDocuments(
   question: string,
   topK: number,
 ): Promise<AskResult> {
-  const hits = await search.search(agentId, question, topK);
-  if (hits.length === 0) return { answer: NO_ANSWER, sources: [] };
-  const text = (
-    await answer(
-      question,
-      hits.map((h) => ({ title: h.title, text: h.content })),
-    )
-  ).trim();
-  return { answer: text || NO_ANSWER, sources: hits.map(searchResult) };
+  const found = await search.search(agentId, question, topK);
+  const none = { answer: NO_ANSWER, answered: false, sources: [], retrieval: found.retrieval };
+  if (found.hits.length === 0) return none;
+  const given = await answer(
+    question,
+    found.hits.map((h) => ({ title: h.title, text: h.content })),
+  );
+  const grounded: GroundedAnswer =
+    typeof given === 'string' ? { answered: given.trim() !== '', text: given.trim(), cited: found.hits.map((_h, i) => i) } : given;
+  if (!grounded.answered || !grounded.text || grounded.text === NO_ANSWER) return none;
+  const cited = found.hits.filter((_h, i) => grounded.cited.includes(i));
+  return { answer: grounded.text, answered: true, sources: cited.map(searchResult), retrieval: found.retrieval };
 }

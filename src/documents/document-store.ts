@@ -1,11 +1,17 @@
-// An agent's documents: upload (chunked and indexed in one transaction), list, read, delete, and
-// search through a DocumentSearch. Every call is scoped to the agent: another agent's document is a 404.
+// An agent's documents: upload (chunked and indexed in one transaction, then embedded when an
+// embedding provider is configured), list, read, delete, and search (hybrid-search.ts). Every call
+// is scoped to the agent: another agent's document is a 404.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { NotFoundError } from '../errors';
 import { chunkText, type ChunkOptions } from './chunker';
-import type { DocumentSearch, SearchHit } from './document-search';
+import type { Embeddings } from '../llm/embeddings';
+import { isModelError } from '../llm/language-model';
+import { ChunkEmbedder } from './chunk-embedder';
+import type { DocumentSearch, SearchAnswer } from './document-search';
 import { PgFullTextSearch } from './full-text-search';
+import { HybridSearch } from './hybrid-search';
 import type { DocumentInput } from './document-input';
+import { VectorSearch, type VectorEngine } from './vector-search';
 
 /** HTTP.md's document: `{id, title, chunk_count, created_at}`. */
 export interface DocumentView {
@@ -17,8 +23,12 @@ export interface DocumentView {
 }
 
 export interface DocumentStoreOptions {
-  /** Default: PostgreSQL full text (PgFullTextSearch). */
-  search?: DocumentSearch;
+  /** The provider of semantic search; none: search by words only, and nothing sent anywhere. */
+  embeddings?: Embeddings;
+  /** Which engine computes cosines (vector-index.ts finds out); default exact SQL. */
+  vectorEngine?: () => VectorEngine;
+  /** Told when the provider fails: an upload is kept unembedded, a search goes by words only. */
+  onEmbeddingFailure?: (err: unknown) => void;
   chunks?: ChunkOptions;
 }
 
@@ -34,15 +44,41 @@ const VIEW_COLUMNS = `d.id, d.title, d.created_at,
 
 export class DocumentStore implements DocumentSearch {
   private readonly searcher: DocumentSearch;
+  /** Set when an embedding provider is configured. */
+  readonly embedder: ChunkEmbedder | undefined;
 
   constructor(
     private readonly sequelize: Sequelize,
     private readonly options: DocumentStoreOptions = {},
   ) {
-    this.searcher = options.search ?? new PgFullTextSearch(sequelize);
+    const { embeddings, vectorEngine, onEmbeddingFailure } = options;
+    this.embedder = embeddings ? new ChunkEmbedder(sequelize, embeddings) : undefined;
+    this.searcher = new HybridSearch(sequelize, {
+      lexical: new PgFullTextSearch(sequelize),
+      ...(embeddings ? { semantic: { embeddings, vectors: new VectorSearch(sequelize, vectorEngine) } } : {}),
+      ...(onEmbeddingFailure ? { onSemanticFailure: onEmbeddingFailure } : {}),
+    });
   }
 
+  /**
+   * Stored, chunked and indexed in one transaction; then embedded, outside it (no transaction waits
+   * on the provider). A provider that fails leaves the chunks to the re-embedding job: the upload
+   * stands, and its words are searchable at once.
+   */
   async add(agentId: number, input: DocumentInput): Promise<DocumentView> {
+    const view = await this.store(agentId, input);
+    if (this.embedder) {
+      try {
+        await this.embedder.embedPending({ documentId: view.id });
+      } catch (err) {
+        if (!isModelError(err)) throw err;
+        this.options.onEmbeddingFailure?.(err);
+      }
+    }
+    return view;
+  }
+
+  private store(agentId: number, input: DocumentInput): Promise<DocumentView> {
     const chunks = this.chunksOf(input.content);
     return this.sequelize.transaction(async (transaction) => {
       await this.lockAgent(agentId, transaction);
@@ -52,7 +88,7 @@ export class DocumentStore implements DocumentSearch {
         { bind: [agentId, input.title, input.content], type: QueryTypes.SELECT, transaction },
       );
       await this.insertChunks(doc!.id, agentId, chunks, transaction);
-      return view({ ...doc!, chunk_count: chunks.length });
+      return toView({ ...doc!, chunk_count: chunks.length });
     });
   }
 
@@ -109,7 +145,7 @@ export class DocumentStore implements DocumentSearch {
       `SELECT ${VIEW_COLUMNS} FROM documents d WHERE d.agent_id = :agentId ORDER BY d.id`,
       { replacements: { agentId }, type: QueryTypes.SELECT },
     );
-    return rows.map(view);
+    return rows.map(toView);
   }
 
   async get(agentId: number, documentId: number): Promise<DocumentView> {
@@ -118,7 +154,7 @@ export class DocumentStore implements DocumentSearch {
       { replacements: { agentId, documentId: idParam(documentId) }, type: QueryTypes.SELECT },
     );
     if (!row) throw notFound(agentId, documentId);
-    return view(row);
+    return toView(row);
   }
 
   /** Its chunks go with it (ON DELETE CASCADE). */
@@ -130,7 +166,7 @@ export class DocumentStore implements DocumentSearch {
     if (deleted.length === 0) throw notFound(agentId, documentId);
   }
 
-  search(agentId: number, query: string, topK: number): Promise<SearchHit[]> {
+  search(agentId: number, query: string, topK: number): Promise<SearchAnswer> {
     return this.searcher.search(agentId, query, topK);
   }
 
@@ -145,7 +181,7 @@ export class DocumentStore implements DocumentSearch {
   }
 }
 
-function view(row: DocumentRow): DocumentView {
+function toView(row: DocumentRow): DocumentView {
   return {
     id: Number(row.id),
     title: row.title ?? '',

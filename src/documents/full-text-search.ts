@@ -1,7 +1,7 @@
 // Document search with PostgreSQL full text: the chunks' generated tsvector, its GIN index,
 // websearch_to_tsquery and ts_rank_cd. Built into PostgreSQL, so the embedded server needs nothing more.
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { MAX_TOP_K, type DocumentSearch, type SearchHit } from './document-search';
+import { MAX_TOP_K, type RankedList, type SearchHit } from './document-search';
 import { anyOf, parseSearchQuery } from './search-query';
 
 // Plain text, no markup to escape: the snippet is shown as is by whatever renders it. One window
@@ -23,7 +23,7 @@ const LEXEMES = `ARRAY(SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('eng
  */
 const SEARCH_SQL = `
   WITH hits AS (
-    SELECT c.document_id, c.chunk_index, c.content,
+    SELECT c.id, c.document_id, c.chunk_index, c.content,
            (SELECT count(*) FROM unnest(tsvector_to_array(c.tsv)) AS l WHERE l = ANY (${LEXEMES})) AS matched,
            ts_rank_cd(c.tsv, ${ANY_TERM}, 32) AS rank
       FROM document_chunks c
@@ -33,13 +33,14 @@ const SEARCH_SQL = `
      ORDER BY matched DESC, rank DESC, c.document_id, c.chunk_index
      LIMIT :topK
   )
-  SELECT h.document_id, coalesce(d.title, '') AS title, h.chunk_index, h.content,
+  SELECT h.id, h.document_id, coalesce(d.title, '') AS title, h.chunk_index, h.content,
          regexp_replace(ts_headline('english', h.content, ${ANY_TERM}, :headline), '\\s+', ' ', 'g') AS snippet,
          (h.matched + h.rank) / (cardinality(${LEXEMES}) + 1) AS score
     FROM hits h JOIN documents d ON d.id = h.document_id
    ORDER BY h.matched DESC, h.rank DESC, h.document_id, h.chunk_index`;
 
 interface HitRow {
+  id: number | string;
   document_id: number | string;
   title: string;
   chunk_index: number;
@@ -48,7 +49,8 @@ interface HitRow {
   score: number | string;
 }
 
-export class PgFullTextSearch implements DocumentSearch {
+/** The lexical list: chunks holding the query's words. */
+export class PgFullTextSearch implements RankedList {
   constructor(private readonly sequelize: Sequelize) {}
 
   async search(agentId: number, query: string, topK: number): Promise<SearchHit[]> {
@@ -67,11 +69,13 @@ export class PgFullTextSearch implements DocumentSearch {
       type: QueryTypes.SELECT,
     });
     return rows.map((r) => ({
+      chunk_id: Number(r.id),
       document_id: Number(r.document_id),
       title: r.title,
       chunk_index: r.chunk_index,
       snippet: r.snippet.trim(),
       score: Math.round(Number(r.score) * 1e6) / 1e6,
+      found_by: ['lexical'],
       content: r.content,
     }));
   }

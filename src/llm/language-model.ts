@@ -16,10 +16,24 @@ export interface ModelSource {
   text: string;
 }
 
+/**
+ * An answer that says which sources it stands on: `cited` are indexes into the sources given.
+ * `answered: false` when the sources do not hold the answer (then `text` and `cited` are empty).
+ */
+export interface GroundedAnswer {
+  answered: boolean;
+  text: string;
+  cited: number[];
+}
+
 export interface LanguageModel {
   analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis>;
   writeReply(email: ModelEmail, analysis: EmailAnalysis, ctx: ModelContext): Promise<string>;
-  answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<string>;
+  /**
+   * An answer from the sources only. A plain string is an answer drawn from all of them (the local
+   * model's extractive answer); a GroundedAnswer names the ones it used.
+   */
+  answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<string | GroundedAnswer>;
   chat(message: string, ctx: ModelContext): Promise<string>;
   /** One step of an agent run: call some of the offered tools, or reply (SEMANTICS §10). */
   agentStep(request: AgentStepRequest): Promise<AgentStepResult>;

@@ -8,7 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { AgentStepRequest, AgentToolSpec, InboundMessage } from './agent-step';
-import { NO_ANSWER, type ModelContext, type ModelSource } from './language-model';
+import type { ModelContext, ModelSource } from './language-model';
 import { emailCategorySchema, prioritySchema, sentimentSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
 
 export const wireAnalysisSchema = z.object({
@@ -67,10 +67,24 @@ export function replyMessages(email: ModelEmail, analysis: EmailAnalysis, ctx: M
   ];
 }
 
+/** The grounded answer on the wire: the text, and the numbers of the sources it stands on. */
+export const groundedAnswerSchema = z.object({
+  answered: z.boolean().describe('false when the sources do not hold the answer.'),
+  answer: z.string().describe('The answer, from the sources only; empty when answered is false.'),
+  sources: z.array(z.number().int()).describe('The numbers of the sources the answer uses, e.g. [1, 3]; empty when answered is false.'),
+});
+
 export function answerMessages(question: string, sources: ModelSource[], ctx: ModelContext): ChatCompletionMessageParam[] {
   const numbered = sources.map((s, i) => `[${i + 1}] ${s.title}\n${s.text}`).join('\n\n');
   return [
-    system(ctx, `Answer the question only from the sources below. If they do not contain the answer, reply exactly: ${NO_ANSWER}`),
+    system(
+      ctx,
+      [
+        'Answer the question only from the numbered sources below, never from what you know otherwise.',
+        'List the numbers of the sources your answer uses. If the sources do not hold the answer, set answered to false.',
+        'Answer in the JSON schema given.',
+      ].join(' '),
+    ),
     { role: 'user', content: `Sources:\n\n${numbered}\n\nQuestion: ${question}` },
   ];
 }

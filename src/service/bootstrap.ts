@@ -10,7 +10,7 @@ import { resolveDatabase } from '../db/database-url';
 import { seedUp } from '../db/migrate';
 import { decideDemo, type DemoDecision } from './demo/demo-mode';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
-import { createLanguageModel } from '../llm/select-model';
+import { createEmbeddings, createLanguageModel } from '../llm/select-model';
 import type { ServiceLogger } from './logger';
 import { authenticatedSender } from '../../middleware/sender-check';
 import type { SyncReport } from '../services/system-toolkits';
@@ -73,7 +73,9 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
   const database = await openDatabase(config, { queryTimeoutMs: config.dbQueryTimeoutMs, seeds: true, ownSignals: options.ownSignals });
   const { sequelize, demo } = database;
   let toolgate: Toolgate | undefined;
+  let embeddingSweep: NodeJS.Timeout | undefined;
   const close = async () => {
+    clearInterval(embeddingSweep);
     // The listener first, so it does not take the pool's end for a lost connection.
     await toolgate?.close().catch(() => undefined);
     await database.close();
@@ -102,11 +104,16 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
       logger,
       model: createLanguageModel(process.env),
+      embeddings: createEmbeddings(process.env),
       agentRuns: config.agentRuns,
       approvals: { expiryMs: config.approvalExpiryMs },
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    // Chunks with no vector of the configured model (uploads while the provider was down, or a
+    // changed model or size) are embedded in the background, now and at every sweep.
+    const tg = toolgate;
+    if (tg.reembed()) embeddingSweep = setInterval(() => tg.reembed(), config.embeddingSweepMs).unref();
     // The system toolkits before the demo, so their ids come first (All Tools 1, Default Tools 2), as
     // the README's scenario names them.
     const sync = await toolgate.syncSystemToolkits();

@@ -68,6 +68,7 @@ const envSchema = z.object({
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  TOOLGATE_EMBEDDING_SWEEP_S: z.coerce.number().int().min(5).max(86_400).default(60),
   TOOLGATE_AGENT_MAX_STEPS: limit('maxSteps'),
   TOOLGATE_AGENT_MAX_TOOL_CALLS: limit('maxToolCalls'),
   TOOLGATE_AGENT_HISTORY_CHARS: limit('historyChars'),
@@ -122,6 +123,8 @@ export interface ServiceConfig {
   trustProxy: TrustProxy;
   /** The longest one database query may take before the request is answered 503 (0: no limit). */
   dbQueryTimeoutMs: number;
+  /** With embeddings, how often the re-embedding job looks for chunks to embed. */
+  embeddingSweepMs: number;
   /** Bounds on one agent run, and the domain of its replies' Message-IDs. */
   agentRuns: AgentRunLimits & { messageIdDomain?: string };
   /** How long an approval request waits for its decision. */
@@ -188,6 +191,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },
     trustProxy: e.TOOLGATE_TRUST_PROXY,
     dbQueryTimeoutMs: e.TOOLGATE_DB_QUERY_TIMEOUT_MS,
+    embeddingSweepMs: e.TOOLGATE_EMBEDDING_SWEEP_S * 1000,
     agentRuns: {
       maxSteps: e.TOOLGATE_AGENT_MAX_STEPS,
       maxToolCalls: e.TOOLGATE_AGENT_MAX_TOOL_CALLS,

@@ -56,8 +56,8 @@ export function builtinTools(deps: BuiltinToolDeps): ToolImplementation[] {
     document_search: {
       input: z.strictObject({ query: queryTextSchema, top_k: topKSchema }),
       async execute({ query, top_k }, context) {
-        const hits = await deps.documents.search(context.agent_id, query, top_k);
-        return { results: hits.map(searchResult) };
+        const found = await deps.documents.search(context.agent_id, query, top_k);
+        return { results: found.hits.map(searchResult), retrieval: found.retrieval };
       },
     },
     task_creator: {

@@ -40,7 +40,7 @@ describe('ask with the local model', () => {
     const { answer, sources } = await askDocuments(store, local, agentId, question, 3);
     expect(sources.length).toBeGreaterThan(0);
     expect(answer).not.toBe(NO_ANSWER);
-    const chunks = (await store.search(agentId, question, 3)).map((h) => h.content);
+    const chunks = (await store.search(agentId, question, 3)).hits.map((h) => h.content);
     for (const line of answer.split('\n')) expect(chunks.some((c) => c.includes(line.trim()))).toBe(true);
   });
 
@@ -57,8 +57,13 @@ describe('ask', () => {
     const seen: ModelSource[][] = [];
     const recording: AnswerFn = async (_q, sources) => (seen.push(sources), 'An answer.');
     const result = await askDocuments(store, recording, agentId, 'Who approves a large refund?', 2);
-    const hits = await store.search(agentId, 'Who approves a large refund?', 2);
-    expect(result).toEqual({ answer: 'An answer.', sources: hits.map(({ content: _content, ...r }) => r) });
+    const hits = (await store.search(agentId, 'Who approves a large refund?', 2)).hits;
+    expect(result).toEqual({
+      answer: 'An answer.',
+      answered: true,
+      sources: hits.map(({ content: _content, ...r }) => r),
+      retrieval: { semantic: 'off' },
+    });
     expect(seen).toEqual([hits.map((h) => ({ title: h.title, text: h.content }))]);
     expect(result.sources[0]!.document_id).toBe(ids.get('refund-policy'));
   });
@@ -70,17 +75,50 @@ describe('ask', () => {
   const refusing: AnswerFn = () => Promise.reject(new Error('the model must not be asked without sources'));
 
   it('when no document matches, then the answer says so, with no sources, and the model is not asked', async () => {
-    expect(await askDocuments(store, refusing, agentId, 'xylophone zeppelin', 3)).toEqual({ answer: NO_ANSWER, sources: [] });
+    expect(await askDocuments(store, refusing, agentId, 'xylophone zeppelin', 3)).toEqual({
+      answer: NO_ANSWER,
+      answered: false,
+      sources: [],
+      retrieval: { semantic: 'off' },
+    });
   });
 
   it('when the agent has no documents, then the answer says so, not an error', async () => {
     const empty = await createAgent(db.sequelize, 'Empty');
-    expect(await askDocuments(store, refusing, empty, 'What is the refund policy?', 3)).toEqual({ answer: NO_ANSWER, sources: [] });
+    expect(await askDocuments(store, refusing, empty, 'What is the refund policy?', 3)).toEqual({
+      answer: NO_ANSWER,
+      answered: false,
+      sources: [],
+      retrieval: { semantic: 'off' },
+    });
   });
 
-  it('when the model returns nothing, then the answer says the documents do not answer it, with the sources kept', async () => {
+  it('when the model returns nothing, then the answer says the documents do not answer it, citing no source', async () => {
     const result = await askDocuments(store, async () => '  ', agentId, 'refund', 2);
-    expect(result.answer).toBe(NO_ANSWER);
-    expect(result.sources).toHaveLength(2);
+    expect(result).toMatchObject({ answer: NO_ANSWER, answered: false, sources: [] });
+  });
+
+  it('when the model names the sources it used, then only those come back as sources', async () => {
+    const hits = (await store.search(agentId, 'Who approves a large refund?', 3)).hits;
+    const result = await askDocuments(
+      store,
+      async () => ({ answered: true, text: 'The manager does.', cited: [1] }),
+      agentId,
+      'Who approves a large refund?',
+      3,
+    );
+    expect(result.answer).toBe('The manager does.');
+    expect(result.sources.map((s) => s.chunk_id)).toEqual([hits[1]!.chunk_id]);
+  });
+
+  it('when the model says the sources do not hold the answer, then the answer says so, citing no source', async () => {
+    const result = await askDocuments(
+      store,
+      async () => ({ answered: false, text: '', cited: [] }),
+      agentId,
+      'Who approves a large refund?',
+      3,
+    );
+    expect(result).toMatchObject({ answer: NO_ANSWER, answered: false, sources: [] });
   });
 });

@@ -89,11 +89,11 @@ describe('delete', () => {
   it('when a document is deleted, then its chunks go with it and it no longer lists or searches', async () => {
     const doc = await store.add(sundae, { title: 'Zeppelin rides', content: 'Zeppelin rides leave at noon. Bring a zeppelin ticket.' });
     expect((await chunkRows(doc.id)).length).toBe(1);
-    expect((await store.search(sundae, 'zeppelin', 5)).map((h) => h.document_id)).toEqual([doc.id]);
+    expect((await store.search(sundae, 'zeppelin', 5)).hits.map((h) => h.document_id)).toEqual([doc.id]);
     await store.delete(sundae, doc.id);
     expect(await chunkRows(doc.id)).toEqual([]);
     expect((await store.list(sundae)).map((d) => d.id)).not.toContain(doc.id);
-    expect(await store.search(sundae, 'zeppelin', 5)).toEqual([]);
+    expect((await store.search(sundae, 'zeppelin', 5)).hits).toEqual([]);
   });
 
   it('when another agent deletes a document, then it is a 404 and the document stays', async () => {

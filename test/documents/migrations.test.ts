@@ -76,10 +76,10 @@ describe('adopting a legacy documents table', () => {
       { id: 1, title: 'returns.txt', chunk_count: 1, created_at: expect.any(String) },
       { id: 4, title: '', chunk_count: 0, created_at: null },
     ]);
-    const [hit] = await store.search(1, 'refund melted pints', 5);
+    const [hit] = (await store.search(1, 'refund melted pints', 5)).hits;
     expect(hit).toMatchObject({ document_id: 1, title: 'returns.txt', chunk_index: 0 });
-    expect(await store.search(2, 'refund melted pints', 5)).toEqual([]);
-    expect((await store.search(2, 'Riverside', 5)).map((h) => h.document_id)).toEqual([2]);
+    expect((await store.search(2, 'refund melted pints', 5)).hits).toEqual([]);
+    expect((await store.search(2, 'Riverside', 5)).hits.map((h) => h.document_id)).toEqual([2]);
   });
 
   it('when the legacy app writes a document after the migration, then the next tg.migrate() indexes it, and only it', async () => {
@@ -87,16 +87,16 @@ describe('adopting a legacy documents table', () => {
       "INSERT INTO documents (agent_id, filename, content) VALUES (2, 'late.txt', 'Pistachio returns on Friday.') RETURNING id",
     )) as [{ id: number }[], unknown];
     const store = new DocumentStore(db.sequelize);
-    expect(await store.search(2, 'pistachio', 5)).toEqual([]);
+    expect((await store.search(2, 'pistachio', 5)).hits).toEqual([]);
     await createToolgate({ sequelize: db.sequelize }).migrate();
-    expect((await store.search(2, 'pistachio', 5)).map((h) => h.document_id)).toEqual([late!.id]);
+    expect((await store.search(2, 'pistachio', 5)).hits.map((h) => h.document_id)).toEqual([late!.id]);
     expect(await store.indexUnchunked()).toBe(0);
   });
 
   it('when migrated, then toolgate can upload, search and delete its own documents in the legacy table', async () => {
     const store = new DocumentStore(db.sequelize);
     const doc = await store.add(1, { title: 'Hours', content: 'The Downtown shop opens at 11 am.' });
-    expect((await store.search(1, 'downtown opens', 1))[0]!.document_id).toBe(doc.id);
+    expect((await store.search(1, 'downtown opens', 1)).hits[0]!.document_id).toBe(doc.id);
     await store.delete(1, doc.id);
     expect(await store.list(1)).toHaveLength(2);
   });

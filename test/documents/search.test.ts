@@ -36,7 +36,7 @@ const QUESTIONS: [question: string, slug: string][] = [
 
 describe.each(QUESTIONS)('when the corpus is searched for %j', (question, slug) => {
   it(`then a chunk of ${slug} ranks first`, async () => {
-    const [first] = await store.search(agentId, question, 5);
+    const [first] = (await store.search(agentId, question, 5)).hits;
     expect(first).toBeDefined();
     expect(first!.document_id).toBe(ids.get(slug));
   });
@@ -44,11 +44,11 @@ describe.each(QUESTIONS)('when the corpus is searched for %j', (question, slug) 
 
 describe('search results', () => {
   it('when a query matches many chunks, then top_k bounds the results', async () => {
-    for (const topK of [1, 3, 7]) expect(await store.search(agentId, 'ice cream shop order', topK)).toHaveLength(topK);
+    for (const topK of [1, 3, 7]) expect((await store.search(agentId, 'ice cream shop order', topK)).hits).toHaveLength(topK);
   });
 
   it('when top_k is over the maximum, then at most 50 results come back', async () => {
-    const hits = await store.search(agentId, 'the ice cream or shop or order or scoop or points', 500);
+    const hits = (await store.search(agentId, 'the ice cream or shop or order or scoop or points', 500)).hits;
     expect(hits.length).toBeLessThanOrEqual(50);
   });
 
@@ -58,7 +58,7 @@ describe('search results', () => {
   });
 
   it('when results come back, then scores never increase down the list and ties keep document order', async () => {
-    const hits = await store.search(agentId, 'ice cream scoop', 20);
+    const hits = (await store.search(agentId, 'ice cream scoop', 20)).hits;
     expect(hits.length).toBeGreaterThan(5);
     for (let i = 1; i < hits.length; i++) {
       const [a, b] = [hits[i - 1]!, hits[i]!];
@@ -68,11 +68,11 @@ describe('search results', () => {
   });
 
   it('when the same search runs twice, then it returns the same list', async () => {
-    expect(await store.search(agentId, 'scoop flavors', 10)).toEqual(await store.search(agentId, 'scoop flavors', 10));
+    expect((await store.search(agentId, 'scoop flavors', 10)).hits).toEqual((await store.search(agentId, 'scoop flavors', 10)).hits);
   });
 
   it('when a result comes back, then it names the document, its chunk and a plain-text snippet of the match', async () => {
-    const [hit] = await store.search(agentId, 'dry ice gloves', 1);
+    const [hit] = (await store.search(agentId, 'dry ice gloves', 1)).hits;
     expect(hit).toMatchObject({ document_id: ids.get('shipping-faq'), title: 'Shipping FAQ' });
     expect(hit!.snippet.toLowerCase()).toContain('gloves');
     expect(hit!.snippet).not.toMatch(/<\/?b>|\n/);
@@ -83,29 +83,29 @@ describe('search results', () => {
   });
 
   it('when a chunk holds more of the query words, then it ranks above one holding fewer', async () => {
-    const hits = await store.search(agentId, 'tracking link label', 10);
+    const hits = (await store.search(agentId, 'tracking link label', 10)).hits;
     expect(hits[0]!.document_id).toBe(ids.get('shipping-faq'));
     expect(hits[0]!.score).toBeGreaterThan(hits[hits.length - 1]!.score);
   });
 
   it('when a query excludes a word, then no chunk holding it comes back', async () => {
-    const hits = await store.search(agentId, 'refund -gift', 20);
+    const hits = (await store.search(agentId, 'refund -gift', 20)).hits;
     expect(hits.length).toBeGreaterThan(0);
     for (const h of hits) expect(h.content.toLowerCase()).not.toContain('gift');
   });
 
   it('when a query holds only stop words or punctuation, then the result is empty, not an error', async () => {
     for (const query of ['the and of', 'what is it?', '?!... ---', '""', '-', 'or', '   ']) {
-      expect(await store.search(agentId, query, 5)).toEqual([]);
+      expect((await store.search(agentId, query, 5)).hits).toEqual([]);
     }
   });
 
   it('when no chunk holds any query word, then the result is empty', async () => {
-    expect(await store.search(agentId, 'xylophone zeppelin', 5)).toEqual([]);
+    expect((await store.search(agentId, 'xylophone zeppelin', 5)).hits).toEqual([]);
   });
 
   it('when a query has SQL or tsquery syntax in it, then it is searched as words', async () => {
-    const hits = await store.search(agentId, "refund'); DROP TABLE documents; -- & | ! <-> :*", 3);
+    const hits = (await store.search(agentId, "refund'); DROP TABLE documents; -- & | ! <-> :*", 3)).hits;
     expect(hits[0]!.document_id).toBe(ids.get('refund-policy'));
   });
 });
@@ -113,17 +113,17 @@ describe('search results', () => {
 describe('search scope', () => {
   it('when another agent searches, then it never sees this agent documents', async () => {
     const other = await createAgent(db.sequelize, 'Scout');
-    expect(await store.search(other, 'refund melted order', 10)).toEqual([]);
+    expect((await store.search(other, 'refund melted order', 10)).hits).toEqual([]);
     await store.add(other, { title: 'Scout notes', content: 'Refunds for melted orders go through Mara.' });
-    const hits = await store.search(other, 'refund melted order', 10);
+    const hits = (await store.search(other, 'refund melted order', 10)).hits;
     expect(hits.map((h) => h.title)).toEqual(['Scout notes']);
-    const mine = await store.search(agentId, 'refund melted order', 50);
+    const mine = (await store.search(agentId, 'refund melted order', 50)).hits;
     expect(mine.map((h) => h.title)).not.toContain('Scout notes');
   });
 
   it('when an agent has no documents, then every search gives an empty result, not an error', async () => {
     const empty = await createAgent(db.sequelize, 'Empty');
     expect(await new PgFullTextSearch(db.sequelize).search(empty, 'refund', 5)).toEqual([]);
-    expect(await store.search(empty, 'the', 5)).toEqual([]);
+    expect((await store.search(empty, 'the', 5)).hits).toEqual([]);
   });
 });

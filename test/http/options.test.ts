@@ -95,6 +95,8 @@ describe('when an option that toolgate calls is not of its type', () => {
     [{ senderCheck: 'mx.example.com' }, /senderCheck.*a function/],
     [{ logger: console.log }, /logger.*error\(details, message\)/],
     [{ model: 'gpt-4o-mini' }, /model.*LanguageModel/],
+    [{ embeddings: 'text-embedding-3-small' }, /embeddings.*Embeddings/],
+    [{ embeddings: { model: '', embed: () => [] } }, /embeddings.*model name/],
     [{ tools: { lookup_order: {} } }, /tools.*a list/],
     [{ adminToken: 1234567890123456 }, /adminToken.*a string/],
   ])('then %p is refused at construction with ERR_TOOLGATE_OPTION_TYPE', (options, message) => {
@@ -128,6 +130,7 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
     }),
   ],
   senderCheck: authenticatedSender('mx.example.com'),
+  embeddings: { model: 'fake-embed', dimensions: 8, embed: async (texts) => texts.map(() => [1, 0, 0, 0, 0, 0, 0, 0]) },
   model: new LocalModel(),
   logger: { error: () => undefined, warn: () => undefined, info: () => undefined },
   bodyLimit: '512kb',

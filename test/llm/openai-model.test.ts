@@ -2,7 +2,7 @@
 // speaks the Chat Completions protocol: structured output in, every failure out as a ModelError.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ModelError, NO_ANSWER, orUpstreamError, type ModelContext } from '../../src/llm/language-model';
+import { ModelError, orUpstreamError, type ModelContext } from '../../src/llm/language-model';
 import { OpenAIModel, type OpenAIModelOptions } from '../../src/llm/openai-model';
 import type { EmailAnalysis, ModelEmail } from '../../src/llm/email-analysis';
 import { apiError, completion, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai';
@@ -223,16 +223,46 @@ describe('text answers', () => {
     expect(bodyOf(0).messages[1].content).toContain('Refund order SCP-1042');
   });
 
-  test('when a question is asked, then the sources and the no-answer sentence are in the prompt', async () => {
-    fake.script(() => completion('Melted orders are refunded in full.'));
-    const answer = await model().answerQuestion(
-      'Are melted orders refunded?',
-      [{ title: 'Refund policy', text: 'Melted orders are refunded in full.' }],
-      ctx,
-    );
-    expect(answer).toBe('Melted orders are refunded in full.');
-    expect(bodyOf(0).messages[1].content).toContain('[1] Refund policy');
-    expect(bodyOf(0).messages[0].content).toContain(NO_ANSWER);
+  const refundSources = [
+    { title: 'Shipping', text: 'Orders ship in dry ice.' },
+    { title: 'Refund policy', text: 'Melted orders are refunded in full.' },
+  ];
+  const grounded = (answer: unknown) => completion(JSON.stringify(answer));
+
+  test('when a question is asked, then the numbered sources are in the prompt and a grounded answer is asked for', async () => {
+    fake.script(() => grounded({ answered: true, answer: 'Yes, in full.', sources: [2] }));
+    await model().answerQuestion('Are melted orders refunded?', refundSources, ctx);
+    expect(bodyOf(0).messages[1].content).toContain('[2] Refund policy');
+    expect(bodyOf(0).messages[0].content).toMatch(/only from the numbered sources/);
+    expect(bodyOf(0).response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'grounded_answer', strict: true } });
+  });
+
+  test('when the model answers from some sources, then the answer names those sources (as indexes) and no other', async () => {
+    fake.script(() => grounded({ answered: true, answer: '  Yes, in full.  ', sources: [2, 2, 9] }));
+    await expect(model().answerQuestion('Are melted orders refunded?', refundSources, ctx)).resolves.toEqual({
+      answered: true,
+      text: 'Yes, in full.',
+      cited: [1],
+    });
+  });
+
+  test('when the model says the sources do not hold the answer, then it is no answer', async () => {
+    fake.script(() => grounded({ answered: false, answer: '', sources: [] }));
+    await expect(model().answerQuestion('Do you sell pizza?', refundSources, ctx)).resolves.toEqual({
+      answered: false,
+      text: '',
+      cited: [],
+    });
+  });
+
+  test('when the model answers but cites no source it was given, then it is no answer', async () => {
+    fake.script(() => grounded({ answered: true, answer: 'We sell pizza on Fridays.', sources: [7] }));
+    await expect(model().answerQuestion('Do you sell pizza?', refundSources, ctx)).resolves.toMatchObject({ answered: false });
+  });
+
+  test('when the grounded answer is not JSON, then it fails as invalid_output', async () => {
+    fake.script(() => completion('Yes, in full.'));
+    expect((await failure(model().answerQuestion('Are melted orders refunded?', refundSources, ctx))).kind).toBe('invalid_output');
   });
 
   test('when a chat answer is empty, then it fails as invalid_output', async () => {
