@@ -4,7 +4,7 @@
 // method's original description, which damps the weight of the very first places.
 import type { FoundBy, SearchHit } from './document-search';
 
-export const RRF_K = 60;
+const RRF_K = 60;
 
 export interface RankedHits {
   by: FoundBy;

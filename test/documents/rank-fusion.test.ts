@@ -1,6 +1,9 @@
 // Reciprocal rank fusion over plain lists: by rank alone, 1 / (60 + rank) per list that found a chunk.
 import type { FoundBy, SearchHit } from '../../src/documents/document-search';
-import { fuseRankings, RRF_K } from '../../src/documents/rank-fusion';
+import { fuseRankings } from '../../src/documents/rank-fusion';
+
+/** The constant of the method's original description, which HTTP.md states. */
+const RRF_K = 60;
 
 function hit(chunk_id: number, by: FoundBy, score = 0.5): SearchHit {
   return {
