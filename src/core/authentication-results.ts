@@ -28,14 +28,14 @@ export const authResultSchema = z.object({
 });
 export type AuthResult = z.infer<typeof authResultSchema>;
 
-export const authenticationResultsSchema = z.object({
-  /** As written (unquoted); compare it with sameAuthservId(). */
-  authserv_id: z.string().min(1),
-  version: z.number().int().nonnegative().optional(),
+export interface AuthenticationResults {
+  /** As written (unquoted), never empty; compare it with sameAuthservId(). */
+  authserv_id: string;
+  /** A whole number of 0 or more; absent when the header gives none. */
+  version?: number;
   /** Empty for `; none`. */
-  results: z.array(authResultSchema),
-});
-export type AuthenticationResults = z.infer<typeof authenticationResultsSchema>;
+  results: AuthResult[];
+}
 
 export type AuthenticationResultsParse =
   | { ok: true; header: AuthenticationResults }

@@ -23,13 +23,12 @@ export const MAX_AUTHENTICATION_RESULTS_HEADERS = 64;
 export const senderVerdictSchema = z.enum(['authenticated', 'unauthenticated', 'ambiguous', 'no_sender']);
 export type SenderVerdict = z.infer<typeof senderVerdictSchema>;
 
-export const senderAuthenticationSchema = z.object({
+export interface SenderAuthentication {
   /** Set only when the verdict is `authenticated`. */
-  routing_key: z.string().nullable(),
-  verdict: senderVerdictSchema,
-  reason: z.string(),
-});
-export type SenderAuthentication = z.infer<typeof senderAuthenticationSchema>;
+  routing_key: string | null;
+  verdict: SenderVerdict;
+  reason: string;
+}
 
 export interface SenderAuthenticationInput {
   from: string | null | undefined;

@@ -1,11 +1,28 @@
 import fc from 'fast-check';
+import { z } from 'zod';
 import {
-  authenticationResultsSchema,
   parseAuthenticationResults,
   sameAuthservId,
   type AuthResult,
   type AuthenticationResults,
 } from '../../src/core/authentication-results';
+
+// What a header read must be, whatever the input: an authserv-id that is not empty, versions that
+// are whole numbers of 0 or more, strings everywhere else, and no field the type does not name.
+const version = z.number().int().nonnegative().optional();
+const readHeader = z.strictObject({
+  authserv_id: z.string().min(1),
+  version,
+  results: z.array(
+    z.strictObject({
+      method: z.string(),
+      method_version: version,
+      result: z.string(),
+      reason: z.string().optional(),
+      properties: z.record(z.string(), z.string()),
+    }),
+  ),
+});
 
 function parsed(value: string): AuthenticationResults {
   const result = parseAuthenticationResults(value);
@@ -516,7 +533,7 @@ describe('parseAuthenticationResults properties', () => {
     );
   });
 
-  test('when the input is any string, then it never throws and any header it reads fits the schema', () => {
+  test('when the input is any string, then it never throws and any header it reads has the shape its type declares', () => {
     const anyText = fc.oneof(
       fc.string({ maxLength: 120 }),
       fc.string({ unit: 'binary', maxLength: 120 }),
@@ -527,7 +544,7 @@ describe('parseAuthenticationResults properties', () => {
       fc.property(anyText, fc.nat(200), (text, cut) => {
         for (const input of [text, text.slice(0, cut)]) {
           const result = parseAuthenticationResults(input);
-          if (result.ok) expect(authenticationResultsSchema.safeParse(result.header).success).toBe(true);
+          if (result.ok) expect(readHeader.safeParse(result.header).error).toBeUndefined();
           else expect(typeof result.reason).toBe('string');
         }
       }),

@@ -33,8 +33,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/core/storable-text.ts BODY_DEPTH': 'bound',
   'src/core/legacy-enabled-tools.ts TOOLKIT_NAME_MAX': 'bound',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
-  'src/core/sender-authentication.ts senderAuthenticationSchema': 'unit',
-  'src/core/authentication-results.ts authenticationResultsSchema': 'unit',
 };
 
 function sourceFiles(dir: string): string[] {
