@@ -9,7 +9,7 @@ const UNSTORABLE_ALL = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * Past this depth a request body is not walked (a hostile body of nested brackets must not exhaust
  * the stack): no body a route accepts is nested so deep, and its schema refuses deeper ones.
  */
-export const BODY_DEPTH = 64;
+const BODY_DEPTH = 64;
 
 /** Whether a string holds a lone surrogate or a NUL. */
 export function isUnstorable(text: string): boolean {
