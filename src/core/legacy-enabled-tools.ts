@@ -58,7 +58,7 @@ export function legacyToolSetKey(toolIds: readonly string[]): string {
 }
 
 /** Toolkit names are at most this long (the column's width). */
-export const TOOLKIT_NAME_MAX = 200;
+const TOOLKIT_NAME_MAX = 200;
 
 /**
  * Toolkits made by the migration are named from their sorted id set, so the name says it all.

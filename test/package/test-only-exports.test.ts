@@ -30,7 +30,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/errors.ts CONFIG_ERROR_CODES': 'bound',
   'src/db/migrate.ts DEFAULT_MIGRATIONS_FOLDER': 'bound',
   'src/legacy/migrate-enabled-tools.ts MAX_PLAIN_CLASSES': 'bound',
-  'src/core/legacy-enabled-tools.ts TOOLKIT_NAME_MAX': 'bound',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
 };
 
