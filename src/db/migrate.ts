@@ -22,7 +22,7 @@ import { dedicatedClient } from './dedicated-client';
 /** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
 export const MIGRATION_LOCK_KEY = '7415926535897';
 
-export const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
+const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
 export const DEFAULT_SEEDERS_FOLDER = path.join(__dirname, '..', '..', 'seeders');
 
 export interface MigratorOptions {

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
-import { DEFAULT_MIGRATIONS_FOLDER, migrateDown, migrateUp, pendingMigrations } from '../../src/db/migrate';
+import { migrateDown, migrateUp, pendingMigrations } from '../../src/db/migrate';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 
-const migrationFiles = readdirSync(DEFAULT_MIGRATIONS_FOLDER)
+// The repository's migrations, which the migrator runs when given no folder.
+const migrationFiles = readdirSync(path.join(__dirname, '..', '..', 'migrations'))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
   .sort();
 

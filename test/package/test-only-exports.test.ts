@@ -28,7 +28,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'routes/responses.ts searchResultResponse': 'declaration',
   'src/toolgate-options.ts TOOLGATE_OPTION_NAMES': 'bound',
   'src/errors.ts CONFIG_ERROR_CODES': 'bound',
-  'src/db/migrate.ts DEFAULT_MIGRATIONS_FOLDER': 'bound',
   'src/legacy/migrate-enabled-tools.ts MAX_PLAIN_CLASSES': 'bound',
   'src/llm/email-analysis.ts isoDateSchema': 'unit',
 };
