@@ -32,7 +32,16 @@ describe('when a client searches the corpus', () => {
   test.each(QUESTIONS)('then "%s" ranks %s first', async (query, slug) => {
     const res = await t.client().post(`/api/agents/${agent}/documents/search`).send({ query }).expect(200);
     expect(res.body.results[0].document_id).toBe(ids.get(slug));
-    expect(Object.keys(res.body.results[0]).sort()).toEqual(['chunk_index', 'document_id', 'score', 'snippet', 'title']);
+    expect(Object.keys(res.body.results[0]).sort()).toEqual([
+      'chunk_id',
+      'chunk_index',
+      'document_id',
+      'found_by',
+      'score',
+      'snippet',
+      'title',
+    ]);
+    expect(res.body.retrieval).toEqual({ semantic: 'off' });
   });
 
   test('then top_k bounds the results, and a top_k out of range is a 422', async () => {
