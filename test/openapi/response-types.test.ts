@@ -1,19 +1,19 @@
 // The OpenAPI document's response schemas describe what the services really send: each schema's
-// type must equal the view type it describes, so a field added to one and not the other stops
-// `tsc` (and so `npm test`) before any test runs.
+// type must equal the view type it describes, or what the function its route calls resolves to, so
+// a field added to one and not the other stops `tsc` (and so `npm test`) before any test runs.
 import type { z } from 'zod';
-import type { RunResult } from '../../src/agent/handle-message';
+import type { handleInstruction, handleMessage } from '../../src/agent/handle-message';
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
 import type { ApprovalRequestView } from '../../src/core/approval-request';
 import type { Resolution, ToolDefinition } from '../../src/core/types';
 import type { AskResult } from '../../src/documents/ask';
 import type { SearchResult } from '../../src/documents/document-search';
 import type { DocumentView } from '../../src/documents/document-store';
-import type { AnalyzeEmailResult } from '../../src/email/analyze-email';
-import type { EmailWorkflowResult } from '../../src/email/email-workflow';
+import type { analyzeEmail } from '../../src/email/analyze-email';
+import type { runEmailWorkflow } from '../../src/email/email-workflow';
 import * as r from '../../routes/responses';
 import type { MigrationReport } from '../../src/legacy/report';
-import type { AgentCreated, AgentView } from '../../src/services/agents';
+import type { AgentService, AgentView } from '../../src/services/agents';
 import type { AttachmentView } from '../../src/services/attachments';
 import type { SyncReport } from '../../src/services/system-toolkits';
 import type { ToolCallView } from '../../src/services/tool-calls';
@@ -23,24 +23,27 @@ import type { TaskView } from '../../src/tasks/task-store';
 // Each assignable to the other: a field missing, added, renamed, made optional or retyped on one
 // side only breaks one direction.
 type Same<S extends z.ZodType, T> = [z.output<S>] extends [T] ? ([T] extends [z.output<S>] ? true : false) : false;
+/** What a service function resolves to: the answer a route sends. */
+type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
 
 const checks = {
   tool: true as Same<typeof r.toolResponse, ToolDefinition>,
   toolkit: true as Same<typeof r.toolkitResponse, ToolkitView>,
   agent: true as Same<typeof r.agentResponse, AgentView>,
-  agentCreated: true as Same<typeof r.agentCreatedResponse, AgentCreated>,
+  agentCreated: true as Same<typeof r.agentCreatedResponse, Answer<AgentService['create']>>,
   attachment: true as Same<typeof r.attachmentResponse, AttachmentView>,
   resolution: true as Same<typeof r.resolutionResponse, Resolution>,
   toolCall: true as Same<typeof r.toolCallResponse, ToolCallView>,
   task: true as Same<typeof r.taskResponse, TaskView>,
-  analyze: true as Same<typeof r.analyzeResponse, AnalyzeEmailResult>,
-  workflow: true as Same<typeof r.workflowResponse, EmailWorkflowResult>,
+  analyze: true as Same<typeof r.analyzeResponse, Answer<typeof analyzeEmail>>,
+  workflow: true as Same<typeof r.workflowResponse, Answer<typeof runEmailWorkflow>>,
   document: true as Same<typeof r.documentResponse, DocumentView>,
   searchResult: true as Same<typeof r.searchResultResponse, SearchResult>,
   ask: true as Same<typeof r.askResponse, AskResult & { routing_key: string | null }>,
   syncReport: true as Same<typeof r.syncReportResponse, SyncReport>,
   migrationReport: true as Same<typeof r.migrationReportResponse, MigrationReport>,
-  agentRun: true as Same<typeof r.agentRunResponse, RunResult>,
+  agentRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleInstruction>>,
+  messageRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleMessage>['answer']>,
   storedRun: true as Same<typeof r.storedRunResponse, AgentRunView>,
   thread: true as Same<typeof r.threadResponse, ThreadView>,
   approvalRequest: true as Same<typeof r.approvalRequestResponse, ApprovalRequestView>,

@@ -16,10 +16,6 @@ type Why =
   | 'unit';
 
 const EXPORTED_FOR_TESTS: Record<string, Why> = {
-  'src/services/agents.ts AgentCreated': 'declaration',
-  'src/agent/handle-message.ts RunResult': 'declaration',
-  'src/email/analyze-email.ts AnalyzeEmailResult': 'declaration',
-  'src/email/email-workflow.ts EmailWorkflowResult': 'declaration',
   'src/documents/ask.ts AskResult': 'declaration',
   'src/documents/ask.ts AnswerFn': 'declaration',
   'src/documents/document-store.ts DocumentView': 'declaration',
