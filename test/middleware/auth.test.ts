@@ -1,13 +1,13 @@
 // authenticate() reads who calls (a toolgate token, else the host's roleOf, else no one) into the
 // request's state; requireRole() admits the listed roles. Each through the middleware harness.
-import { authenticate, checkAuthOptions, requireRole, type AuthOptions } from '../../middleware/auth';
+import { authenticate, checkAuthOptions, requireRole, type RoleOf } from '../../middleware/auth';
 import type { Role } from '../../middleware/request-state';
 import { throughMiddleware } from '../support/middleware-harness';
 
 const ADMIN = 'admin-token-0123456789abcdef0123456789';
 const CLIENT = 'client-token-0123456789abcdef012345678';
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
-const auth = (options: AuthOptions) => authenticate(checkAuthOptions(options));
+const auth = (options: Parameters<typeof checkAuthOptions>[0]) => authenticate(checkAuthOptions(options));
 
 describe('authenticate()', () => {
   test('when a known token is sent, then its role and a digest of it as the caller are kept, never the token', async () => {
@@ -28,7 +28,7 @@ describe('authenticate()', () => {
   });
 
   test("when the host's roleOf answers, then its role is kept; when it throws, a 503; when it answers nonsense, a 500, never a grant", async () => {
-    const as = async (roleOf: AuthOptions['roleOf']) => throughMiddleware(auth({ adminToken: ADMIN, roleOf }));
+    const as = async (roleOf: RoleOf) => throughMiddleware(auth({ adminToken: ADMIN, roleOf }));
     expect((await as(() => ({ role: 'client', caller: 42 }))).state?.auth).toMatchObject({ role: 'client', source: 'roleOf' });
     expect((await as(async () => 'admin' as const)).state?.auth).toMatchObject({ role: 'admin', source: 'roleOf' });
     expect(

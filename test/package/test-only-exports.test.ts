@@ -19,8 +19,6 @@ const EXPORTED_FOR_TESTS: Record<string, Why> = {
   'src/documents/ask.ts AskResult': 'declaration',
   'src/documents/ask.ts AnswerFn': 'declaration',
   'src/documents/document-store.ts DocumentView': 'declaration',
-  'src/db/embedded.ts EmbeddedPostgres': 'declaration',
-  'middleware/auth.ts AuthOptions': 'declaration',
   'routes/responses.ts searchResultResponse': 'declaration',
   'src/toolgate-options.ts TOOLGATE_OPTION_NAMES': 'bound',
   'src/errors.ts CONFIG_ERROR_CODES': 'bound',

@@ -6,7 +6,7 @@
 // {"ok":true,"url":"postgres://…","port":5432} after start, {"ok":true} after stop,
 // {"ok":false,"error":"…"} on failure. When stdin closes, the cluster is stopped and the process exits.
 import readline from 'node:readline';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
 
 const dataDir = process.argv[2];
 if (!dataDir) {
@@ -14,7 +14,7 @@ if (!dataDir) {
   process.exit(2);
 }
 
-let server: EmbeddedPostgres | undefined;
+let server: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
 let port: number | undefined;
 
 async function handle(command: string): Promise<Record<string, unknown>> {
