@@ -3,7 +3,9 @@
 import { ToolgateConfigError } from '../../src/errors';
 import { LocalModel } from '../../src/llm/local-model';
 import { OpenAIModel } from '../../src/llm/openai-model';
-import { createLanguageModel } from '../../src/llm/select-model';
+import { OpenAIEmbeddings } from '../../src/llm/openai-embeddings';
+import { createEmbeddings, createLanguageModel } from '../../src/llm/select-model';
+import { startFakeEmbeddings } from '../support/fake-embeddings';
 import { completion, startFakeOpenAI } from '../support/fake-openai';
 
 function configError(env: NodeJS.ProcessEnv): ToolgateConfigError {
@@ -82,6 +84,73 @@ describe('createLanguageModel', () => {
       await expect(model.chat('Hi', { agentName: 'Scout', systemPrompt: null, now: new Date() })).resolves.toBe('Hello from the fake.');
       expect((fake.requests[0].body as { model: string }).model).toBe('local-llama');
       expect(fake.requests[0].headers.authorization).toBe('Bearer sk-configured');
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('createEmbeddings', () => {
+  const openai = { TOOLGATE_MODEL_PROVIDER: 'openai', TOOLGATE_MODEL_API_KEY: 'sk-test' };
+  const thrown = (env: NodeJS.ProcessEnv) => {
+    try {
+      createEmbeddings(env);
+    } catch (err) {
+      return err as ToolgateConfigError;
+    }
+    throw new Error('expected a ToolgateConfigError');
+  };
+
+  test('when the provider is local, then there are no embeddings: search goes by words, and nothing is sent anywhere', () => {
+    expect(createEmbeddings({})).toBeUndefined();
+    expect(createEmbeddings({ TOOLGATE_EMBEDDING_MODEL: 'none' })).toBeUndefined();
+  });
+
+  test('when an embedding setting is given with the local provider, then the start fails naming it', () => {
+    const err = thrown({ TOOLGATE_EMBEDDING_MODEL: 'nomic-embed-text' });
+    expect(err).toMatchObject({
+      code: 'ERR_TOOLGATE_MODEL_ENV',
+      message: expect.stringMatching(/TOOLGATE_EMBEDDING_MODEL is set, but the local model/),
+    });
+    expect(thrown({ TOOLGATE_EMBEDDING_DIMENSIONS: '256' }).message).toMatch(/TOOLGATE_EMBEDDING_DIMENSIONS/);
+  });
+
+  test('when the provider is openai, then embeddings are on with text-embedding-3-small, unless the model is none', () => {
+    const embeddings = createEmbeddings(openai);
+    expect(embeddings).toBeInstanceOf(OpenAIEmbeddings);
+    expect(embeddings).toMatchObject({ model: 'text-embedding-3-small', dimensions: undefined });
+    expect(createEmbeddings({ ...openai, TOOLGATE_EMBEDDING_MODEL: 'none' })).toBeUndefined();
+  });
+
+  test('when a model and dimensions are given, then they are used', () => {
+    expect(
+      createEmbeddings({ ...openai, TOOLGATE_EMBEDDING_MODEL: 'nomic-embed-text', TOOLGATE_EMBEDDING_DIMENSIONS: '768' }),
+    ).toMatchObject({
+      model: 'nomic-embed-text',
+      dimensions: 768,
+    });
+  });
+
+  test('when the dimensions are not a whole number from 1 to 16000, then the start fails naming the variable', () => {
+    for (const value of ['0', '16001', '1.5', 'many']) {
+      expect(thrown({ ...openai, TOOLGATE_EMBEDDING_DIMENSIONS: value })).toMatchObject({
+        code: 'ERR_TOOLGATE_MODEL_ENV',
+        message: expect.stringContaining('TOOLGATE_EMBEDDING_DIMENSIONS'),
+      });
+    }
+  });
+
+  test('when an embeddings base URL is given, then embeddings go there while the chat model keeps its own', async () => {
+    const fake = await startFakeEmbeddings();
+    try {
+      const embeddings = createEmbeddings({
+        ...openai,
+        TOOLGATE_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+        TOOLGATE_EMBEDDING_BASE_URL: fake.baseURL,
+      });
+      const [vector] = await embeddings!.embed(['refund']);
+      expect(vector!.length).toBeGreaterThan(0);
+      expect(fake.requests).toEqual([{ model: 'text-embedding-3-small', input: ['refund'] }]);
     } finally {
       await fake.close();
     }
