@@ -12,6 +12,7 @@ export const PUBLIC_VALUES = [
   'ModelError',
   'NotDispatchableError',
   'NotFoundError',
+  'OpenAIEmbeddings',
   'OpenAIModel',
   'ParityMismatchError',
   'ROUTE_GROUPS',
