@@ -126,4 +126,17 @@ describe('search scope', () => {
     expect(await new PgFullTextSearch(db.sequelize).search(empty, 'refund', 5)).toEqual([]);
     expect((await store.search(empty, 'the', 5)).hits).toEqual([]);
   });
+
+  it('when two chunks each hold one query word, then the one holding the rarer word ranks first (BM25 idf)', async () => {
+    const shop = await createAgent(db.sequelize, 'Flavours');
+    const lines = [
+      'Vanilla flavour is sold daily.',
+      'Chocolate flavour is sold daily.',
+      'Strawberry flavour is sold daily.',
+      'Pistachio is sold on weekends.',
+    ];
+    for (const [i, content] of lines.entries()) await store.add(shop, { title: `Line ${i + 1}`, content });
+    const hits = (await store.search(shop, 'pistachio flavour', 4)).hits;
+    expect(hits.map((h) => h.title)).toEqual(['Line 4', 'Line 1', 'Line 2', 'Line 3']);
+  });
 });
