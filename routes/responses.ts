@@ -305,7 +305,7 @@ export const workflowResponse = z.object({
 
 export const documentResponse = z.object({ id: z.number().int(), title: z.string(), chunk_count: z.number().int(), created_at: timestamp });
 
-export const searchResultResponse = z.object({
+const searchResultResponse = z.object({
   chunk_id: z.number().int().describe("the chunk's id: what an answer's sources cite"),
   document_id: z.number().int(),
   title: z.string(),

@@ -47,7 +47,7 @@ export const sentimentSchema = z.enum(['positive', 'neutral', 'negative']);
 export type Sentiment = z.infer<typeof sentimentSchema>;
 
 /** A calendar date, YYYY-MM-DD, that exists (2025-02-30 does not). */
-export const isoDateSchema = z.iso.date();
+const isoDateSchema = z.iso.date();
 
 export const actionItemSchema = z.strictObject({
   title: z.string().trim().min(1).max(200),

@@ -1,6 +1,9 @@
 // ask: an answer from the top chunks, those chunks as its sources, and with the local model an
 // answer made only of text copied from the sources.
-import { askDocuments, type AnswerFn } from '../../src/documents/ask';
+import { askDocuments } from '../../src/documents/ask';
+
+/** What askDocuments asks the model with: the model's answerQuestion, its context bound. */
+type AnswerFn = Parameters<typeof askDocuments>[1];
 import { DocumentStore } from '../../src/documents/document-store';
 import { NO_ANSWER, type ModelSource } from '../../src/llm/language-model';
 import { LocalModel } from '../../src/llm/local-model';

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { emailCategorySchema, isoDateSchema, prioritySchema, sentimentSchema, type ModelEmail } from '../../src/llm/email-analysis';
+import { emailCategorySchema, prioritySchema, sentimentSchema, type ModelEmail } from '../../src/llm/email-analysis';
 
 const FIXTURE_DIR = join(__dirname, '..', 'fixtures', 'emails');
 
@@ -19,7 +19,7 @@ const fixtureSchema = z.strictObject({
     priority: prioritySchema.optional(),
     sentiment: sentimentSchema.optional(),
     /** Each date must be the due date of some action item. */
-    due_dates: z.array(isoDateSchema).optional(),
+    due_dates: z.array(z.iso.date()).optional(),
     no_action_items: z.literal(true).optional(),
     no_due_dates: z.literal(true).optional(),
   }),

@@ -6,9 +6,9 @@ import type { handleInstruction, handleMessage } from '../../src/agent/handle-me
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
 import type { ApprovalRequestView } from '../../src/core/approval-request';
 import type { Resolution, ToolDefinition } from '../../src/core/types';
-import type { AskResult } from '../../src/documents/ask';
+import type { askDocuments } from '../../src/documents/ask';
 import type { SearchResult } from '../../src/documents/document-search';
-import type { DocumentView } from '../../src/documents/document-store';
+import type { DocumentStore } from '../../src/documents/document-store';
 import type { analyzeEmail } from '../../src/email/analyze-email';
 import type { runEmailWorkflow } from '../../src/email/email-workflow';
 import * as r from '../../routes/responses';
@@ -37,9 +37,9 @@ const checks = {
   task: true as Same<typeof r.taskResponse, TaskView>,
   analyze: true as Same<typeof r.analyzeResponse, Answer<typeof analyzeEmail>>,
   workflow: true as Same<typeof r.workflowResponse, Answer<typeof runEmailWorkflow>>,
-  document: true as Same<typeof r.documentResponse, DocumentView>,
-  searchResult: true as Same<typeof r.searchResultResponse, SearchResult>,
-  ask: true as Same<typeof r.askResponse, AskResult & { routing_key: string | null }>,
+  document: true as Same<typeof r.documentResponse, Awaited<ReturnType<DocumentStore['add']>>>,
+  searchResult: true as Same<typeof r.searchResponse.shape.results.element, SearchResult>,
+  ask: true as Same<typeof r.askResponse, Awaited<ReturnType<typeof askDocuments>> & { routing_key: string | null }>,
   syncReport: true as Same<typeof r.syncReportResponse, SyncReport>,
   migrationReport: true as Same<typeof r.migrationReportResponse, MigrationReport>,
   agentRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleInstruction>>,
