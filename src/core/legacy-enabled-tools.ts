@@ -57,8 +57,8 @@ export function legacyToolSetKey(toolIds: readonly string[]): string {
   return [...new Set(toolIds)].sort().join(',');
 }
 
-/** Toolkit names are at most this long (the column's width). */
-const TOOLKIT_NAME_MAX = 200;
+/** Toolkit names are at most this long (the column's width): the migration's names and the API's. */
+export const TOOLKIT_NAME_MAX = 200;
 
 /**
  * Toolkits made by the migration are named from their sorted id set, so the name says it all.

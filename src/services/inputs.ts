@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/fields';
 import { windowSeconds } from '../core/cap-window';
+import { TOOLKIT_NAME_MAX } from '../core/legacy-enabled-tools';
 import { routingKeyOf } from '../core/routing-key';
 import { capPerSchema, toolIdSchema } from '../core/types';
 
@@ -29,7 +30,7 @@ export const agentInputSchema = z.strictObject({
 export const agentPatchSchema = agentInputSchema.omit({ toolkit_ids: true }).partial();
 
 export const toolkitInputSchema = z.strictObject({
-  name: name(200),
+  name: name(TOOLKIT_NAME_MAX),
   description: text(2000).optional(),
   // Any string here: the service checks it against the manifest and suggests what was meant.
   member_tool_ids: z.array(text(64).min(1)).max(500, 'at most 500 members'),
