@@ -114,6 +114,7 @@ const EXAMPLES: Record<string, () => { path: string; body: unknown }> = {
   // Its schema holds no string: the one here is refused as unknown, and must still be no 5xx.
   'post /migrations/enabled-tools': () => ({ path: '/api/migrations/enabled-tools', body: { dry_run: true, map_typos: false, note: 'x' } }),
   'post /toolkits/sync': () => ({ path: '/api/toolkits/sync', body: { note: 'sync' } }),
+  'post /embeddings/reindex': () => ({ path: '/api/embeddings/reindex', body: { note: 'reindex' } }),
 };
 
 const ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.method === 'post' || r.method === 'patch');
