@@ -25,7 +25,11 @@ type EmbeddingServices = Pick<RouteServices, 'embeddings'>;
 
 async function stateOf(tg: EmbeddingServices) {
   const semantic = tg.embeddings;
-  if (!semantic) throw new NotFoundError('Semantic search (no embeddings provider is configured, so search goes by words only)');
+  if (!semantic)
+    throw new NotFoundError(
+      'Semantic search',
+      'no embeddings provider is configured, so search goes by words only; configure one (the service: TOOLGATE_MODEL_PROVIDER=openai; a host: createToolgate({ embeddings }))',
+    );
   const index = semantic.index.current();
   return {
     ...(await semantic.job.progress()),

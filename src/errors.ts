@@ -236,8 +236,9 @@ export class SenderForbiddenError extends HttpError {
 }
 
 export class NotFoundError extends HttpError {
-  constructor(what: string) {
-    super('not_found', `${what} was not found: check the id in the path.`);
+  /** `change`: what to do about it, when it is not the path's id (a feature switched off). */
+  constructor(what: string, change = 'check the id in the path') {
+    super('not_found', `${what} was not found: ${change}.`);
   }
 }
 

@@ -91,7 +91,9 @@ test('when no embeddings are configured, then the embeddings routes answer 404 s
   const plain = await createTestApp();
   try {
     const res = await plain.admin().get('/api/embeddings').expect(404);
-    expect(res.body.detail).toMatch(/no embeddings provider is configured/);
+    expect(res.body.detail).toBe(
+      'Semantic search was not found: no embeddings provider is configured, so search goes by words only; configure one (the service: TOOLGATE_MODEL_PROVIDER=openai; a host: createToolgate({ embeddings })).',
+    );
   } finally {
     await plain.close();
   }
