@@ -67,7 +67,9 @@ export class HybridSearch implements DocumentSearch {
     } catch (err) {
       if (!isModelError(err)) throw err;
       this.options.onSemanticFailure?.(err);
-      return { failed: err.message.replace(/\.$/, '') };
+      // The sentence goes inside another one: no capital, no full stop.
+      const reason = err.message.replace(/\.$/, '');
+      return { failed: reason.charAt(0).toLowerCase() + reason.slice(1) };
     }
   }
 
