@@ -64,3 +64,27 @@ export function searchResult(hit: SearchHit): SearchResult {
   const { content: _content, ...result } = hit;
   return result;
 }
+
+/** A chunk as the lists' SQL reads it: ids may come back as strings (bigint), scores too (numeric). */
+export interface ChunkRow {
+  id: number | string;
+  document_id: number | string;
+  title: string;
+  chunk_index: number;
+  content: string;
+  score: number | string;
+}
+
+/** The hit of one list: the score kept to six decimals, so equal scores compare equal. */
+export function hitOf(row: ChunkRow, snippet: string, by: FoundBy): SearchHit {
+  return {
+    chunk_id: Number(row.id),
+    document_id: Number(row.document_id),
+    title: row.title,
+    chunk_index: row.chunk_index,
+    snippet,
+    score: Math.round(Number(row.score) * 1e6) / 1e6,
+    found_by: [by],
+    content: row.content,
+  };
+}

@@ -2,7 +2,7 @@
 // websearch_to_tsquery) ranked by Okapi BM25 in SQL. Built into PostgreSQL, so the embedded server
 // needs nothing more.
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { MAX_TOP_K, type RankedList, type SearchHit } from './document-search';
+import { hitOf, MAX_TOP_K, type ChunkRow, type RankedList, type SearchHit } from './document-search';
 import { anyOf, parseSearchQuery } from './search-query';
 
 // Plain text, no markup to escape: the snippet is shown as is by whatever renders it. One window
@@ -64,14 +64,8 @@ const SEARCH_SQL = `
     FROM hits h JOIN documents d ON d.id = h.document_id
    ORDER BY h.bm25 DESC, h.document_id, h.chunk_index`;
 
-interface HitRow {
-  id: number | string;
-  document_id: number | string;
-  title: string;
-  chunk_index: number;
-  content: string;
+interface HitRow extends ChunkRow {
   snippet: string;
-  score: number | string;
 }
 
 /** The lexical list: chunks holding the query's words. */
@@ -93,15 +87,6 @@ export class PgFullTextSearch implements RankedList {
       },
       type: QueryTypes.SELECT,
     });
-    return rows.map((r) => ({
-      chunk_id: Number(r.id),
-      document_id: Number(r.document_id),
-      title: r.title,
-      chunk_index: r.chunk_index,
-      snippet: r.snippet.trim(),
-      score: Math.round(Number(r.score) * 1e6) / 1e6,
-      found_by: ['lexical'],
-      content: r.content,
-    }));
+    return rows.map((r) => hitOf(r, r.snippet.trim(), 'lexical'));
   }
 }

@@ -4,21 +4,12 @@
 // same ranking by pgvector's <=> operator, which its HNSW index (vector-index.ts) can answer.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EmbeddingSpace } from '../llm/embeddings';
-import { MAX_TOP_K, type SearchHit } from './document-search';
+import { hitOf, MAX_TOP_K, type ChunkRow, type SearchHit } from './document-search';
 
 /** Above this many dimensions pgvector's HNSW index does not apply (its vector type's index limit). */
 export const HNSW_MAX_DIMENSIONS = 2000;
 /** How many words a semantic hit's snippet shows: its chunk's start, as no word of it matched. */
 const SNIPPET_WORDS = 35;
-
-interface NearRow {
-  id: number | string;
-  document_id: number | string;
-  title: string;
-  chunk_index: number;
-  content: string;
-  score: number | string;
-}
 
 /** How the distance is computed: toolgate's SQL function, or pgvector's operator. */
 export type VectorEngine = 'exact' | 'pgvector';
@@ -35,34 +26,25 @@ export class VectorSearch {
     const rows =
       this.engine() === 'pgvector' && space.dimensions <= HNSW_MAX_DIMENSIONS
         ? await this.byPgvector(agentId, vector, space, limit)
-        : await this.sequelize.query<NearRow>(this.sql('toolgate_dot(c.embedding, $1::real[])', 'score DESC'), {
+        : await this.sequelize.query<ChunkRow>(this.sql('toolgate_dot(c.embedding, $1::real[])', 'score DESC'), {
             bind: [[...vector], agentId, space.model, space.dimensions, limit],
             type: QueryTypes.SELECT,
           });
-    return rows.map((r) => ({
-      chunk_id: Number(r.id),
-      document_id: Number(r.document_id),
-      title: r.title,
-      chunk_index: r.chunk_index,
-      snippet: snippetOf(r.content),
-      score: Math.round(Number(r.score) * 1e6) / 1e6,
-      found_by: ['semantic'],
-      content: r.content,
-    }));
+    return rows.map((r) => hitOf(r, snippetOf(r.content), 'semantic'));
   }
 
   /**
    * The same ranking by pgvector, in a transaction of its own so that its index settings stay
    * local: an HNSW scan filtered to one agent keeps scanning until it has topK rows (strict order).
    */
-  private byPgvector(agentId: number, vector: readonly number[], space: EmbeddingSpace, limit: number): Promise<NearRow[]> {
+  private byPgvector(agentId: number, vector: readonly number[], space: EmbeddingSpace, limit: number): Promise<ChunkRow[]> {
     const dims = space.dimensions;
     const distance = `(c.embedding::vector(${dims}) <=> $1::real[]::vector(${dims}))`;
     return this.sequelize.transaction(async (transaction) => {
       await this.sequelize.query(`SET LOCAL hnsw.iterative_scan = strict_order; SET LOCAL hnsw.ef_search = ${Math.max(40, limit * 2)}`, {
         transaction,
       });
-      return this.sequelize.query<NearRow>(this.sql(`1 - ${distance}`, `${distance}`, this.sequelize.escape(space.model)), {
+      return this.sequelize.query<ChunkRow>(this.sql(`1 - ${distance}`, `${distance}`, this.sequelize.escape(space.model)), {
         bind: [[...vector], agentId, space.model, dims, limit],
         type: QueryTypes.SELECT,
         transaction,

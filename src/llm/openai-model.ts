@@ -36,13 +36,7 @@ export class OpenAIModel implements LanguageModel {
   }
 
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {
-    const content = await this.complete(analysisMessages(email, ctx), this.analysisFormat);
-    let json: unknown;
-    try {
-      json = JSON.parse(content);
-    } catch {
-      throw new ModelError('invalid_output', 'The model answered with text that is not JSON, where the analysis schema was asked for.');
-    }
+    const json = parsedJson(await this.complete(analysisMessages(email, ctx), this.analysisFormat), 'the analysis schema');
     const wire = wireAnalysisSchema.safeParse(json);
     const checked = wire.success ? emailAnalysisSchema.safeParse(fromWire(wire.data)) : wire;
     if (!checked.success) {
@@ -58,13 +52,7 @@ export class OpenAIModel implements LanguageModel {
 
   /** Structured output: what the answer says, and which of the numbered sources it stands on. */
   async answerQuestion(question: string, sources: ModelSource[], ctx: ModelContext): Promise<GroundedAnswer> {
-    const content = await this.complete(answerMessages(question, sources, ctx), this.answerFormat);
-    let json: unknown;
-    try {
-      json = JSON.parse(content);
-    } catch {
-      throw new ModelError('invalid_output', 'The model answered with text that is not JSON, where a grounded answer was asked for.');
-    }
+    const json = parsedJson(await this.complete(answerMessages(question, sources, ctx), this.answerFormat), 'a grounded answer');
     const wire = groundedAnswerSchema.safeParse(json);
     if (!wire.success) throw new ModelError('invalid_output', "The model's answer does not fit the grounded answer schema.");
     const cited = [...new Set(wire.data.sources)].filter((n) => n >= 1 && n <= sources.length).map((n) => n - 1);
@@ -118,5 +106,14 @@ export class OpenAIModel implements LanguageModel {
     if (choice.finish_reason === 'length')
       throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
     return choice.message;
+  }
+}
+
+/** A structured answer's JSON; text that is not JSON is the model's failure, named for what was asked. */
+function parsedJson(content: string, asked: string): unknown {
+  try {
+    return JSON.parse(content);
+  } catch {
+    throw new ModelError('invalid_output', `The model answered with text that is not JSON, where ${asked} was asked for.`);
   }
 }
