@@ -17,7 +17,13 @@ const HOURS = 'The Riverside shop opens at nine and closes at six.';
 
 beforeAll(async () => {
   fake = await startFakeEmbeddings();
-  const embeddings = new OpenAIEmbeddings({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'fake-embed', dimensions: 32, maxRetries: 0 });
+  const embeddings = new OpenAIEmbeddings({
+    apiKey: 'sk-test',
+    baseURL: fake.baseURL,
+    model: 'fake-embed',
+    dimensions: 256,
+    maxRetries: 0,
+  });
   t = await createTestApp({ embeddings });
   agent = await makeAgent(t, { name: 'Sundae', enabled_tools: 'document_search' });
   ungated = await makeAgent(t, { name: 'Plain', enabled_tools: 'email_analyzer' });
@@ -52,7 +58,7 @@ test('when the provider is down at upload, then the upload is a 201 and the job 
   fake.down = true;
   await t.client().post(`/api/agents/${agent}/documents`).send({ title: 'Allergens', content: 'Pistachio holds nuts.' }).expect(201);
   const before = await t.admin().get('/api/embeddings').expect(200);
-  expect(before.body).toMatchObject({ model: 'fake-embed', dimensions: 32, pending: 1, engine: expect.stringMatching(/exact|pgvector/) });
+  expect(before.body).toMatchObject({ model: 'fake-embed', dimensions: 256, pending: 1, engine: expect.stringMatching(/exact|pgvector/) });
   fake.down = false;
   const started = await t.admin().post('/api/embeddings/reindex').expect(202);
   expect(started.body.job).toMatchObject({ running: expect.any(Boolean) });
@@ -97,4 +103,28 @@ test('when no embeddings are configured, then the embeddings routes answer 404 s
   } finally {
     await plain.close();
   }
+});
+
+test('when an agent run asks a question, then document_search is offered and dispatched as before, and finds the passage by meaning', async () => {
+  const res = await t
+    .client()
+    .post(`/api/agents/${agent}/messages`)
+    .send({ message: { from: 'jane@acme.com', subject: 'Refunds', body: 'Can I get my money back?' } })
+    .expect(200);
+  expect(res.body.tools_offered).toContain('document_search');
+  const step = res.body.steps.find((s: { tool: string }) => s.tool === 'document_search');
+  expect(step).toMatchObject({ status: 'success', output: { retrieval: { semantic: 'used' } } });
+  expect(step.output.results[0]).toMatchObject({ title: 'Refunds', found_by: ['semantic'] });
+});
+
+test('when an agent run is not offered document_search, then the tool is neither offered nor run', async () => {
+  const res = await t
+    .client()
+    .post(`/api/agents/${ungated}/messages`)
+    .send({ message: { from: 'jane@acme.com', subject: 'Refunds', body: 'Can I get my money back?' } })
+    .expect(200);
+  expect(res.body.tools_offered).not.toContain('document_search');
+  expect(res.body.steps.filter((s: { tool: string; status: string }) => s.tool === 'document_search' && s.status === 'success')).toEqual(
+    [],
+  );
 });

@@ -2,7 +2,8 @@
 // official client is tested over real HTTP. Its vectors are deterministic and carry meaning of a
 // toy kind: each word is reduced to a concept (synonyms share one: "money" and "refunds" are both
 // REFUND), each concept has a fixed pseudo-random direction, and a text is the sum of its concepts'
-// directions. So a question can be near a passage that shares no word with it.
+// directions. So a question can be near a passage that shares no word with it. Give it a few hundred
+// dimensions where several passages compete: with few, unrelated concepts' directions line up by chance.
 //
 //   const fake = await startFakeEmbeddings();
 //   const embeddings = new OpenAIEmbeddings({ apiKey: 'sk-test', baseURL: fake.baseURL, model: 'fake-embed', dimensions: 64 });
