@@ -147,7 +147,9 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const model = options.model ?? new LocalModel();
   const tasks = new TaskStore(sequelize);
   const logger = options.logger;
-  const vectorIndex = new VectorIndex(sequelize);
+  const vectorIndex = new VectorIndex(sequelize, (err) =>
+    logger?.warn?.({ err: errorFields(err) }, 'the HNSW index for semantic search could not be built: pgvector ranks without it'),
+  );
   const documents = new DocumentStore(sequelize, {
     ...(options.embeddings ? { embeddings: options.embeddings } : {}),
     vectorEngine: vectorIndex.engine,

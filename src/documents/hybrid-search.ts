@@ -2,7 +2,7 @@
 // embedding provider is configured (the offline default), else the lexical and the semantic lists
 // fused by reciprocal rank. A provider that fails costs the semantic list only: the lexical results
 // come back, marked, never an error.
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { DatabaseError, QueryTypes, type Sequelize } from 'sequelize';
 import { unitVector, type Embeddings } from '../llm/embeddings';
 import { isModelError } from '../llm/language-model';
 import { MAX_TOP_K, type DocumentSearch, type RankedList, type SearchAnswer } from './document-search';
@@ -65,6 +65,10 @@ export class HybridSearch implements DocumentSearch {
       const space = { model: embeddings.model, dimensions: vector!.length };
       return { ...space, hits: await vectors.nearest(agentId, unitVector(vector!), space, MAX_TOP_K) };
     } catch (err) {
+      if (isStatementTimeout(err)) {
+        this.options.onSemanticFailure?.(err);
+        return { failed: 'comparing every vector of this agent took longer than the database allows; pgvector makes it fast' };
+      }
       if (!isModelError(err)) throw err;
       this.options.onSemanticFailure?.(err);
       // The sentence goes inside another one: no capital, no full stop.
@@ -81,4 +85,14 @@ export class HybridSearch implements DocumentSearch {
     );
     return Number(row!.n);
   }
+}
+
+/**
+ * The semantic list's query cancelled by statement_timeout (SQLSTATE 57014): an agent with more
+ * vectors than exact search reads in time. It costs the semantic list, as a failing provider does;
+ * any other database error is the request's (a 503 when the database is gone).
+ */
+function isStatementTimeout(err: unknown): boolean {
+  const cause = err instanceof DatabaseError ? err.parent : undefined;
+  return (cause as { code?: unknown } | undefined)?.code === '57014';
 }

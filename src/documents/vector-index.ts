@@ -16,10 +16,23 @@ export interface VectorIndexState {
   reason?: string;
 }
 
+/** The raw driver connection a build holds for itself: CREATE INDEX CONCURRENTLY runs outside any transaction. */
+interface DriverConnection {
+  query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+}
+interface ConnectionLending {
+  getConnection(options?: object): Promise<DriverConnection>;
+  releaseConnection(connection: DriverConnection): Promise<void>;
+}
+
 export class VectorIndex {
   private state: VectorIndexState = { engine: 'exact', index: null, reason: 'not prepared yet (tg.migrate() prepares it)' };
+  private building: Promise<VectorIndexState> = Promise.resolve(this.state);
 
-  constructor(private readonly sequelize: Sequelize) {}
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly onBuildFailure: (err: unknown) => void = () => undefined,
+  ) {}
 
   /** The engine searches use now. */
   readonly engine = (): VectorEngine => this.state.engine;
@@ -30,44 +43,88 @@ export class VectorIndex {
 
   /**
    * Uses pgvector when the server has it: creates the extension when it is available but not
-   * created (which needs the right to), then the HNSW index for `space`. Anything short of that
-   * leaves the exact search in place and says why; it never fails the caller.
+   * created (which needs the right to), and from then on ranks by its operator. The HNSW index for
+   * `space` is built in the background (`whenBuilt()`), CONCURRENTLY and with no statement timeout:
+   * on a large table it takes minutes, which must neither hold up a start nor block uploads.
+   * Anything short of pgvector leaves the exact search in place and says why; never a failure.
    */
   async prepare(space: EmbeddingSpace | undefined): Promise<VectorIndexState> {
-    this.state = await this.tryPgvector(space);
+    this.state = await this.tryPgvector();
+    if (this.state.engine === 'pgvector') {
+      if (!space) this.state = { ...this.state, reason: 'the dimensions are not known until the provider first answers' };
+      else if (space.dimensions > HNSW_MAX_DIMENSIONS)
+        this.state = {
+          ...this.state,
+          reason: `pgvector's HNSW index takes at most ${HNSW_MAX_DIMENSIONS} dimensions: pgvector ranks without it`,
+        };
+      else {
+        const index = hnswIndexName(space);
+        this.state = {
+          engine: 'pgvector',
+          index: null,
+          reason: `the HNSW index ${index} is being built: pgvector ranks without it meanwhile`,
+        };
+        this.building = this.build(space, index).then(
+          () => (this.state = { engine: 'pgvector', index }),
+          (err: unknown) => {
+            this.onBuildFailure(err);
+            return (this.state = {
+              engine: 'pgvector',
+              index: null,
+              reason: `the HNSW index could not be built (${(err as Error).message})`,
+            });
+          },
+        );
+      }
+    }
     return this.state;
   }
 
-  private async tryPgvector(space: EmbeddingSpace | undefined): Promise<VectorIndexState> {
-    const available = await this.scalar<string>(`SELECT default_version FROM pg_available_extensions WHERE name = 'vector'`);
-    if (!available) return { engine: 'exact', index: null, reason: 'the server has no pgvector extension' };
+  /** Settles when the background build (if any) has ended, with the state it left. */
+  whenBuilt(): Promise<VectorIndexState> {
+    return this.building;
+  }
+
+  private async tryPgvector(): Promise<VectorIndexState> {
+    const [rows] = (await this.sequelize.query(`SELECT default_version FROM pg_available_extensions WHERE name = 'vector'`)) as [
+      unknown[],
+      unknown,
+    ];
+    if (rows.length === 0) return { engine: 'exact', index: null, reason: 'the server has no pgvector extension' };
     try {
       await this.sequelize.query('CREATE EXTENSION IF NOT EXISTS vector');
     } catch (err) {
       return { engine: 'exact', index: null, reason: `pgvector could not be created here (${(err as Error).message})` };
     }
-    if (!space) return { engine: 'pgvector', index: null, reason: 'the dimensions are not known until the provider first answers' };
-    if (space.dimensions > HNSW_MAX_DIMENSIONS)
-      return { engine: 'pgvector', index: null, reason: `pgvector's HNSW index takes at most ${HNSW_MAX_DIMENSIONS} dimensions` };
-    const index = hnswIndexName(space);
-    const model = this.sequelize.escape(space.model);
-    const dims = space.dimensions;
-    try {
-      await this.sequelize.query(
-        `CREATE INDEX IF NOT EXISTS ${index} ON document_chunks USING hnsw ((embedding::vector(${dims})) vector_cosine_ops)
-          WHERE embedding_model = ${model} AND embedding_dimensions = ${dims}`,
-      );
-    } catch (err) {
-      // Another instance building the same index at the same moment: theirs serves.
-      if (!(await this.scalar<string>(`SELECT to_regclass('${index}')::text`))) throw err;
-    }
-    return { engine: 'pgvector', index };
+    return { engine: 'pgvector', index: null };
   }
 
-  private async scalar<T>(sql: string): Promise<T | undefined> {
-    const [rows] = (await this.sequelize.query(sql)) as [Record<string, T>[], unknown];
-    const row = rows[0];
-    return row ? Object.values(row)[0] : undefined;
+  /** One build on a connection of its own; an index a killed build left invalid is built again. */
+  private async build(space: EmbeddingSpace, index: string): Promise<void> {
+    const lending = this.sequelize.connectionManager as unknown as ConnectionLending;
+    const connection = await lending.getConnection();
+    // One builder at a time across instances: another's build in progress looks like an invalid index.
+    const lock = `hashtext('toolgate_hnsw:${index}')`;
+    let locked = false;
+    try {
+      const { rows: got } = await connection.query(`SELECT pg_try_advisory_lock(${lock}) AS locked`);
+      locked = got[0]?.locked === true;
+      if (!locked) return;
+      await connection.query('SET statement_timeout = 0');
+      const { rows } = await connection.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('${index}')`);
+      if (rows[0]?.indisvalid === true) return;
+      if (rows.length > 0) await connection.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+      const model = this.sequelize.escape(space.model);
+      const dims = space.dimensions;
+      await connection.query(
+        `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index} ON document_chunks USING hnsw ((embedding::vector(${dims})) vector_cosine_ops)
+          WHERE embedding_model = ${model} AND embedding_dimensions = ${dims}`,
+      );
+    } finally {
+      await connection.query('RESET statement_timeout').catch(() => undefined);
+      if (locked) await connection.query(`SELECT pg_advisory_unlock(${lock})`).catch(() => undefined);
+      await lending.releaseConnection(connection);
+    }
   }
 }
 

@@ -26,16 +26,21 @@ export class VectorSearch {
     const rows =
       this.engine() === 'pgvector' && space.dimensions <= HNSW_MAX_DIMENSIONS
         ? await this.byPgvector(agentId, vector, space, limit)
-        : await this.sequelize.query<ChunkRow>(this.sql('toolgate_dot(c.embedding, $1::real[])', 'score DESC'), {
-            bind: [[...vector], agentId, space.model, space.dimensions, limit],
-            type: QueryTypes.SELECT,
-          });
+        : await this.sequelize.query<ChunkRow>(
+            this.sql('toolgate_dot(c.embedding, $1::real[])', 'score DESC, c.document_id, c.chunk_index'),
+            {
+              bind: [[...vector], agentId, space.model, space.dimensions, limit],
+              type: QueryTypes.SELECT,
+            },
+          );
     return rows.map((r) => hitOf(r, snippetOf(r.content), 'semantic'));
   }
 
   /**
    * The same ranking by pgvector, in a transaction of its own so that its index settings stay
    * local: an HNSW scan filtered to one agent keeps scanning until it has topK rows (strict order).
+   * Ordered by the distance alone: an index orders a query only when it yields every sort key, so a
+   * tie-break there would keep the HNSW index out of every plan (the outer query breaks ties).
    */
   private byPgvector(agentId: number, vector: readonly number[], space: EmbeddingSpace, limit: number): Promise<ChunkRow[]> {
     const dims = space.dimensions;
@@ -63,7 +68,7 @@ export class VectorSearch {
         SELECT c.id, c.document_id, c.chunk_index, c.content, ${score} AS score
           FROM document_chunks c
          WHERE c.agent_id = $2 AND ${model}c.embedding_model = $3 AND c.embedding_dimensions = $4
-         ORDER BY ${order}, c.document_id, c.chunk_index
+         ORDER BY ${order}
          LIMIT $5
       )
       SELECT n.id, n.document_id, coalesce(d.title, '') AS title, n.chunk_index, n.content, n.score

@@ -50,7 +50,9 @@ const PASSAGES = [
     const agentId = await createAgent(sequelize, 'Sundae');
     for (const [i, content] of PASSAGES.entries()) await store.add(agentId, { title: `Doc ${i + 1}`, content });
 
-    const state = await index.prepare({ model: 'fake-embed', dimensions: DIMS });
+    const started = await index.prepare({ model: 'fake-embed', dimensions: DIMS });
+    expect(started).toMatchObject({ engine: 'pgvector', index: null, reason: expect.stringMatching(/being built/) });
+    const state = await index.whenBuilt();
     expect(state).toMatchObject({ engine: 'pgvector', index: expect.stringMatching(/^document_chunks_toolgate_hnsw_32_/) });
     const [row] = await sequelize.query<{ am: string }>(
       `SELECT am.amname AS am FROM pg_class c JOIN pg_am am ON am.oid = c.relam WHERE c.relname = :index`,
@@ -70,17 +72,30 @@ const PASSAGES = [
     expect(found.hits[0]).toMatchObject({ title: 'Doc 1', found_by: ['semantic'] });
   });
 
-  it('when sequential scans are off, then the planner answers the nearest-chunks query from the HNSW index', async () => {
+  it("when a sort is made expensive, then the planner answers VectorSearch's own query from the HNSW index", async () => {
+    // The query VectorSearch sends, caught on its way out, then explained with the same bind values.
+    const seen: { sql: string; bind: unknown[] }[] = [];
+    const hook = (options: { bind?: unknown[] }, query: { sql?: unknown }) => {
+      if (typeof query.sql === 'string' && query.sql.includes('<=>')) seen.push({ sql: query.sql, bind: options.bind ?? [] });
+    };
+    (sequelize.addHook as (type: string, name: string, fn: typeof hook) => void)('afterQuery', 'catch-nearest', hook);
+    const agentId = Number(
+      (await sequelize.query<{ id: string }>('SELECT min(agent_id)::text AS id FROM document_chunks', { type: QueryTypes.SELECT }))[0]!.id,
+    );
+    await new VectorSearch(sequelize, () => 'pgvector').nearest(
+      agentId,
+      unitVector(fakeVector('refund', DIMS)),
+      { model: 'fake-embed', dimensions: DIMS },
+      3,
+    );
+    sequelize.removeHook('afterQuery' as never, 'catch-nearest');
+    expect(seen).toHaveLength(1);
     const plan = await sequelize.transaction(async (transaction) => {
-      await sequelize.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = on', {
-        transaction,
-      });
-      const [rows] = (await sequelize.query(
-        `EXPLAIN SELECT id FROM document_chunks c
-          WHERE c.embedding_model = 'fake-embed' AND c.embedding_dimensions = ${DIMS}
-          ORDER BY c.embedding::vector(${DIMS}) <=> '[${unitVector(fakeVector('refund', DIMS)).join(',')}]'::vector(${DIMS}) LIMIT 3`,
-        { transaction },
-      )) as [{ 'QUERY PLAN': string }[], unknown];
+      await sequelize.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off', { transaction });
+      const [rows] = (await sequelize.query(`EXPLAIN ${seen[0]!.sql}`, { bind: seen[0]!.bind, transaction })) as [
+        { 'QUERY PLAN': string }[],
+        unknown,
+      ];
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     });
     expect(plan).toMatch(/Index Scan using document_chunks_toolgate_hnsw_32_/);

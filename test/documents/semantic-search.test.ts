@@ -2,8 +2,11 @@
 // protocol with deterministic vectors: chunks embedded in batches on upload, a question found by
 // meaning when it shares no word with the passage, the two lists fused, a provider that fails
 // costing the semantic list only, and a change of dimensions seen per chunk and re-embedded.
-import { QueryTypes } from 'sequelize';
+import { DatabaseError, QueryTypes } from 'sequelize';
 import { DocumentStore } from '../../src/documents/document-store';
+import { PgFullTextSearch } from '../../src/documents/full-text-search';
+import { HybridSearch } from '../../src/documents/hybrid-search';
+import type { VectorSearch } from '../../src/documents/vector-search';
 import { OpenAIEmbeddings } from '../../src/llm/openai-embeddings';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../support/fake-embeddings';
@@ -145,5 +148,33 @@ describe('a change of dimensions', () => {
     expect(fresh.retrieval).toEqual({ semantic: 'used' });
     expect(fresh.hits[0]).toMatchObject({ title: 'Doc 1', found_by: ['semantic'] });
     expect((await after.embedder!.progress()).pending).toBe(0);
+  });
+});
+
+describe('a semantic list slower than the database allows', () => {
+  it('when the vector query is cancelled by the statement timeout, then the words-only results come back, marked, with the reason', async () => {
+    const lexical = new PgFullTextSearch(db.sequelize);
+    const agentId = await freshAgent(new DocumentStore(db.sequelize), [HOURS]);
+    const cancelled = new DatabaseError(
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', sql: 'SELECT' }),
+    );
+    const vectors = { nearest: () => Promise.reject(cancelled) } as unknown as VectorSearch;
+    const search = new HybridSearch(db.sequelize, { lexical, semantic: { embeddings: embeddingsOf({ dimensions: 16 }), vectors } });
+    const found = await search.search(agentId, 'When does the shop close?', 3);
+    expect(found.retrieval).toEqual({
+      semantic: 'unavailable',
+      note: "Semantic search was unavailable (comparing every vector of this agent took longer than the database allows; pgvector makes it fast); these results match the query's words only.",
+    });
+    expect(found.hits.map((h) => h.found_by)).toEqual([['lexical']]);
+  });
+
+  it('when the vector query fails otherwise, then the search fails: only a provider or a timeout costs the semantic list alone', async () => {
+    const lexical = new PgFullTextSearch(db.sequelize);
+    const broken = new DatabaseError(
+      Object.assign(new Error('relation "document_chunks" does not exist'), { code: '42P01', sql: 'SELECT' }),
+    );
+    const vectors = { nearest: () => Promise.reject(broken) } as unknown as VectorSearch;
+    const search = new HybridSearch(db.sequelize, { lexical, semantic: { embeddings: embeddingsOf({ dimensions: 16 }), vectors } });
+    await expect(search.search(1, 'shop', 3)).rejects.toBe(broken);
   });
 });
