@@ -112,7 +112,7 @@ export interface Toolgate {
    * waits, at most `timeoutMs`, for the ones it is serving. Then call close().
    */
   drain(timeoutMs: number): Promise<{ drained: boolean; left: number }>;
-  /** Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat and the sweeper). Does not close the Sequelize. */
+  /** Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat, the sweeper, the re-embedding job and an HNSW build). Does not close the Sequelize. */
   close(): Promise<void>;
 }
 
@@ -304,6 +304,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     drain: (timeoutMs) => drain.drain(timeoutMs),
     close: async () => {
       await embeddingJob?.stop();
+      await vectorIndex.stop();
       rateLimitStore?.shutdown();
       sweeper.stop();
       await runs.close();

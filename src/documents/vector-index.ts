@@ -8,6 +8,9 @@ import type { Sequelize } from 'sequelize';
 import type { EmbeddingSpace } from '../llm/embeddings';
 import { HNSW_MAX_DIMENSIONS, type VectorEngine } from './vector-search';
 
+/** setTimeout's longest delay (about 24.8 days). */
+const NO_READ_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface VectorIndexState {
   engine: VectorEngine;
   /** The HNSW index's name, when one serves the configured space. */
@@ -18,7 +21,7 @@ export interface VectorIndexState {
 
 /** The raw driver connection a build holds for itself: CREATE INDEX CONCURRENTLY runs outside any transaction. */
 interface DriverConnection {
-  query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+  query(sql: string | { text: string; query_timeout: number }): Promise<{ rows: Record<string, unknown>[] }>;
 }
 interface ConnectionLending {
   getConnection(options?: object): Promise<DriverConnection>;
@@ -28,6 +31,8 @@ interface ConnectionLending {
 export class VectorIndex {
   private state: VectorIndexState = { engine: 'exact', index: null, reason: 'not prepared yet (tg.migrate() prepares it)' };
   private building: Promise<VectorIndexState> = Promise.resolve(this.state);
+  /** The server process of the build in progress, so that stop() can cancel it. */
+  private builder: number | null = null;
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -85,6 +90,17 @@ export class VectorIndex {
     return this.building;
   }
 
+  /**
+   * Cancels a build in progress and waits for it to end: a build holds a pool connection for
+   * minutes, and closing the pool would wait for it. The invalid index it leaves is rebuilt by the
+   * next prepare().
+   */
+  async stop(): Promise<void> {
+    const pid = this.builder;
+    if (pid !== null) await this.sequelize.query(`SELECT pg_cancel_backend(${pid})`).catch(() => undefined);
+    await this.building;
+  }
+
   private async tryPgvector(): Promise<VectorIndexState> {
     const [rows] = (await this.sequelize.query(`SELECT default_version FROM pg_available_extensions WHERE name = 'vector'`)) as [
       unknown[],
@@ -103,6 +119,8 @@ export class VectorIndex {
   private async build(space: EmbeddingSpace, index: string): Promise<void> {
     const lending = this.sequelize.connectionManager as unknown as ConnectionLending;
     const connection = await lending.getConnection();
+    const { rows: me } = await connection.query('SELECT pg_backend_pid() AS pid');
+    this.builder = Number(me[0]?.pid);
     // One builder at a time across instances: another's build in progress looks like an invalid index.
     const lock = `hashtext('toolgate_hnsw:${index}')`;
     let locked = false;
@@ -113,16 +131,20 @@ export class VectorIndex {
       await connection.query('SET statement_timeout = 0');
       const { rows } = await connection.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('${index}')`);
       if (rows[0]?.indisvalid === true) return;
-      if (rows.length > 0) await connection.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
+      // No client read timeout either (the driver's query_timeout, which the pool's connections
+      // carry): the driver reads 0 as "use the connection's", so the longest timer Node allows.
+      const untimed = (text: string) => connection.query({ text, query_timeout: NO_READ_TIMEOUT_MS });
+      if (rows.length > 0) await untimed(`DROP INDEX CONCURRENTLY IF EXISTS ${index}`);
       const model = this.sequelize.escape(space.model);
       const dims = space.dimensions;
-      await connection.query(
+      await untimed(
         `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index} ON document_chunks USING hnsw ((embedding::vector(${dims})) vector_cosine_ops)
           WHERE embedding_model = ${model} AND embedding_dimensions = ${dims}`,
       );
     } finally {
       await connection.query('RESET statement_timeout').catch(() => undefined);
       if (locked) await connection.query(`SELECT pg_advisory_unlock(${lock})`).catch(() => undefined);
+      this.builder = null;
       await lending.releaseConnection(connection);
     }
   }

@@ -100,4 +100,46 @@ const PASSAGES = [
     });
     expect(plan).toMatch(/Index Scan using document_chunks_toolgate_hnsw_32_/);
   });
+
+  it('when stopped during a build, then the build is cancelled at once, and the next prepare builds a valid index', async () => {
+    const space = { model: 'stop-test', dimensions: 256 };
+    const agentId = await createAgent(sequelize, 'Bulk');
+    const [doc] = await sequelize.query<{ id: string }>(
+      `INSERT INTO documents (agent_id, title, content) VALUES (${agentId}, 'bulk', 'x') RETURNING id::text`,
+      {
+        type: QueryTypes.SELECT,
+      },
+    );
+    await sequelize.query(
+      `INSERT INTO document_chunks (document_id, agent_id, chunk_index, content, embedding, embedding_model, embedding_dimensions)
+       SELECT ${doc!.id}, ${agentId}, g, 'chunk', (SELECT array_agg(random()::real - 0.5) FROM generate_series(1, 256) WHERE g > 0), 'stop-test', 256
+         FROM generate_series(0, 19999) g`,
+    );
+    const index = new VectorIndex(sequelize);
+    await index.prepare(space);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const [running] = await sequelize.query<{ n: string }>(
+        "SELECT count(*)::text AS n FROM pg_stat_activity WHERE query LIKE 'CREATE INDEX CONCURRENTLY%' AND state = 'active'",
+        { type: QueryTypes.SELECT },
+      );
+      if (running!.n !== '0') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const started = Date.now();
+    await index.stop();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(index.current()).toMatchObject({ engine: 'pgvector', index: null, reason: expect.stringMatching(/could not be built/) });
+
+    await index.prepare(space);
+    const built = await index.whenBuilt();
+    const [valid] = await sequelize.query<{ indisvalid: boolean }>(
+      `SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(:name)`,
+      {
+        replacements: { name: built.index },
+        type: QueryTypes.SELECT,
+      },
+    );
+    expect(valid!.indisvalid).toBe(true);
+  }, 120_000);
 });
