@@ -3,6 +3,7 @@
 // here and the type it describes drift apart.
 import { z } from 'zod';
 import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema, dispatchKindSchema } from '../src/core/types';
+import { decidedRequestSchema, runDecisionsSchema, undecidedRequestSchema } from '../src/core/run-decisions';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
 import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
 import { skipReasonSchema } from '../src/legacy/plan';
@@ -139,7 +140,7 @@ const stepResponse = z.object({
     .number()
     .int()
     .optional()
-    .describe('the approval request a pending_approval step was filed as (or found pending), or the one an approve or deny decided'),
+    .describe('the approval request a pending_approval step was filed as (or found pending), or the approved one whose call it repeats'),
 });
 
 const newThreadResponse = z.object({
@@ -158,6 +159,16 @@ export const agentRunResponse = z.object({
   tools_offered: z.array(z.string()),
   needs_approval: z.array(z.string()).describe('the offered tools this run could only request'),
   steps: z.array(stepResponse),
+  decided: z
+    .array(decidedRequestSchema)
+    .optional()
+    .describe(
+      "the approval requests this message decided: read by toolgate in the approver's own text before the model ran, never by a model",
+    ),
+  undecided: z
+    .array(undecidedRequestSchema)
+    .optional()
+    .describe('the requests pending in the thread that this sender may decide and the message did not, each with its code and why'),
   reply: z.object({
     text: z.string().describe('empty when the run stopped without a reply'),
     message_id: z
@@ -182,6 +193,10 @@ const storedRunMessage = z.union([
     message_id: z.string().optional(),
     in_reply_to: z.string().optional(),
     references: z.array(z.string()).optional(),
+    auto_submitted: z.string().optional(),
+    precedence: z.string().optional(),
+    x_autoreply: z.string().optional(),
+    x_autorespond: z.string().optional(),
     original_length: z.number().int().optional().describe('only on history a model read: the length of a body cut to fit'),
   }),
   z.object({ instruction: z.string(), original_length: z.number().int().optional() }),
@@ -195,6 +210,7 @@ export const storedRunResponse = z.object({
   routing_key: z.string().nullable(),
   tools_offered: z.array(z.string()),
   steps: z.array(stepResponse),
+  decisions: runDecisionsSchema.nullable().describe('what toolgate read in the message for approval decisions; null when nothing'),
   reply: z.object({ text: z.string(), message_id: z.string(), to: z.array(z.string()), cc: z.array(z.string()) }).nullable(),
   stopped: stoppedSchema.nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
   error: z.string().nullable(),
@@ -221,6 +237,7 @@ export const threadWithMessagesResponse = threadResponse.extend({
 export const approvalRequestResponse = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
+  code: z.string().describe('what an approver writes after "approve" or "deny" to decide this request, and no other'),
   tool: z.string(),
   input: z.unknown().describe('the exact input the call was validated with: what approval runs, unchanged'),
   status: z.enum(APPROVAL_STATUSES),

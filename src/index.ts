@@ -76,15 +76,8 @@ export type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-e
 export type { EmbeddingJobView } from './documents/embedding-job';
 export { ModelError } from './llm/language-model';
 export type { GroundedAnswer, LanguageModel, ModelContext, ModelErrorKind, ModelSource } from './llm/language-model';
-export type {
-  AgentStepRequest,
-  AgentStepResult,
-  AgentToolCall,
-  AgentToolSpec,
-  AgentTurn,
-  DecidableRequest,
-  InboundMessage,
-} from './llm/agent-step';
+export type { AgentStepRequest, AgentStepResult, AgentToolCall, AgentToolSpec, AgentTurn, InboundMessage } from './llm/agent-step';
+export type { DecidedRequest, RunDecisions, UndecidedRequest } from './core/run-decisions';
 export type { ActionItem, EmailAnalysis, EmailCategory, ModelEmail, Priority, Sentiment } from './llm/email-analysis';
 
 // The pure core: plain functions over plain data.

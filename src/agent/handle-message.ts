@@ -3,14 +3,19 @@
 // the agent, address the reply and record how it ended. The run was resolved (access rules, then
 // gates) before any of this, by toolRun(); a refused sender never gets here.
 import { createHash } from 'node:crypto';
+import type { ApprovalService } from '../approvals/approvals';
 import { routingKeysOf } from '../core/address-list';
+import { isAutomaticReply } from '../core/automatic-reply';
 import { messageIdsOf, newMessageId, normalizeMessageId } from '../core/message-ids';
 import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
 import { acted, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { approvalNotice } from './approval-notice';
+import { decideByMessage } from './decide-by-message';
 import { historyOf } from './history';
+import { NO_DECISIONS, type DecidedRequest, type UndecidedRequest } from '../core/run-decisions';
 import {
   MessageIdTaken,
   type AgentRunView,
@@ -22,11 +27,12 @@ import {
   type StepView,
   type ThreadRef,
 } from './run-store';
-import { namedRequests, SYSTEM_TOOLS } from './system-tools';
 import type { DispatchKind } from '../core/types';
 
 export interface AgentRunsDeps extends AgentRunDeps {
   store: RunStore;
+  /** Decides the requests an approver's message decides, before the model runs. */
+  approvals: ApprovalService;
   /** The domain of the Message-IDs the agent's replies get. */
   messageIdDomain: string;
 }
@@ -43,6 +49,10 @@ export interface RunResult {
   /** The offered tools this run could only request (SEMANTICS §12). */
   needs_approval: string[];
   steps: StepView[];
+  /** The requests the message decided (read by toolgate before the model ran, SEMANTICS §12a). */
+  decided?: DecidedRequest[];
+  /** The requests the message might have decided and did not, with the codes that decide them. */
+  undecided?: UndecidedRequest[];
   reply: { text: string; message_id: string | null; to: string[]; cc: string[] };
   stopped: Stopped;
   /** Why the run stopped without a reply, when it did. */
@@ -94,16 +104,21 @@ async function handleNew(
 ): Promise<RunResult> {
   const { message } = request;
   const { thread, newThread } = await threadFor(deps.store, run, request);
-  const history = thread
-    ? historyOf(
-        await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }),
-        deps.limits.historyChars,
-      )
-    : [];
+  // An automatic reply (an out-of-office, a list's notice) is kept in its thread, and nothing more:
+  // no model reads it, no tool runs, nothing is decided, and no reply answers it (RFC 3834).
+  const automatic = isAutomaticReply({ ...message, own_text: ownText(message.body).join('\n') });
+  const history =
+    thread && !automatic
+      ? historyOf(
+          await deps.store.history(thread, { messages: HISTORY_RUNS, messageChars: Math.ceil(deps.limits.historyChars / 4) }),
+          deps.limits.historyChars,
+        )
+      : [];
   const requests = thread && run.compiled.hasApprovals ? await deps.approvals.store.inThread(run.agentId, thread.id) : [];
-  const decidable = requests.filter(
-    (r) => r.status === 'pending' && run.routingKey !== null && run.compiled.mayDecide(r.attachment_id, run.routingKey),
-  );
+  const pending = requests.filter((r) => r.status === 'pending');
+  const decidable = automatic
+    ? []
+    : pending.filter((r) => run.routingKey !== null && run.compiled.mayDecide(r.attachment_id, run.routingKey));
   const participants = [
     run.routingKey,
     ...routingKeysOf(message.to),
@@ -116,32 +131,43 @@ async function handleNew(
     run: 'sender',
     message,
     routing_key: run.routingKey,
-    tools_offered: offered(run, decidable.length > 0),
+    tools_offered: automatic ? [] : run.tools,
     participants,
     message_id: messageId,
     content_digest: digest,
     new_thread: newThread,
   });
-  const scope: RunScope = {
-    thread_id: started.thread?.id ?? null,
-    thread_reference: started.thread?.reference ?? null,
-    run_id: started.id,
-    message_id: message.message_id ?? null,
-    decidable,
-    approved: requests.filter((r) => r.status === 'approved'),
-    named: namedRequests([message.subject ?? '', ...ownText(message.body)].join('\n')),
-  };
-  const ran = await running(deps, started.id, () => runAgent(deps, run, scope, history, { role: 'inbound', message }));
+  const ran = await running(deps, started.id, async () => {
+    if (automatic) return automaticReplyEnd();
+    const decisions =
+      started.thread && decidable.length > 0
+        ? await decideByMessage(deps.approvals, run, started.thread.reference, message, decidable)
+        : NO_DECISIONS;
+    const scope: RunScope = {
+      thread_id: started.thread?.id ?? null,
+      run_id: started.id,
+      message_id: message.message_id ?? null,
+      pending,
+      approved: requests.filter((r) => r.status === 'approved'),
+      decisions,
+    };
+    return runAgent(deps, run, scope, history, { role: 'inbound', message });
+  });
   const reply = ran.reply === null ? null : addressed(deps, run, message, ran);
   const answer = (end: RunEnd): RunResult => ({
     run_id: started.id,
     ...(started.thread ? { thread_id: started.thread.reference } : {}),
     ...(newThread ? { new_thread: newThread } : {}),
-    ...resultOf(run, end, decidable.length > 0, reply),
+    ...resultOf(run, end, reply),
   });
   return answer(
     await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: started.thread?.id ?? null }, ran, reply, answer(ran)),
   );
+}
+
+/** How a run that read an automatic reply ends: it did nothing, and sends nothing. */
+function automaticReplyEnd(): RunEnd {
+  return { steps: [], reply: null, stopped: 'auto_reply', error: null, escalate: false, decisions: NO_DECISIONS, requested: [] };
 }
 
 export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
@@ -152,22 +178,21 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     run: run.kind,
     message: { instruction },
     routing_key: run.routingKey,
-    tools_offered: offered(run, false),
+    tools_offered: run.tools,
     participants: [],
     message_id: null,
     new_thread: null,
   });
   const scope: RunScope = {
     thread_id: null,
-    thread_reference: null,
     run_id: started.id,
     message_id: null,
-    decidable: [],
+    pending: [],
     approved: [],
-    named: [],
+    decisions: NO_DECISIONS,
   };
   const ran = await running(deps, started.id, () => runAgent(deps, run, scope, [], current));
-  const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, false, null) });
+  const answer = (end: RunEnd): RunResult => ({ run_id: started.id, ...resultOf(run, end, null) });
   return answer(await completed(deps, run, { id: started.id, agent_id: run.agentId, thread_id: null }, ran, null, answer(ran)));
 }
 
@@ -212,6 +237,8 @@ function answerOfRun(view: AgentRunView): RunResult {
     tools_offered: view.tools_offered,
     needs_approval: [],
     steps: view.steps,
+    ...(view.decisions?.decided.length ? { decided: view.decisions.decided } : {}),
+    ...(view.decisions?.undecided.length ? { undecided: view.decisions.undecided } : {}),
     reply: view.reply
       ? { text: view.reply.text, message_id: view.reply.message_id || null, to: view.reply.to, cc: view.reply.cc }
       : { text: '', message_id: null, to: [], cc: [] },
@@ -250,7 +277,7 @@ async function completed(
     await deps.store.complete(row, end, reply, answer);
     return end;
   } catch (err) {
-    if (!acted(end.steps)) throw await abandoned(deps, row.id, err);
+    if (!acted(end)) throw await abandoned(deps, row.id, err);
     return {
       ...end,
       stopped: 'error',
@@ -287,12 +314,6 @@ async function threadFor(
   return { thread: named.thread, newThread: null };
 }
 
-/** The requests pending in the thread whose attachment's approvers this run's sender matches. */
-/** What the run was offered, as it is recorded and answered: its tools, and the system tools when it may decide. */
-function offered(run: ToolRun, decides: boolean): string[] {
-  return decides ? [...run.tools, ...SYSTEM_TOOLS].sort() : [...run.tools];
-}
-
 /**
  * The reply's Message-ID and addressees: to the message's Reply-To or From; copied to the agent's
  * escalation address when the run passed something on (a refused call, a call awaiting approval, or
@@ -311,22 +332,22 @@ function addressed(deps: AgentRunsDeps, run: ToolRun, message: InboundMessage, e
   };
   const passedOn = end.escalate || end.steps.some((s) => s.status === 'denied' || s.status === 'pending_approval');
   if (passedOn) copy(run.agent.escalation_address);
-  for (const request of end.decided) copy(request.requested_by.routing_key);
-  return { text: end.reply ?? '', message_id: newMessageId(deps.messageIdDomain), to, cc, participants: [...seen] };
+  for (const decided of end.decisions.decided) copy(decided.requested_by);
+  const notice = approvalNotice(end.requested, end.decisions);
+  const text = [end.reply ?? '', notice].filter((part) => part !== null && part !== '').join('\n\n');
+  return { text, message_id: newMessageId(deps.messageIdDomain), to, cc, participants: [...seen] };
 }
 
-function resultOf(
-  run: ToolRun,
-  end: RunEnd,
-  decides: boolean,
-  reply: ReplyView | null,
-): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
+function resultOf(run: ToolRun, end: RunEnd, reply: ReplyView | null): Omit<RunResult, 'run_id' | 'thread_id' | 'new_thread'> {
+  const automatic = end.stopped === 'auto_reply';
   return {
     run: run.kind,
     routing_key: run.routingKey,
-    tools_offered: offered(run, decides),
-    needs_approval: [...run.toolsNeedingApproval],
+    tools_offered: automatic ? [] : [...run.tools],
+    needs_approval: automatic ? [] : [...run.toolsNeedingApproval],
     steps: [...end.steps],
+    ...(end.decisions.decided.length > 0 ? { decided: [...end.decisions.decided] } : {}),
+    ...(end.decisions.undecided.length > 0 ? { undecided: [...end.decisions.undecided] } : {}),
     reply: reply
       ? { text: reply.text, message_id: reply.message_id, to: reply.to, cc: reply.cc }
       : { text: end.reply ?? '', message_id: null, to: [], cc: [] },

@@ -4,6 +4,7 @@
 // much was cut; a run's tool calls go with their results or not at all, as the model's protocol
 // needs them paired. The tools of a run still come from its own sender: history is text, never a grant.
 import type { AgentTurn, InboundMessage } from '../llm/agent-step';
+import type { RunDecisions } from '../core/run-decisions';
 import type { AgentRunView } from './run-store';
 
 /** The most of one tool call's arguments or result that history carries. */
@@ -33,6 +34,8 @@ export function historyOf(runs: readonly AgentRunView[], budget: number): AgentT
       };
       delete message.original_length;
       turns.push({ role: 'inbound', message });
+      // What toolgate decided of it is part of what the thread says happened (a request it approved ran).
+      if (past.decisions) turns.push({ role: 'decision', ...boundedDecisions(past.decisions, take) });
     }
     past.steps.forEach((step, i) => {
       if (left < MIN_RUN_CHARS) return;
@@ -53,6 +56,23 @@ export function historyOf(runs: readonly AgentRunView[], budget: number): AgentT
     kept.push(turns);
   }
   return kept.reverse().flat();
+}
+
+/** A run's decisions within the budget: each input and result as the steps' are, at most STEP_CHARS. */
+function boundedDecisions(decisions: RunDecisions, take: (text: string, cap?: number) => string): RunDecisions {
+  const json = (value: unknown) => {
+    const text = JSON.stringify(value ?? null);
+    const cut = take(text, STEP_CHARS);
+    return cut === text ? value : cut;
+  };
+  return {
+    decided: decisions.decided.map((d) => ({
+      ...d,
+      input: json(d.input),
+      ...(d.result ? { result: json(d.result) as typeof d.result } : {}),
+    })),
+    undecided: decisions.undecided.map((u) => ({ ...u, input: json(u.input) })),
+  };
 }
 
 /** Text cut to `max` characters, ending with how much more there was. */

@@ -14,6 +14,7 @@ import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError } from '../errors';
 import type { InboundMessage, StepStatus } from '../llm/agent-step';
 import type { DispatchKind } from '../core/types';
+import type { RunDecisions } from '../core/run-decisions';
 
 /** One tool call of a run, in order: what the model asked for and what came of it. */
 export interface StepView {
@@ -28,10 +29,11 @@ export interface StepView {
 
 /**
  * Why a run stopped: it replied; a bound stopped it; the model failed; toolgate's own work failed
- * after a tool had run (`error`: the answer still says what ran, never a 5xx); or its instance died
- * and the sweeper closed it (`interrupted`).
+ * after a tool had run (`error`: the answer still says what ran, never a 5xx); its instance died
+ * and the sweeper closed it (`interrupted`); or its message was an automatic reply, which runs
+ * nothing and is not answered (`auto_reply`).
  */
-export const stoppedSchema = z.enum(['reply', 'max_steps', 'model_error', 'error', 'interrupted']);
+export const stoppedSchema = z.enum(['reply', 'max_steps', 'model_error', 'error', 'interrupted', 'auto_reply']);
 export type Stopped = z.infer<typeof stoppedSchema>;
 
 export type RunMessage = InboundMessage | { instruction: string; original_length?: number };
@@ -62,6 +64,8 @@ export interface AgentRunView {
   routing_key: string | null;
   tools_offered: string[];
   steps: StepView[];
+  /** What toolgate read in its message for approval decisions; null when it decided and left nothing. */
+  decisions: RunDecisions | null;
   reply: ReplyView | null;
   /** Null while the run is still going (or died before it could say). */
   stopped: Stopped | null;
@@ -91,6 +95,7 @@ export interface ThreadRef {
 
 export interface RunEnd {
   steps: readonly StepView[];
+  decisions: RunDecisions;
   reply: string | null;
   stopped: Stopped;
   error: string | null;
@@ -123,6 +128,7 @@ interface RunRow {
   routing_key: string | null;
   tools_offered: string[];
   steps: StepView[];
+  decisions: RunDecisions | null;
   reply: string | null;
   reply_message_id: string | null;
   reply_to: string[] | null;
@@ -135,7 +141,7 @@ interface RunRow {
   size?: string | number;
 }
 
-const RUN_COLUMNS = `r.id, t.reference AS thread_reference, r.run, r.message, r.routing_key, r.tools_offered, r.steps, r.reply,
+const RUN_COLUMNS = `r.id, t.reference AS thread_reference, r.run, r.message, r.routing_key, r.tools_offered, r.steps, r.decisions, r.reply,
   r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at`;
 const RUN_FROM = 'FROM agent_runs r LEFT JOIN threads t ON t.id = r.thread_id';
 
@@ -229,7 +235,7 @@ export class RunStore {
   async history(thread: ThreadRef, bounds: HistoryBounds): Promise<AgentRunView[]> {
     const rows = await this.sequelize.query<RunRow>(
       `SELECT * FROM (
-         SELECT r.id, :reference AS thread_reference, r.run, ${cutMessage('r.message')} AS message, r.routing_key, r.tools_offered, r.steps,
+         SELECT r.id, :reference AS thread_reference, r.run, ${cutMessage('r.message')} AS message, r.routing_key, r.tools_offered, r.steps, r.decisions,
                 left(r.reply, :cut) AS reply, r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at
            FROM agent_runs r
           WHERE r.thread_id = :threadId AND r.routing_key = ANY (ARRAY[:keys]::varchar[])
@@ -419,7 +425,7 @@ export class RunStore {
     await this.sequelize.transaction(async (transaction) => {
       await this.sequelize.query(
         `UPDATE agent_runs SET steps = $1::jsonb, reply = $2, stopped = $3, error = $4, reply_message_id = $5, reply_to = $6::jsonb, reply_cc = $7::jsonb,
-                answer = $9::json, completed_at = now() WHERE id = $8`,
+                answer = $9::json, decisions = $10::jsonb, completed_at = now() WHERE id = $8`,
         {
           // What a model and its tools wrote is made storable first (SEMANTICS §13).
           bind: [
@@ -432,6 +438,7 @@ export class RunStore {
             reply ? JSON.stringify(storableJson(reply.cc)) : null,
             run.id,
             answer === null ? null : JSON.stringify(storableJson(answer)),
+            end.decisions.decided.length + end.decisions.undecided.length === 0 ? null : JSON.stringify(storableJson(end.decisions)),
           ],
           transaction,
         },
@@ -532,6 +539,7 @@ function runView(row: RunRow): AgentRunView {
     routing_key: row.routing_key,
     tools_offered: row.tools_offered,
     steps: row.steps,
+    decisions: row.decisions,
     reply:
       row.reply === null
         ? null

@@ -13,14 +13,17 @@ import {
   type Decider,
   type NewApprovalRequest,
 } from '../core/approval-request';
+import { newDecisionCode } from '../core/decision-code';
 import { storableJson } from '../core/storable-text';
-import type { CapClaim } from '../services/cap-usage';
+import type { ClaimGrant } from '../run/tool-run';
+import { loadAgentPolicy, type LoadedPolicy } from '../services/policy-loader';
 import { recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { DispatchKind } from '../core/types';
 
 interface RequestRow {
   id: number;
   agent_id: number;
+  code: string;
   attachment_id: number;
   tool_id: string;
   input: unknown;
@@ -39,13 +42,20 @@ interface RequestRow {
   expires_at: Date;
 }
 
-const SELECT = `SELECT r.id, r.agent_id, r.attachment_id, r.tool_id, r.input, r.status, r.run, r.routing_key, t.reference AS thread_reference,
+const SELECT = `SELECT r.id, r.agent_id, r.code, r.attachment_id, r.tool_id, r.input, r.status, r.run, r.routing_key, t.reference AS thread_reference,
   r.run_id, r.message_id, r.decided_by, r.decided_via, r.decided_at, r.void_reason, r.result, r.created_at, r.expires_at
   FROM approval_requests r LEFT JOIN threads t ON t.id = r.thread_id`;
 
 /** Marks the agent's pending requests whose time is up, and says which (for metrics). */
 const EXPIRE_DUE = `UPDATE approval_requests SET status = 'expired', decided_at = expires_at
   WHERE agent_id = :agentId AND status = 'pending' AND expires_at <= now() RETURNING id`;
+
+// A row with version 0 is the effective version an agent without a row has: making it changes nothing
+// but gives the lock something to hold. Shared, so claims do not wait for one another; a policy
+// write's UPDATE waits for the claim, and the claim for a write in progress.
+const LOCK_POLICY = `INSERT INTO agent_policy_versions (agent_id, version) SELECT id, 0 FROM agents WHERE id = :agentId ON CONFLICT (agent_id) DO NOTHING;
+  SELECT version FROM agent_policy_versions WHERE agent_id = :agentId FOR SHARE;
+  SELECT epoch FROM policy_epoch FOR SHARE`;
 
 export class ApprovalStore {
   constructor(
@@ -76,8 +86,8 @@ export class ApprovalStore {
       const filed = await this.sequelize.transaction(async (transaction) => {
         await this.expireDue(request.agent_id, transaction);
         const [created] = await this.sequelize.query<{ id: number }>(
-          `INSERT INTO approval_requests (agent_id, attachment_id, tool_id, input, input_digest, scope, run, routing_key, thread_id, run_id, message_id, expires_at)
-           VALUES ($1, $2, $3, $4::jsonb, md5($4::jsonb::text), $5, $6, $7, $8, $9, $10, now() + $11 * interval '1 millisecond')
+          `INSERT INTO approval_requests (agent_id, attachment_id, tool_id, input, input_digest, scope, run, routing_key, thread_id, run_id, message_id, expires_at, code)
+           VALUES ($1, $2, $3, $4::jsonb, md5($4::jsonb::text), $5, $6, $7, $8, $9, $10, now() + $11 * interval '1 millisecond', $12)
            ON CONFLICT (agent_id, scope, attachment_id, tool_id, input_digest) WHERE status = 'pending' DO NOTHING RETURNING id`,
           {
             bind: [
@@ -92,6 +102,7 @@ export class ApprovalStore {
               request.run_id,
               request.message_id,
               request.expires_in_ms,
+              newDecisionCode(),
             ],
             type: QueryTypes.SELECT,
             transaction,
@@ -158,8 +169,12 @@ export class ApprovalStore {
 
   /**
    * Approves a pending request and writes the `started` record of its one execution, in one
-   * transaction: the record id, or null when the request was no longer pending (decided, expired or
-   * void meanwhile), in which case nothing was written.
+   * transaction that first re-checks the grant (SEMANTICS §12a): the agent's policy is locked
+   * against change (its version row, shared), read again, and `grant` asked whether the requester
+   * would still be granted the call, and under which caps. So a policy change committed after the
+   * request was filed and before this claim refuses it; one that starts later waits for the claim.
+   * The record id; null when the request was no longer pending; `capped` when a cap has no room (it
+   * stays pending); the reason when it no longer grants (nothing was written).
    */
   async claim(
     agentId: number,
@@ -167,13 +182,18 @@ export class ApprovalStore {
     decider: Decider,
     record: Omit<ToolCallRecord, 'status' | 'duration_ms' | 'error'>,
     by: StartedBy,
-    caps: CapClaim | null,
-  ): Promise<number | null | 'capped'> {
+    grant: (policy: LoadedPolicy | null) => ClaimGrant,
+  ): Promise<number | null | 'capped' | { not_granted: string }> {
     await this.expireDue(agentId);
     const lost = Symbol('not pending');
     const capped = Symbol('capped');
-    const outcome = await this.sequelize
+    return await this.sequelize
       .transaction(async (transaction) => {
+        // The version row first, before any other row: a policy write takes it (its triggers raise
+        // it) and then may void this request, so taking it first cannot deadlock with one.
+        await this.sequelize.query(LOCK_POLICY, { replacements: { agentId }, transaction });
+        const granted = grant(await loadAgentPolicy(this.sequelize, agentId, transaction));
+        if ('not_granted' in granted) return { not_granted: granted.not_granted };
         const [claimed] = await this.sequelize.query<{ id: number }>(
           `UPDATE approval_requests SET status = 'approved', decided_by = :by, decided_via = :via, decided_at = now()
           WHERE agent_id = :agentId AND id = :id AND status = 'pending' AND expires_at > now() RETURNING id`,
@@ -186,7 +206,7 @@ export class ApprovalStore {
           { ...record, approval_request_id: id, approved_by: approverName(decider) },
           by,
           transaction,
-          caps,
+          granted.caps,
         );
         if (recordId === null) throw capped;
         await this.sequelize.query('UPDATE approval_requests SET tool_call_id = :recordId WHERE id = :id', {
@@ -200,7 +220,6 @@ export class ApprovalStore {
         if (err === capped) return 'capped' as const;
         throw err;
       });
-    return outcome;
   }
 
   /** Denies a pending request; false when it was no longer pending. */
@@ -247,6 +266,7 @@ function requestView(row: RequestRow): ApprovalRequestView {
   return {
     id: row.id,
     agent_id: row.agent_id,
+    code: row.code,
     tool: row.tool_id,
     input: row.input,
     status: row.status,

@@ -19,6 +19,8 @@ export type ApprovalResult = { status: 'success'; output: unknown } | { status: 
 export interface ApprovalRequestView {
   id: number;
   agent_id: number;
+  /** What an approver writes after "approve" or "deny" to decide this request, and no other (SEMANTICS §12a). */
+  code: string;
   tool: string;
   /** The exact input the call was validated with: what approval runs, unchanged. */
   input: unknown;
@@ -55,6 +57,12 @@ export interface NewApprovalRequest {
   message_id: string | null;
   /** How long it waits for its decision, from when the database files it (one clock for every instance). */
   expires_in_ms: number;
+}
+
+/** Who asked, in words: a sender's routing key, a sender with none (unauthenticated), or a scheduled run. */
+export function requesterName(requested: Pick<ApprovalRequestView['requested_by'], 'run' | 'routing_key'>): string {
+  if (requested.run === 'scheduled') return 'a scheduled run';
+  return requested.routing_key ?? 'a sender with no routing key (unauthenticated)';
 }
 
 /** Who decided, as a request says it: the door, and the approver's routing key for a message. */

@@ -23,6 +23,12 @@ export const emailMessageSchema = z.strictObject({
   references: z.union([text(100_000), z.array(text(998)).max(1000, 'at most 1000 Message-IDs')]).optional(),
   // The raw values of the message's Authentication-Results headers (SEMANTICS §7).
   authentication_results: authenticationResultsSchema.optional(),
+  // The headers that mark an automatic reply (RFC 3834 and its kin): such a message never decides
+  // an approval and never acts (SEMANTICS §12a).
+  auto_submitted: text(200).optional(),
+  precedence: text(200).optional(),
+  x_autoreply: text(200).optional(),
+  x_autorespond: text(200).optional(),
 });
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 
@@ -47,6 +53,10 @@ export function inboundMessage(message: EmailMessage): InboundMessage {
     ...(message.message_id !== undefined ? { message_id: message.message_id } : {}),
     ...(message.in_reply_to !== undefined ? { in_reply_to: message.in_reply_to } : {}),
     ...(references.length > 0 ? { references } : {}),
+    ...(message.auto_submitted !== undefined ? { auto_submitted: message.auto_submitted } : {}),
+    ...(message.precedence !== undefined ? { precedence: message.precedence } : {}),
+    ...(message.x_autoreply !== undefined ? { x_autoreply: message.x_autoreply } : {}),
+    ...(message.x_autorespond !== undefined ? { x_autorespond: message.x_autorespond } : {}),
   };
 }
 

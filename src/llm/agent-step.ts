@@ -1,6 +1,7 @@
 // One step of an agent run as a model sees it (SEMANTICS §10): the run's tools, the conversation so
 // far, and the model's answer, either tool calls or the reply. Both model providers speak this.
 import { z } from 'zod';
+import type { RunDecisions } from '../core/run-decisions';
 import type { ModelContext } from './model-context';
 
 /** What came of one tool call of a run: it ran (and succeeded or failed), was refused, or became an approval request. */
@@ -28,26 +29,24 @@ export interface InboundMessage {
   message_id?: string;
   in_reply_to?: string;
   references?: string[];
+  /** Its RFC 3834 headers and their kin, as the relay saw them: an automatic reply never decides nor acts. */
+  auto_submitted?: string;
+  precedence?: string;
+  x_autoreply?: string;
+  x_autorespond?: string;
   /** Set on a message of the history whose body (or instruction) was cut to fit: its length before. */
   original_length?: number;
-}
-
-/** A request pending in the thread that this run's sender may decide (SEMANTICS §12). */
-export interface DecidableRequest {
-  id: number;
-  tool: string;
-  input: unknown;
-  /** Who asked: a routing key, or null for a scheduled run. */
-  requested_by: string | null;
 }
 
 /**
  * The conversation, oldest first: a thread's earlier messages with their tool calls, results and
  * replies, then the message at hand. A result carries what the tool gave back, its failure, or the
- * refusal of a tool the run was not offered.
+ * refusal of a tool the run was not offered. A decision follows the message it was read in: what
+ * toolgate (never a model) decided of the thread's approval requests from that message (SEMANTICS §12a).
  */
 export type AgentTurn =
   | { role: 'inbound'; message: InboundMessage }
+  | ({ role: 'decision' } & RunDecisions)
   | { role: 'instruction'; text: string }
   | { role: 'tool_call'; call_id: string; tool: string; arguments: string }
   | { role: 'tool_result'; call_id: string; tool: string; status: StepStatus; output?: unknown; error?: string }
@@ -57,8 +56,6 @@ export interface AgentStepRequest {
   context: ModelContext;
   tools: readonly AgentToolSpec[];
   turns: readonly AgentTurn[];
-  /** The requests pending in the thread that this run's sender may decide; when there are any, approve_request and deny_request are among the tools. */
-  decidable?: readonly DecidableRequest[];
 }
 
 /** A tool call as the model wrote it: its arguments are the model's text, parsed by the run loop. */

@@ -7,6 +7,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { RunDecisions } from '../core/run-decisions';
 import type { AgentStepRequest, AgentToolSpec, InboundMessage } from './agent-step';
 import type { ModelContext, ModelSource } from './language-model';
 import { emailCategorySchema, prioritySchema, sentimentSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
@@ -97,6 +98,7 @@ const AGENT_TASK = [
   'You handle the messages of one thread, for whoever writes the last one.',
   "Use the tools you are offered when they help. Each tool call is checked against what this message's sender may use: a refused call did not happen, and you must never claim it did.",
   'A tool marked as needing approval does not run when you call it: the call is filed as a request for an approver, and you must say it is awaiting approval, never that it is done.',
+  'You never approve or refuse a request: the system reads each message for decisions before you see it and tells you what it decided. Calling the tool of a pending request does not decide it.',
   'When you are done, answer with the reply to the last message, signed with your name.',
 ].join(' ');
 
@@ -152,7 +154,26 @@ export function agentMessages({ context, turns }: AgentStepRequest): ChatComplet
       case 'reply':
         messages.push({ role: 'assistant', content: turn.text });
         break;
+      case 'decision':
+        messages.push({ role: 'system', content: decisionNote(turn) });
+        break;
     }
   }
   return messages;
+}
+
+/** What the system decided of approval requests from the message before: the model reads it as fact, and never the codes. */
+function decisionNote(decisions: RunDecisions): string {
+  const call = (tool: string, input: unknown) => `${tool} ${JSON.stringify(input ?? {})}`;
+  const lines = decisions.decided.map((d) =>
+    d.status === 'denied'
+      ? `Request ${d.request_id} (${call(d.tool, d.input)}) was denied: it will not run.`
+      : `Request ${d.request_id} (${call(d.tool, d.input)}) was approved and ran once: ${JSON.stringify(d.result ?? null)}.`,
+  );
+  for (const u of decisions.undecided) lines.push(`Request ${u.request_id} (${call(u.tool, u.input)}) is still pending: ${u.reason}.`);
+  return [
+    'Approval decisions the system read in the message above (the approver decides, not you):',
+    ...lines,
+    'Only what is listed as approved ran. Say so in your reply, and do not call a tool to carry out a pending request.',
+  ].join('\n');
 }

@@ -8,13 +8,13 @@ import type { Instances } from '../db/instances';
 import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
-import { loadAgentPolicy, type RunAgent } from '../services/policy-loader';
-import { capsRemaining, type CapClaim } from '../services/cap-usage';
+import { loadAgentPolicy, type LoadedPolicy, type RunAgent } from '../services/policy-loader';
+import { capsRemaining } from '../services/cap-usage';
 import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
 import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
-import { ToolRun, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
+import { ToolRun, type ClaimGrant, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
 
 /** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
 export interface RunObserver {
@@ -40,8 +40,8 @@ export interface RunApprovals {
       decider: Decider,
       record: RecordFields,
       by: StartedBy,
-      caps: CapClaim | null,
-    ): Promise<number | null | 'capped'>;
+      grant: (policy: LoadedPolicy | null) => ClaimGrant,
+    ): Promise<number | null | 'capped' | { not_granted: string }>;
   };
   expiryMs: number;
 }
@@ -119,9 +119,12 @@ export class RunService {
         }
         return filed;
       },
-      claimApproval: async (agentId, requestId, decider, record, caps) => {
+      claimApproval: async (agentId, requestId, decider, record, grant) => {
+        const by = await orUnavailable(startedBy(record.tool_id));
         const id = await orUnavailable(
-          approvals.store.claim(agentId, requestId, decider, record, await orUnavailable(startedBy(record.tool_id)), caps),
+          approvals.store.claim(agentId, requestId, decider, record, by, (loaded) =>
+            grant(loaded === null ? null : compilePolicy(loaded.policy, registry.manifest.ids)),
+          ),
         );
         if (typeof id === 'number') this.inFlight.add(id);
         return id;

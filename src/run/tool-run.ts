@@ -53,17 +53,19 @@ export interface ToolRunDeps {
   /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
   fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
   /**
-   * Approves a pending request and writes its execution's `started` record at once, counting it
-   * against `caps` (its attachment's, when it has any): the record's id; null when it was no longer
-   * pending; `capped` when a cap has no room (it stays pending). Nothing is written unless all holds.
+   * Approves a pending request and writes its execution's `started` record at once, in one
+   * transaction that holds the agent's policy still and asks `grant` of it as it stands then (null:
+   * no such agent): the record's id; null when it was no longer pending; `capped` when a cap has no
+   * room (it stays pending); the reason when the policy no longer grants it. Nothing is written
+   * unless all holds.
    */
   claimApproval(
     agentId: number,
     requestId: number,
     decider: Decider,
     record: RecordFields,
-    caps: CapClaim | null,
-  ): Promise<number | null | 'capped'>;
+    grant: (policy: CompiledPolicy | null) => ClaimGrant,
+  ): Promise<number | null | 'capped' | { not_granted: string }>;
   /** How long a request waits for its decision. */
   approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
@@ -99,6 +101,9 @@ export interface CallOrigin {
   run_id: number | null;
   message_id: string | null;
 }
+
+/** What an approval's claim found, re-checking the grant: the caps its call counts against, or why it no longer runs. */
+export type ClaimGrant = { caps: CapClaim | null } | { not_granted: string };
 
 /** Why an approved request did not run: it no longer grants (void it), another decision took it first, or a cap has no room (it stays pending). */
 export type ApprovedOutcome =
@@ -247,30 +252,31 @@ export class ToolRun {
    * Runs an approved request's stored input, once (SEMANTICS §12), on this run: the requester's,
    * resolved anew. Its attachment must still admit the requester and carry the tool, and the tool
    * must still take the input; then the request is claimed and the execution's record written in
-   * one step, so of two approvals at once only one runs it. The record names the approver.
+   * one transaction that checks the grant once more on the policy as it stands then (SEMANTICS
+   * §12a), so neither a second approval nor a revocation committed meanwhile lets it run. The record
+   * names the approver.
    */
   async executeApproved(request: ApprovalRequestView, decider: Decider): Promise<ApprovedOutcome> {
-    if (!this.policy.grantsThrough(this.dispatched, request.attachment_id, request.tool)) {
-      return { status: 'not_granted', reason: 'its attachment no longer grants this tool to the requester' };
-    }
+    const grant = (policy: CompiledPolicy | null): ClaimGrant => {
+      if (policy === null || !policy.grantsThrough(this.dispatched, request.attachment_id, request.tool)) {
+        return { not_granted: 'its attachment no longer grants this tool to the requester' };
+      }
+      // An approved request counts against its own attachment's caps, on the requester's count, when it runs.
+      const caps = policy.capsOf(request.attachment_id, request.tool);
+      return { caps: caps.length === 0 ? null : this.capClaim(request.tool, [{ attachment_id: request.attachment_id, caps }]) };
+    };
+    const now = grant(this.policy);
+    if ('not_granted' in now) return { status: 'not_granted', reason: now.not_granted };
     const tool = this.deps.implementation(request.tool);
     if (!tool) return { status: 'not_granted', reason: 'the tool has no implementation to run' };
     // A call with no input is kept as null.
     let checked = tool.input.safeParse(request.input);
     if (!checked.success && request.input === null) checked = tool.input.safeParse(undefined);
     if (!checked.success) return { status: 'not_granted', reason: 'the tool no longer accepts the input it was asked with' };
-    // An approved request counts against its own attachment's caps, on the requester's count, when it runs.
-    const caps = this.policy.capsOf(request.attachment_id, request.tool);
-    const candidates = caps.length === 0 ? null : [{ attachment_id: request.attachment_id, caps }];
-    const id = await this.deps.claimApproval(
-      this.agentId,
-      request.id,
-      decider,
-      this.fields(request.tool, {}),
-      candidates === null ? null : this.capClaim(request.tool, candidates),
-    );
-    if (id === 'capped') return { status: 'capped', error: await this.refuseCapped(request.tool, candidates ?? [], {}) };
+    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}), grant);
+    if (id === 'capped') return { status: 'capped', error: await this.refuseCapped(request.tool, now.caps?.candidates ?? [], {}) };
     if (id === null) return { status: 'taken' };
+    if (typeof id === 'object') return { status: 'not_granted', reason: id.not_granted };
     this.decided('granted', 'approved');
     const approval = { request_id: request.id, approved_by: approverName(decider) };
     return this.complete(request.tool, id, (callId) => tool.execute(checked.data, { ...this.contextFor(undefined, callId), approval }));

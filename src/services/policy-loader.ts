@@ -1,7 +1,7 @@
 // Reads one agent's access rules, attachments, gate rules and toolkits in a single query and returns
 // the plain data the core resolves over, with the little of the agent a run needs besides (its name
 // and prompt, for the model).
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { AgentPolicyData, AttachmentPolicy, CapRule, RuleKind } from '../core/types';
 
 /** What a run knows of its agent besides the policy. */
@@ -61,9 +61,9 @@ const POLICY_SQL = `
    WHERE a.id = :agentId
    ORDER BY at.id, r.id`;
 
-/** The agent's policy, or null when there is no such agent. */
-export async function loadAgentPolicy(sequelize: Sequelize, agentId: number): Promise<LoadedPolicy | null> {
-  const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT });
+/** The agent's policy, or null when there is no such agent; in `transaction`, as that transaction sees it. */
+export async function loadAgentPolicy(sequelize: Sequelize, agentId: number, transaction?: Transaction): Promise<LoadedPolicy | null> {
+  const rows = await sequelize.query<PolicyRow>(POLICY_SQL, { replacements: { agentId }, type: QueryTypes.SELECT, transaction });
   if (rows.length === 0) return null;
   return {
     agent: {

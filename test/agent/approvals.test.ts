@@ -29,6 +29,8 @@ interface RunAnswer {
   tools_offered: string[];
   needs_approval: string[];
   steps: Step[];
+  decided?: { request_id: number; status: string; tool: string; input: unknown; requested_by: string | null; result?: unknown }[];
+  undecided?: { request_id: number; code: string; tool: string; input: unknown; reason: string }[];
   reply: { text: string; to: string[]; cc: string[]; message_id: string };
 }
 
@@ -44,7 +46,12 @@ const refunds = async () =>
 const resetOrders = () =>
   t.sequelize.query("DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043')");
 const requests = async (agent: number) =>
-  (await t.admin().get(`/api/agents/${agent}/approval-requests`).expect(200)).body as { id: number; status: string; input: unknown }[];
+  (await t.admin().get(`/api/agents/${agent}/approval-requests`).expect(200)).body as {
+    id: number;
+    code: string;
+    status: string;
+    input: unknown;
+  }[];
 const records = (agent: number) =>
   t.sequelize.query<{
     tool_id: string;
@@ -134,21 +141,20 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
       mara = await post(sundae.id, { thread_id: jane.thread_id, message: MARA });
     });
 
-    test('then her run is offered approve_request and deny_request, decides R through approve_request, and does not call the tool anew', () => {
-      expect(mara.tools_offered).toEqual(['approve_request', 'check_flavor_stock', 'deny_request', 'lookup_order', 'process_refund']);
-      expect(mara.steps).toEqual([
-        expect.objectContaining({
-          tool: 'approve_request',
-          input: { request_id: request },
-          status: 'success',
-          approval_request_id: request,
-          output: expect.objectContaining({
-            status: 'approved',
-            input: { order_id: 'SCP-1042' },
-            result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true, amount_cents: 1899 } },
-          }),
-        }),
+    test('then toolgate decides R from her own text before the model runs: no approve_request tool, no step, R in decided', () => {
+      expect(mara.tools_offered).toEqual(['check_flavor_stock', 'lookup_order', 'process_refund']);
+      expect(mara.steps.filter((s) => s.tool === 'process_refund')).toEqual([]);
+      expect(mara.decided).toEqual([
+        {
+          request_id: request,
+          tool: 'process_refund',
+          input: { order_id: 'SCP-1042' },
+          requested_by: 'jane@acme.com',
+          status: 'approved',
+          result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true, amount_cents: 1899 } },
+        },
       ]);
+      expect(mara.undecided).toBeUndefined();
     });
 
     test("then the stored input ran exactly once, on Jane's behalf, its record naming requester and approver", async () => {
@@ -180,7 +186,7 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
       const again = await t.admin().post(`/api/agents/${sundae.id}/approval-requests/${request}/approve`).expect(409);
       expect(again.body).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/is approved.*nothing ran/) });
       const byMessage = await post(sundae.id, { thread_id: jane.thread_id, message: MARA });
-      expect(byMessage.tools_offered).not.toContain('approve_request');
+      expect(byMessage.decided).toBeUndefined();
       // Mara may refund, and her message approves: with nothing left to decide, a careless model
       // would refund the order again. The thread shows it refunded, so nothing is called.
       expect(byMessage.steps.filter((s) => s.tool === 'process_refund')).toEqual([]);
@@ -257,16 +263,20 @@ describe('when Mara decides by message with several requests pending in the thre
     ids = [first, second].map((a) => a.steps.find((s) => s.tool === 'process_refund')!.approval_request_id!);
   });
 
-  test('then a message naming no request decides none of them, and its reply lists them', async () => {
+  test('then a plain "Approved" decides none of them, and the answer and the reply list each with its code', async () => {
     const mara = await post(sundae.id, { thread_id: thread, message: MARA });
-    expect(mara.steps.filter((s) => s.tool === 'approve_request' || s.tool === 'process_refund')).toEqual([]);
-    for (const id of ids) expect(mara.reply.text).toContain(`request ${id}`);
+    expect(mara.decided).toBeUndefined();
+    expect(mara.steps.filter((s) => s.tool === 'process_refund' && s.status === 'success')).toEqual([]);
+    const pending = await requests(sundae.id);
+    expect(mara.undecided?.map((u) => u.request_id).sort()).toEqual([...ids].sort());
+    for (const r of pending) expect(mara.reply.text).toContain(`"approve ${r.code}" or "deny ${r.code}"`);
     expect(await refunds()).toEqual([]);
   });
 
-  test('then a message naming one decides exactly that one', async () => {
-    const mara = await post(sundae.id, { thread_id: thread, message: { ...MARA, body: `Approved: request ${ids[1]}.` } });
-    expect(mara.steps).toEqual([expect.objectContaining({ tool: 'approve_request', input: { request_id: ids[1] }, status: 'success' })]);
+  test("then a message with one request's code decides exactly that one", async () => {
+    const code = (await requests(sundae.id)).find((r) => r.id === ids[1])!.code;
+    const mara = await post(sundae.id, { thread_id: thread, message: { ...MARA, body: `approve ${code}` } });
+    expect(mara.decided).toEqual([expect.objectContaining({ request_id: ids[1], status: 'approved' })]);
     expect((await refunds()).map((r) => r.order_id)).toEqual(['SCP-1043']);
     expect((await requests(sundae.id)).map((r) => [r.id, r.status])).toEqual([
       [ids[1], 'approved'],
@@ -274,9 +284,9 @@ describe('when Mara decides by message with several requests pending in the thre
     ]);
   });
 
-  test('then "Denied." decides the thread\'s only pending request, which never runs', async () => {
+  test('then "Denied, sorry." decides the thread\'s only pending request, which never runs', async () => {
     const mara = await post(sundae.id, { thread_id: thread, message: { ...MARA, body: 'Denied, sorry.' } });
-    expect(mara.steps).toEqual([expect.objectContaining({ tool: 'deny_request', input: { request_id: ids[0] }, status: 'success' })]);
+    expect(mara.decided).toEqual([expect.objectContaining({ request_id: ids[0], status: 'denied' })]);
     expect((await refunds()).map((r) => r.order_id)).toEqual(['SCP-1043']);
   });
 });

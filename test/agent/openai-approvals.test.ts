@@ -1,7 +1,8 @@
 // Approvals through the real `openai` client against a local server that speaks Chat Completions
-// (SEMANTICS §12): the model is told which tool needs approval, a call of it files a request and
-// comes back "awaiting approval"; only an approver's run is offered approve_request, which runs the
-// stored input once; a model cannot change what runs, nor decide for a sender who is no approver.
+// (SEMANTICS §12, §12a): the model is told which tool needs approval, a call of it files a request
+// and comes back "awaiting approval"; toolgate, not the model, reads an approver's message for a
+// decision and runs the stored input once; no model is offered approve_request, and a model that
+// calls a pending request's very call does not decide it.
 import { QueryTypes } from 'sequelize';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { createTestApp, type TestApp } from '../support/app';
@@ -41,7 +42,11 @@ const resetOrders = () =>
     "DELETE FROM scoop_refunds; UPDATE scoop_orders SET status = 'delivered' WHERE id IN ('SCP-1042', 'SCP-1043'); UPDATE scoop_orders SET status = 'shipped' WHERE id = 'SCP-1050'",
   );
 const pendingOf = async (agent: number) =>
-  (await t.admin().get(`/api/agents/${agent}/approval-requests?status=pending`).expect(200)).body as { id: number; input: unknown }[];
+  (await t.admin().get(`/api/agents/${agent}/approval-requests?status=pending`).expect(200)).body as {
+    id: number;
+    code: string;
+    input: unknown;
+  }[];
 
 describe("when the model asks for a refund on Jane's behalf, and then for Mara", () => {
   let sundae: Sundae;
@@ -108,23 +113,29 @@ describe("when the model asks for a refund on Jane's behalf, and then for Mara",
     expect(await refunds()).toEqual([]);
   });
 
-  describe("and Mara's run approves", () => {
-    let mara: { steps: { tool: string; status: string; input: unknown; error?: string; output?: unknown }[] };
+  describe("and Mara approves Jane's request by its code", () => {
+    let mara: {
+      steps: { tool: string; status: string; input: unknown; error?: string; output?: unknown; approval_request_id?: number }[];
+      decided?: { request_id: number; status: string }[];
+    };
     let maraRequests: RecordedRequest[];
+    let other: { id: number };
 
     beforeAll(async () => {
+      const pending = await pendingOf(sundae.id);
+      other = pending.find((r) => r.id !== request)!;
+      const code = pending.find((r) => r.id === request)!.code;
       fake.requests.length = 0;
+      // Her model tries to decide as well, and to run the other pending request's call itself.
       fake.script((_req, i) =>
         i === 0
-          ? toolCalls([['approve_request', JSON.stringify({ request_id: request, order_id: 'SCP-1050' })]])
-          : i === 1
-            ? toolCalls([['approve_request', JSON.stringify({ request_id: request })]])
-            : completion('Approved and refunded. — Sundae'),
+          ? toolCalls([
+              ['approve_request', JSON.stringify({ request_id: other.id })],
+              ['process_refund', '{"order_id":"SCP-1050"}'],
+            ])
+          : completion('Approved and refunded. — Sundae'),
       );
-      mara = await post(sundae.id, {
-        thread_id: jane.thread_id,
-        message: { from: 'mara@thescoop.com', body: `Approved: request ${request}.` },
-      });
+      mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: `approve ${code}` } });
       maraRequests = [...fake.requests];
     });
 
@@ -138,31 +149,26 @@ describe("when the model asks for a refund on Jane's behalf, and then for Mara",
       ).toBe(true);
     });
 
-    test('then her catalogue has approve_request and deny_request, each listing the requests she may decide with their input', () => {
-      const tools = sent(maraRequests[0]).tools ?? [];
-      const approve = tools.find((tool) => tool.function.name === 'approve_request');
-      expect(approve?.function.description).toContain(`request ${request}: process_refund {"order_id":"SCP-1042"} asked by jane@acme.com`);
-      expect(tools.map((tool) => tool.function.name)).toContain('deny_request');
+    test('then toolgate decided it before the model ran, told the model so, and offered it no approve_request', () => {
+      expect(mara.decided).toEqual([expect.objectContaining({ request_id: request, status: 'approved' })]);
+      const first = sent(maraRequests[0]);
+      expect(first.tools?.map((tool) => tool.function.name)).not.toContain('approve_request');
+      const note = first.messages.filter((m) => m.role === 'system').at(-1)?.content ?? '';
+      expect(note).toContain(`Request ${request} (process_refund {"order_id":"SCP-1042"}) was approved and ran once`);
+      expect(note).not.toMatch(/approve [0-9A-Z]{8}/);
     });
 
-    test('then arguments that try to change the order are refused and decide nothing; the request runs exactly as stored, once', async () => {
-      expect(mara.steps[0]).toMatchObject({
-        tool: 'approve_request',
-        status: 'failure',
-        error: expect.stringMatching(/does not fit.*Nothing was decided/),
-      });
-      expect(mara.steps[1]).toMatchObject({
-        tool: 'approve_request',
-        status: 'success',
-        output: { status: 'approved', input: { order_id: 'SCP-1042' } },
-      });
+    test("then the model's approve_request is refused at dispatch, and its call of the other request's input decides nothing and runs nothing", async () => {
+      expect(mara.steps[0]).toMatchObject({ tool: 'approve_request', status: 'denied' });
+      expect(mara.steps[1]).toMatchObject({ tool: 'process_refund', status: 'pending_approval', approval_request_id: other.id });
       expect(await refunds()).toEqual(['SCP-1042']);
+      expect((await pendingOf(sundae.id)).map((r) => r.id)).toEqual([other.id]);
     });
   });
 });
 
 describe("when an approver's model calls the very tool and input a pending request asks for", () => {
-  test('then that request is decided and runs once, instead of the tool running anew beside it', async () => {
+  test('then the request stays pending and nothing runs: calling a pending call is not deciding it', async () => {
     await resetOrders();
     const sundae = await createSundae(t, 'approval');
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Noted. — Sundae')));
@@ -172,15 +178,12 @@ describe("when an approver's model calls the very tool and input a pending reque
     const [request] = await pendingOf(sundae.id);
     fake.requests.length = 0;
     fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae')));
-    const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Go ahead.' } });
-    expect(mara.steps).toEqual([expect.objectContaining({ tool: 'process_refund', status: 'success', approval_request_id: request!.id })]);
-    expect(await pendingOf(sundae.id)).toEqual([]);
-    expect(await refunds()).toEqual(['SCP-1042']);
-    const [record] = await t.sequelize.query<{ approved_by: string; routing_key: string }>(
-      "SELECT approved_by, routing_key FROM tool_calls WHERE agent_id = :a AND tool_id = 'process_refund' AND status = 'success'",
-      { replacements: { a: sundae.id }, type: QueryTypes.SELECT },
-    );
-    expect(record).toEqual({ approved_by: 'mara@thescoop.com', routing_key: 'jane@acme.com' });
+    const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Thanks, noted.' } });
+    expect(mara.steps).toEqual([
+      expect.objectContaining({ tool: 'process_refund', status: 'pending_approval', approval_request_id: request!.id }),
+    ]);
+    expect((await pendingOf(sundae.id)).map((r) => r.id)).toEqual([request!.id]);
+    expect(await refunds()).toEqual([]);
   });
 });
 
@@ -194,21 +197,13 @@ describe('when a model asks again for exactly what an approved request ran', () 
       message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted. I would like a refund.' },
     });
     const [request] = await pendingOf(sundae.id);
-    // Mara's model approves, then calls the tool itself with the same input, in the same run.
+    // Mara approves; her model then calls the tool itself with the same input, in the same run.
     fake.requests.length = 0;
-    fake.script((_req, i) =>
-      i === 0
-        ? toolCalls([['approve_request', JSON.stringify({ request_id: request!.id })]])
-        : i === 1
-          ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']])
-          : completion('Done. — Sundae'),
-    );
+    fake.script((_req, i) => (i === 0 ? toolCalls([['process_refund', '{"order_id":"SCP-1042"}']]) : completion('Done. — Sundae')));
     const mara = await post(sundae.id, { thread_id: jane.thread_id, message: { from: 'mara@thescoop.com', body: 'Approved.' } });
-    expect(mara.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([
-      ['approve_request', 'success'],
-      ['process_refund', 'failure'],
-    ]);
-    expect(mara.steps[1]).toMatchObject({
+    expect(mara.decided).toEqual([expect.objectContaining({ request_id: request!.id, status: 'approved' })]);
+    expect(mara.steps.map((s: { tool: string; status: string }) => [s.tool, s.status])).toEqual([['process_refund', 'failure']]);
+    expect(mara.steps[0]).toMatchObject({
       approval_request_id: request!.id,
       error: expect.stringMatching(/already ran exactly this call/),
     });

@@ -32,26 +32,103 @@ test('when the message ends with a question, then document_search is asked the l
   });
 });
 
-describe('when an approver writes about a request pending in the thread', () => {
-  const deciding = (body: string): AgentStepRequest => ({
+describe('when toolgate read the message for approval decisions before the run', () => {
+  const decided = (body: string, decision: Extract<AgentStepRequest['turns'][number], { role: 'decision' }>): AgentStepRequest => ({
     ...step(body),
-    tools: ['lookup_order', 'approve_request', 'deny_request'].map(spec),
-    decidable: [{ id: 7, tool: 'process_refund', input: { order_id: 'SCP-1042' }, requested_by: 'jane@acme.com' }],
+    turns: [{ role: 'inbound', message: { from: 'mara@thescoop.com', body } }, decision],
   });
+  const request = { request_id: 7, tool: 'process_refund', input: { order_id: 'SCP-1042' } };
 
-  test.each([
-    ['Approved, process it.', 'approve_request'],
-    ['Not approved.', 'deny_request'],
-    ['Denied.', 'deny_request'],
-  ])('then %j decides it: %s', (body, tool) => {
-    expect(planAgentStep(deciding(body))).toMatchObject({ kind: 'tool_calls', calls: [{ tool, arguments: '{"request_id":7}' }] });
-  });
-
-  test('then a message that both approves and refuses decides nothing, and the reply asks which', () => {
-    const result = planAgentStep(deciding('Approved: the courier refused the return, so please process it.'));
+  test('then an approval it carried out is reported with what the call gave, and no tool is called anew', () => {
+    const result = planAgentStep(
+      decided('Approved, process it.', {
+        role: 'decision',
+        decided: [
+          {
+            ...request,
+            requested_by: 'jane@acme.com',
+            status: 'approved',
+            result: { status: 'success', output: { order_id: 'SCP-1042', refunded: true } },
+          },
+        ],
+        undecided: [],
+      }),
+    );
     expect(result.kind).toBe('reply');
-    expect(result.kind === 'reply' ? result.text : '').toMatch(/both approves and refuses, so I decided nothing/);
+    expect(result.kind === 'reply' ? result.text : '').toMatch(/Request 7 approved\.\nOrder SCP-1042 has been refunded in full\./);
   });
+
+  test('then a message that decided nothing is no instruction either: "Approved." with two pending calls no tool', () => {
+    const result = planAgentStep(
+      decided('Approved.', {
+        role: 'decision',
+        decided: [],
+        undecided: [
+          { ...request, code: 'K7QXM2PD', requested_by: 'jane@acme.com', reason: 'several requests are pending' },
+          {
+            request_id: 8,
+            tool: 'process_refund',
+            input: { order_id: 'SCP-1050' },
+            code: 'M2PD7K9Q',
+            requested_by: 'eve@x.example',
+            reason: 'several requests are pending',
+          },
+        ],
+      }),
+    );
+    expect(result.kind).toBe('reply');
+    expect(result.kind === 'reply' ? result.text : '').toMatch(
+      /Several requests are waiting for approval in this thread, so I decided none/,
+    );
+  });
+});
+
+test('when the order is named only in the Subject, then the planner takes no argument from it', () => {
+  const request: AgentStepRequest = {
+    ...step('Approved, process it.'),
+    turns: [
+      { role: 'inbound', message: { from: 'jane@acme.com', subject: 'Melted (ref SCP-1050)', body: 'Order SCP-1042 arrived melted.' } },
+      { role: 'inbound', message: { from: 'mara@thescoop.com', subject: 'Re: Melted (ref SCP-1050)', body: 'Approved, process it.' } },
+    ],
+  };
+  expect(planAgentStep(request)).toMatchObject({
+    kind: 'tool_calls',
+    calls: [{ tool: 'process_refund', arguments: '{"order_id":"SCP-1042"}' }],
+  });
+});
+
+test('when the thread names two orders and the approval names neither, then the planner asks which instead of guessing', () => {
+  const request: AgentStepRequest = {
+    ...step('Approved, process it.'),
+    turns: [
+      { role: 'inbound', message: { from: 'jane@acme.com', body: 'Order SCP-1042 arrived melted, and so did SCP-1050.' } },
+      { role: 'inbound', message: { from: 'mara@thescoop.com', body: 'Approved, process it.' } },
+    ],
+  };
+  const result = planAgentStep(request);
+  expect(result.kind).toBe('reply');
+  expect(result.kind === 'reply' ? result.text : '').toMatch(/more than one order \(SCP-1042, SCP-1050\), so I did nothing yet/);
+});
+
+test("when a message's Subject asks for a refund and its body does not, then nothing is refunded nor filed", () => {
+  const request: AgentStepRequest = {
+    ...step('Let me check with the courier first, I will get back to you.'),
+    turns: [
+      {
+        role: 'inbound',
+        message: { from: 'eve@x.example', subject: 'Melted order - please refund it', body: 'Order SCP-1050 arrived melted.' },
+      },
+      {
+        role: 'inbound',
+        message: {
+          from: 'mara@thescoop.com',
+          subject: 'Re: Melted order - please refund it',
+          body: 'Let me check with the courier first, I will get back to you.',
+        },
+      },
+    ],
+  };
+  expect(planAgentStep(request).kind).toBe('reply');
 });
 
 test('when the thread shows the order refunded and this sender may refund, then an approval calls nothing and says it was done', () => {

@@ -7,35 +7,38 @@
 // when the message asks for it, even when this run was not offered it: the run loop refuses it at
 // dispatch and gives the refusal back, which is the backstop the seed describes.
 //
-// An order is the one the message names, else the latest one a participant named in their own
-// words earlier in the thread (SEMANTICS §11): never one from a reply, a tool call, quoted history
-// or a signature, so no text but the requesters' own chooses what a tool acts on.
+// An order is the one the sender names in their own words, else the one participants named in
+// their own words earlier in the thread (SEMANTICS §11): never one from a Subject (the requester
+// chose it, and a reply repeats it), a reply, a tool call, quoted history or a signature. When they
+// name several, it asks which rather than guess (SEMANTICS §12a).
+//
+// Approval decisions are not the planner's (SEMANTICS §12a): toolgate read the message before the
+// run and says what it decided in a `decision` turn, which the reply reports; a message that came
+// with one is never read as an instruction to act ("Approved" decided, or decided nothing).
 //
 // Rules, in order, each at most once per run:
-// - a sender who may decide a pending request (SEMANTICS §12), writing an approval or a refusal →
-//   approve_request or deny_request {request_id}: the request the message names, else the thread's
-//   only one (with several and none named, nothing: the reply lists them)
-// - otherwise, an approval or a "process it" about an order → process_refund {order_id}; but not when
-//   this run may refund and the thread shows that order refunded already (a careful model does not
-//   repeat an action: it says it was done). A run that may not refund still tries, and is refused.
+// - an approval or a "process it" about an order, from a message toolgate did not read decisions
+//   in → process_refund {order_id}; but not when this run may refund and the thread shows that order
+//   refunded already (a careful model does not repeat an action: it says it was done). A run that
+//   may not refund still tries, and is refused.
 // - a refund asked for an order, when this run may only request process_refund → process_refund
 //   {order_id}: the call is filed for the shop's approval
 // - an order id in the message → lookup_order {order_id}
 // - a question about stock or flavors, or a stock report instruction → check_flavor_stock {}
 // - an instruction to send (a report) to an address → send_email {to, subject, body}
 // - a question, with document_search offered → document_search {query}
-// Then the reply, written from what the run's tool calls gave back; it asks to copy the agent's
-// escalation address when it passes a request on to the shop.
-import type { AgentStepRequest, AgentStepResult, AgentToolSpec, AgentTurn, DecidableRequest } from '../agent-step';
+// Then the reply, written from what the run's tool calls gave back and what toolgate decided; it
+// asks to copy the agent's escalation address when it passes a request on to the shop.
+import type { RunDecisions } from '../../core/run-decisions';
+import type { AgentStepRequest, AgentStepResult, AgentToolSpec, AgentTurn } from '../agent-step';
 import { ownText, sentencesOf } from './email-text';
 import { senderOf } from './sender';
 import { shorten } from './shorten';
 
-const ORDER_ID = /\bSCP-\d{1,8}\b/i;
+const ORDER_IDS = /\bSCP-\d{1,8}\b/gi;
 const PROCESS_INTENT = /\b(approved?|approve|process (it|this|that|them|the refund|another( one)?)|go ahead|refund (it|this|that|them))\b/i;
 const REFUSE_INTENT = /\b(not approved|denied|deny|rejected|reject|declined?|refused?)\b/i;
 const REFUSE_WORDS = new RegExp(REFUSE_INTENT.source, 'gi');
-const REQUEST_NAMED = /\brequests?\s*(?:#|no\.?|number)?\s*(\d{1,9})\b|#(\d{1,9})\b/gi;
 const REFUND_WORD = /\brefund/i;
 const STOCK_INTENT = /\b(in stock|stock|pints?|flavou?rs?)\b/i;
 const SEND_TO = /\b(?:send|email|mail)\b[^@]*?\bto\s+([^\s,;<>()]+@[^\s,;<>()]+?)[.,;]?(?:\s|$)/i;
@@ -47,7 +50,7 @@ interface PlannedCall {
 }
 
 interface RunView {
-  /** The message at hand: an inbound message's subject and body, or the instruction. */
+  /** The message at hand: the sender's own words in an inbound message's body, or the instruction. */
   text: string;
   from: string | null;
   instruction: boolean;
@@ -55,14 +58,19 @@ interface RunView {
   history: readonly AgentTurn[];
   /** This run's calls and results so far, by tool. */
   calls: Map<string, Extract<AgentTurn, { role: 'tool_result' }> | null>;
+  /** What toolgate decided of the thread's approval requests from the message at hand; null when it read none. */
+  decision: RunDecisions | null;
 }
+
+/** The order a message is about: the one named, several (ask which), or none. */
+type OrderReading = { order: string } | { several: string[] } | null;
 
 export function planAgentStep(request: AgentStepRequest): AgentStepResult {
   const view = viewOf(request.turns);
   const offeredOrSeen = new Set([...request.tools.map((t) => t.id), ...succeededBefore(view.history)]);
   const requestable = new Set(request.tools.filter((t) => t.needs_approval).map((t) => t.id));
   const granted = new Set(request.tools.filter((t) => !t.needs_approval).map((t) => t.id));
-  const next = plan(view, offeredOrSeen, granted, requestable, request.decidable ?? []).find((call) => !view.calls.has(call.tool));
+  const next = plan(view, offeredOrSeen, granted, requestable).find((call) => !view.calls.has(call.tool));
   if (next) {
     return {
       kind: 'tool_calls',
@@ -80,28 +88,19 @@ function viewOf(turns: readonly AgentTurn[]): RunView {
   });
   const current = turns[at];
   const calls: RunView['calls'] = new Map();
+  let decision: RunDecisions | null = null;
   for (const turn of turns.slice(at + 1)) {
+    if (turn.role === 'decision') decision = { decided: turn.decided, undecided: turn.undecided };
     if (turn.role === 'tool_call' && !calls.has(turn.tool)) calls.set(turn.tool, null);
     if (turn.role === 'tool_result') calls.set(turn.tool, turn);
   }
+  const history = turns.slice(0, Math.max(at, 0));
   if (current?.role === 'inbound') {
-    const { subject, body, from } = current.message;
-    // What the sender wrote: quoted history and signatures name orders and ask questions too.
-    return {
-      text: [subject ?? '', ...ownText(body)].join('\n'),
-      from,
-      instruction: false,
-      history: turns.slice(0, Math.max(at, 0)),
-      calls,
-    };
+    // What the sender wrote: quoted history and signatures name orders and ask questions too, and
+    // the Subject is the thread's, which the requester chose.
+    return { text: ownText(current.message.body).join('\n'), from: current.message.from, instruction: false, history, calls, decision };
   }
-  return {
-    text: current?.role === 'instruction' ? current.text : '',
-    from: null,
-    instruction: true,
-    history: turns.slice(0, Math.max(at, 0)),
-    calls,
-  };
+  return { text: current?.role === 'instruction' ? current.text : '', from: null, instruction: true, history, calls, decision };
 }
 
 /** The tools a call earlier in the thread used successfully: what a model would echo. */
@@ -114,68 +113,55 @@ function mixedIntent(text: string): boolean {
   return REFUSE_INTENT.test(text) && PROCESS_INTENT.test(text.replace(REFUSE_WORDS, ' '));
 }
 
-/** Whether a refund of the order succeeded earlier in the thread: directly, or as an approved request. */
+/** Whether a refund of the order succeeded earlier in the thread: called directly, or as an approved request. */
 function refundedBefore(history: readonly AgentTurn[], order: string): boolean {
-  return history.some((turn) => {
-    if (turn.role !== 'tool_result' || turn.status !== 'success' || (turn.tool !== 'process_refund' && turn.tool !== 'approve_request'))
-      return false;
+  const refunded = (output: unknown) => {
     // History holds results as (possibly cut) JSON text.
-    const text = typeof turn.output === 'string' ? turn.output : JSON.stringify(turn.output ?? null);
+    const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
     return text.includes(`"order_id":"${order}"`) && text.includes('"refunded":true');
+  };
+  return history.some((turn) => {
+    if (turn.role === 'tool_result') return turn.status === 'success' && turn.tool === 'process_refund' && refunded(turn.output);
+    if (turn.role === 'decision')
+      return turn.decided.some((d) => d.tool === 'process_refund' && d.status === 'approved' && refunded(d.result));
+    return false;
   });
 }
 
+/** The distinct order ids a text names, in order, upper-cased. */
+function ordersIn(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(ORDER_IDS), (m) => m[0].toUpperCase()))];
+}
+
 /**
- * The order the message is about: named in the sender's own words, else the latest one a
- * participant named in their own words earlier in the thread. The history holds only participants'
- * messages; replies, tool calls and quoted text never choose an order.
+ * The order the message is about: named in the sender's own words, else the one the participants
+ * named in their own words earlier in the thread. The history holds only participants' messages;
+ * Subjects, replies, tool calls and quoted text never choose an order. Several named: ask.
  */
-function orderOf(view: RunView): string | null {
-  const named = ORDER_ID.exec(view.text)?.[0];
-  if (named) return named.toUpperCase();
-  for (const turn of [...view.history].reverse()) {
-    if (turn.role !== 'inbound') continue;
-    const found = ORDER_ID.exec([turn.message.subject ?? '', ...ownText(turn.message.body)].join('\n'))?.[0];
-    if (found) return found.toUpperCase();
+function orderOf(view: RunView): OrderReading {
+  const reading = (orders: string[]): OrderReading => (orders.length === 1 ? { order: orders[0]! } : { several: orders });
+  const named = ordersIn(view.text);
+  if (named.length > 0) return reading(named);
+  const earlier = new Set<string>();
+  for (const turn of view.history) {
+    if (turn.role === 'inbound') for (const order of ordersIn(ownText(turn.message.body).join('\n'))) earlier.add(order);
   }
-  return null;
+  return earlier.size === 0 ? null : reading([...earlier]);
 }
 
-/** The pending request a decision is about: the one the message names, else the only one; null when several wait and none is named. */
-function requestToDecide(view: RunView, decidable: readonly DecidableRequest[]): DecidableRequest | null {
-  const named = [...view.text.matchAll(REQUEST_NAMED)].map((m) => Number(m[1] ?? m[2]));
-  const chosen = decidable.find((r) => named.includes(r.id));
-  if (chosen) return chosen;
-  return decidable.length === 1 ? (decidable[0] ?? null) : null;
-}
-
-function plan(
-  view: RunView,
-  known: ReadonlySet<string>,
-  granted: ReadonlySet<string>,
-  requestable: ReadonlySet<string>,
-  decidable: readonly DecidableRequest[],
-): PlannedCall[] {
+function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<string>, requestable: ReadonlySet<string>): PlannedCall[] {
   const calls: PlannedCall[] = [];
-  const order = orderOf(view);
-  const namesOrder = ORDER_ID.test(view.text);
-  // A message that both approves and refuses ("Approved: the courier refused the return") decides
-  // nothing: a decision cannot be undone, and the reply asks which.
+  const reading = orderOf(view);
+  const order = reading !== null && 'order' in reading ? reading.order : null;
+  const namesOrder = ordersIn(view.text).length > 0;
+  // A message that both approves and refuses ("Approved: the courier refused the return") acts on
+  // nothing, and one toolgate read for decisions was an approver's to decide, not an instruction.
   const mixed = mixedIntent(view.text);
   const refuses = !mixed && REFUSE_INTENT.test(view.text);
-  const approves = !mixed && !refuses && PROCESS_INTENT.test(view.text);
-  // An approver's yes or no decides what waits in the thread: it does not call the tool anew, in
-  // this step or after the decision.
-  const decided = view.calls.has('approve_request') || view.calls.has('deny_request');
-  const deciding = (decidable.length > 0 || decided) && (approves || refuses);
-  if (deciding) {
-    const chosen = requestToDecide(view, decidable);
-    if (chosen) calls.push({ tool: refuses ? 'deny_request' : 'approve_request', input: { request_id: chosen.id } });
-  }
+  const approves = !mixed && !refuses && view.decision === null && PROCESS_INTENT.test(view.text);
   const repeats = order !== null && granted.has('process_refund') && refundedBefore(view.history, order);
-  if (!deciding && order && approves && known.has('process_refund') && !repeats)
-    calls.push({ tool: 'process_refund', input: { order_id: order } });
-  if (!deciding && order && REFUND_WORD.test(view.text) && requestable.has('process_refund'))
+  if (order && approves && known.has('process_refund') && !repeats) calls.push({ tool: 'process_refund', input: { order_id: order } });
+  if (order && view.decision === null && REFUND_WORD.test(view.text) && requestable.has('process_refund'))
     calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (order && namesOrder && known.has('lookup_order')) calls.push({ tool: 'lookup_order', input: { order_id: order } });
   if (STOCK_INTENT.test(view.text) && known.has('check_flavor_stock')) calls.push({ tool: 'check_flavor_stock', input: {} });
@@ -209,20 +195,14 @@ function lastSentence(text: string): string {
 
 /** Whether the run passes something on to the shop: a refund it could not act on, a refused call, a call awaiting approval. */
 function passedOn(view: RunView): boolean {
-  if (
-    REFUND_WORD.test(view.text) &&
-    !view.calls.has('process_refund') &&
-    !view.calls.has('approve_request') &&
-    !view.calls.has('deny_request') &&
-    !view.instruction
-  )
-    return true;
+  if (REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && view.decision === null && !view.instruction) return true;
   return [...view.calls.values()].some((r) => r?.status === 'denied' || r?.status === 'pending_approval');
 }
 
 function reply(view: RunView, request: AgentStepRequest): string {
   const lines: string[] = [];
   const name = (id: string) => request.tools.find((t: AgentToolSpec) => t.id === id)?.display_name ?? id.replace(/_/g, ' ');
+  lines.push(...decisionLines(view.decision));
   for (const [tool, result] of view.calls) {
     if (!result) continue;
     if (result.status === 'denied')
@@ -235,41 +215,56 @@ function reply(view: RunView, request: AgentStepRequest): string {
     else if (result.status === 'failure') lines.push(`I couldn't complete ${name(tool)}: ${result.error ?? 'it failed'}.`);
     else lines.push(...successLines(tool, result.output));
   }
-  const decidedNow = view.calls.has('approve_request') || view.calls.has('deny_request');
-  const decidable = request.decidable ?? [];
-  if (decidable.length > 0 && !decidedNow && mixedIntent(view.text)) {
-    lines.push('Your message both approves and refuses, so I decided nothing. Please say which: approved, or not approved.');
+  const reading = orderOf(view);
+  const acts = view.decision === null && (PROCESS_INTENT.test(view.text) || REFUND_WORD.test(view.text));
+  if (reading !== null && 'several' in reading && acts) {
+    lines.push(
+      `Your message could be about more than one order (${reading.several.join(', ')}), so I did nothing yet: which one do you mean?`,
+    );
   }
-  const undecided =
-    decidable.length > 1 && !view.calls.has('approve_request') && !view.calls.has('deny_request') && PROCESS_INTENT.test(view.text);
-  if (undecided) {
-    lines.push('Several requests are waiting for approval in this thread, so I decided none of them. Please say which one:');
-    for (const r of decidable)
-      lines.push(`- request ${r.id}: ${r.tool} ${JSON.stringify(r.input ?? {})}, asked by ${r.requested_by ?? 'a scheduled run'}`);
-  }
-  const order = orderOf(view);
+  const order = reading !== null && 'order' in reading ? reading.order : null;
   const granted = request.tools.some((t) => t.id === 'process_refund' && !t.needs_approval);
   if (
     order &&
     granted &&
+    view.decision === null &&
     PROCESS_INTENT.test(view.text) &&
     !view.calls.has('process_refund') &&
-    !decidedNow &&
     refundedBefore(view.history, order)
   ) {
     lines.push(`Order ${order} was already refunded in this thread, so I did not refund it again.`);
   }
-  const refundAsked =
-    REFUND_WORD.test(view.text) &&
-    !view.calls.has('process_refund') &&
-    !view.calls.has('approve_request') &&
-    !view.calls.has('deny_request') &&
-    !undecided;
+  const several = reading !== null && 'several' in reading;
+  const refundAsked = !several && REFUND_WORD.test(view.text) && !view.calls.has('process_refund') && view.decision === null;
   if (refundAsked) lines.push("I've passed your refund request to the shop, who will confirm.");
   if (lines.length === 0)
     lines.push(view.instruction ? 'Nothing needed doing.' : 'Thanks for your message. I will get back to you shortly.');
   const greeting = view.instruction ? [] : [`Hi ${senderOf(view.from ?? '').firstName ?? 'there'},`, ''];
   return [...greeting, ...lines, '', `— ${request.context.agentName}`].join('\n');
+}
+
+/** What the reply says of toolgate's decisions: what was approved (and what its call gave), denied, or left pending. */
+function decisionLines(decision: RunDecisions | null): string[] {
+  if (decision === null) return [];
+  const lines: string[] = [];
+  for (const d of decision.decided) {
+    if (d.status === 'denied') {
+      lines.push(`Request ${d.request_id} denied: it will not run.`);
+      continue;
+    }
+    lines.push(`Request ${d.request_id} approved.`);
+    const result = d.result;
+    if (result?.status === 'success') lines.push(...successLines(d.tool, result.output));
+    else if (result?.status === 'failure') lines.push(`It ran and failed: ${result.error}.`);
+  }
+  if (decision.undecided.length > 0) {
+    lines.push(
+      decision.undecided.length === 1
+        ? 'I decided nothing on the request waiting for your approval: its code, below, decides it.'
+        : "Several requests are waiting for approval in this thread, so I decided none of them: each one's code, below, decides it.",
+    );
+  }
+  return lines;
 }
 
 function pendingLine(tool: string, output: unknown): string {
@@ -282,15 +277,6 @@ function pendingLine(tool: string, output: unknown): string {
 function successLines(tool: string, output: unknown): string[] {
   const o = (output ?? {}) as Record<string, unknown>;
   switch (tool) {
-    case 'approve_request': {
-      const result = o.result as { status?: string; output?: unknown } | undefined;
-      return [
-        `Request ${String(o.request_id)} approved.`,
-        ...(result?.status === 'success' ? successLines(String(o.tool), result.output) : []),
-      ];
-    }
-    case 'deny_request':
-      return [`Request ${String(o.request_id)} denied: it will not run.`];
     case 'lookup_order':
       return o.found === false
         ? [`I couldn't find order ${String(o.order_id)}.`]

@@ -1,7 +1,7 @@
 // Approvals: an agent's approval requests (SEMANTICS §12), pending ones first, each with the exact
 // input it would run, who asked and where, and Approve and Deny; decided ones with who decided and
 // what came of the one execution.
-import type { ApprovalRequestView, ApprovalStatus } from '../../../core/approval-request';
+import { requesterName, type ApprovalRequestView, type ApprovalStatus } from '../../../core/approval-request';
 import type { AgentView } from '../../../services/agents';
 import { AgentFilter } from './agent-filter';
 import { PostForm } from './form';
@@ -62,6 +62,12 @@ export function ApprovalsPage(props: {
                   <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
                     <th scope="row">
                       Request {r.id}
+                      {r.status === 'pending' ? (
+                        <p class="hint">
+                          Decision code <code class="decision-code">{r.code}</code>: an approver replies <q>approve {r.code}</q> or{' '}
+                          <q>deny {r.code}</q> in its thread
+                        </p>
+                      ) : null}
                       <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
                     </th>
                     <td>
@@ -74,7 +80,7 @@ export function ApprovalsPage(props: {
                       {r.requested_by.routing_key !== null ? (
                         <VisibleText text={r.requested_by.routing_key} />
                       ) : (
-                        <span class="muted">a scheduled run</span>
+                        <span class="muted">{requesterName(r.requested_by)}</span>
                       )}
                       {r.requested_by.thread_id ? (
                         <p class="hint">
