@@ -2,12 +2,12 @@
 // scheduled run for the scheduler) and keeps it for the request (`res.locals.toolgate.run`), with
 // the one dispatch path.
 import type { NextFunction, Request, RequestHandler } from 'express';
-import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
 import { requestState, stateOf, type ToolgateRequestState } from './request-state';
+import { senderAsGiven } from './sender-check';
 
 /**
  * What the request asks for: a sender run with this sender (maybe missing) and the message's
@@ -23,7 +23,7 @@ export interface ToolRunOptions {
   agentParam?: string;
   /** Reads the run from the request. Default: `scheduled: true` in the body, else `from`, else `sender`. */
   runOf?: (req: Request) => RunRequest;
-  /** Default: the plugin's senderCheck (taken as given unless the plugin names an authserv-id). */
+  /** Default: the plugin's (its authservId's authentication, or its senderCheck; else taken as given). */
   senderCheck?: SenderCheck;
 }
 
@@ -37,8 +37,6 @@ function runOfBody(body: unknown): RunRequest {
   if (fields.scheduled === true) return { kind: 'scheduled' };
   return { kind: 'sender', sender: fields.from ?? fields.sender, authentication_results: fields.authentication_results };
 }
-
-export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);
 
 export function toolRun(runs: Pick<RunService, 'start' | 'startCached'>, options: ToolRunOptions = {}): RequestHandler {
   const agentParam = options.agentParam ?? 'id';

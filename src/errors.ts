@@ -537,7 +537,7 @@ export const CONFIG_ERROR_CODES = {
     'An agentRuns limit is outside its range, or messageIdDomain is not a host name: give a whole number within the range the message names, or a name such as mail.thescoop.com.',
   ERR_TOOLGATE_APPROVALS: 'approvals.expiryMs is outside its range: give whole milliseconds from a minute (60000) to 30 days.',
   ERR_TOOLGATE_AUTHSERV_ID:
-    'authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
+    'createToolgate({ authservId }) or authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
   ERR_TOOLGATE_AUTH_ORDER: 'requireRole() ran on a request authenticate() had not seen: mount authenticate() before it.',
   ERR_TOOLGATE_BODY_LIMIT: 'bodyLimit is not a size body-parser reads as written: give one such as "1mb", "512kb" or "100b".',
   ERR_TOOLGATE_CLIENT_AUTH:
@@ -581,6 +581,8 @@ export const CONFIG_ERROR_CODES = {
     "roleOf answered something that is not a role (answered 500 misconfigured): answer 'client', 'admin', 'scheduler' or 'metrics', { role, caller }, or null for no one.",
   ERR_TOOLGATE_ROUTES:
     'createToolgate({ routes }) names a group that does not exist, or says neither true nor false: use the groups ROUTE_GROUPS lists, each true or false.',
+  ERR_TOOLGATE_SENDER_CHECK:
+    'createToolgate() was given both authservId and senderCheck, two answers to how a sender counts: give authservId alone (it is authenticatedSender(authservId)), or senderCheck alone.',
   ERR_TOOLGATE_SHARED_TOKEN: 'One token is given to two roles: give each role its own.',
   ERR_TOOLGATE_TOOL_DEFINITION:
     "A tool definition is invalid: give it a snake_case id, a display_name, a summary, a kind of 'gate' or 'enhancement' and a builtin flag.",

@@ -27,7 +27,7 @@ export type { ApprovalRequestView, ApprovalStatus } from './core/approval-reques
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
 export type { AuthState, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
-export { authenticatedSender } from '../middleware/sender-check';
+export { authenticatedSender, senderAsGiven } from '../middleware/sender-check';
 export type { ClientRateLimitOptions, RateLimitStoreKind } from './rate-limit-options';
 export type { PolicyCacheMode, PolicyCacheSettings } from './policy-cache-options';
 export type { ToolgateMetricsView } from './metrics/toolgate-metrics';

@@ -12,7 +12,7 @@ import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
-import { senderAsGiven, toolRun, type ToolRunOptions } from '../middleware/tool-run';
+import { toolRun, type ToolRunOptions } from '../middleware/tool-run';
 import { defineModels } from '../models';
 import type { RouteServices } from '../routes/route-services';
 import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
@@ -48,6 +48,7 @@ import { AttachmentService } from './services/attachments';
 import { IdempotencyKeys } from './services/idempotency-keys';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 import { ToolkitService } from './services/toolkits';
+import { warnSendersAsGiven } from './senders-as-given';
 import { TaskStore } from './tasks/task-store';
 import type { ToolgateLogger } from './toolgate-logger';
 import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
@@ -207,7 +208,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   instances.onRegistered(() => sweeper.start());
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
-  const senderCheck = options.senderCheck ?? senderAsGiven;
+  const senderCheck = options.senders.check;
   const authenticateBearer = authenticate(options.auth, {
     onRoleOfError: (err) =>
       logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
@@ -313,6 +314,8 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     },
   };
   internals.set(tg, parts);
+  // Last, so a toolgate that failed to build says nothing of how it would have taken senders.
+  if (!options.senders.chosen) warnSendersAsGiven(logger);
   return tg;
 }
 
