@@ -40,7 +40,9 @@ async function main(): Promise<void> {
 
   const app = express();
   app.use('/api', tg.router); // toolgate's own routes: toolkits, agents, grants, tool calls...
-  app.post('/agents/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
+  // checkHost(): this route serves callers with no credential, so it answers only for localhost and
+  // IP addresses (421 otherwise), and a web page cannot reach it by DNS rebinding a name to 127.0.0.1.
+  app.post('/agents/:id/triage', tg.checkHost(), express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
     // Resolved once, for this message's sender: its From, as its authentication_results vouch for it.
     const run = currentRun(req);
     const order = await run.callTool('lookup_order', { order_id: req.body.order_id }); // checked, recorded, run

@@ -65,7 +65,7 @@ export const ERROR_CODES = {
   host_not_allowed: {
     status: 421,
     meaning:
-      'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)',
+      "the client routes are open, or a host's route checks its Host (tg.checkHost()), and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)",
   },
   validation_error: { status: 422, meaning: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key came with another body; nothing ran' },
@@ -330,12 +330,18 @@ export class AuthenticationUnavailableError extends HttpError {
   }
 }
 
-/** A Host header that is none of the names the open service may be reached by (DNS rebinding). */
+/**
+ * A Host header that is none of the names an open route may be reached by (DNS rebinding): the
+ * router's client routes while open, or a host's own route behind tg.checkHost().
+ */
 export class HostNotAllowedError extends HttpError {
-  constructor(host: string) {
+  constructor(host: string, where: 'client routes' | 'host route' = 'client routes') {
+    const shown = JSON.stringify(host.slice(0, 100));
     super(
       'host_not_allowed',
-      `The Host ${JSON.stringify(host.slice(0, 100))} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`,
+      where === 'client routes'
+        ? `The Host ${shown} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`
+        : `The Host ${shown} is not a name this route answers to: use localhost or an IP address, or add the name to checkHost({ allowedHosts }).`,
     );
   }
 }
@@ -542,6 +548,8 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_BODY_LIMIT: 'bodyLimit is not a size body-parser reads as written: give one such as "1mb", "512kb" or "100b".',
   ERR_TOOLGATE_CLIENT_AUTH:
     "clientRoutes, clientTokens, roleOf and allowedHosts do not make one choice of who calls the client routes: give 'open' or 'authenticated', a roleOf function, and allowedHosts (host names) only with 'open'.",
+  ERR_TOOLGATE_CHECK_HOST:
+    'tg.checkHost() was given something other than { allowedHosts: [host names] }: give names alone, such as shop.internal (no scheme, port or path).',
   ERR_TOOLGATE_DATABASE:
     'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",

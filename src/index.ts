@@ -26,7 +26,7 @@ export type { CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } 
 export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
-export type { AuthState, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
+export type { AuthState, CheckHostOptions, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
 export { authenticatedSender, senderAsGiven } from '../middleware/sender-check';
 export type { ClientRateLimitOptions, RateLimitStoreKind } from './rate-limit-options';
 export type { PolicyCacheMode, PolicyCacheSettings } from './policy-cache-options';

@@ -3,7 +3,7 @@
 // with the HTTP routes, each group of which can be switched off.
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
-import { authenticate, requireRole, type Role } from '../middleware/auth';
+import { authenticate, checkHost, requireRole, type CheckHostOptions, type Role } from '../middleware/auth';
 import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
 import { errorFields } from '../middleware/error-handler';
@@ -81,6 +81,12 @@ export interface Toolgate {
   toolRun(options?: ToolRunOptions): RequestHandler;
   /** Refuses a gate tool not offered to the run (403 tool_forbidden); lets an enhancement through. */
   requireTool(toolId: string): RequestHandler;
+  /**
+   * Refuses a request whose Host (or X-Forwarded-Host) is not a loopback name, an IP address or an
+   * allowed host (421 host_not_allowed), as the open client routes do: mount it first on a host route
+   * that serves callers with no credential, so a web page cannot reach it by DNS rebinding.
+   */
+  checkHost(options?: CheckHostOptions): RequestHandler;
   /** Admits the listed roles (the router's bearer tokens must have been read first). */
   requireRole(...roles: Role[]): RequestHandler;
   /** Renders toolgate's errors as JSON ({detail, code, ...}); passes every other error on. Mount last. */
@@ -283,6 +289,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     accessRules: parts.accessRules,
     toolRun: parts.toolRun,
     requireTool: parts.requireTool,
+    checkHost: (o) => checkHost(options.auth, o),
     requireRole,
     errorHandler: () => errorHandler({ logger }),
     explain: (agentId, run) => runs.explain(agentId, run),

@@ -1,11 +1,13 @@
 // toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
 // host beside express, the README's example (examples/host-app.ts) type-checked against the packed
 // declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
-// a granted call, a refused one in the JSON error shape, a forged From refused, and an enhancement that degrades. Then, the example unchanged: stopped by SIGTERM without
+// a granted call, a refused one in the JSON error shape, a forged From and a rebinding Host refused,
+// and an enhancement that degrades. Then, the example unchanged: stopped by SIGTERM without
 // tg.close(), started again on the same database, and its toolgate routes asked during a database
 // outage.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -225,6 +227,31 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
       code: 'tool_forbidden',
       detail: expect.stringContaining('no sender address its gate could check'),
     });
+  });
+
+  test('then a Host a web page could rebind to 127.0.0.1 is refused 421 before anything runs', async () => {
+    // node:http sends the Host header as given, as a browser does for a rebound name.
+    const { port } = new URL(base);
+    const answer = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/agents/${agent}/triage`,
+          headers: { host: 'evil.example', 'content-type': 'application/json' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ from: 'mara@thescoop.com', authentication_results: vouched('thescoop.com') }));
+    });
+    expect(answer.status).toBe(421);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'host_not_allowed' });
   });
 
   test('then the enhancement was skipped, not refused, and every step is on record under /api', async () => {

@@ -1,6 +1,6 @@
 // The hostile review of issue 28, each finding reproduced over HTTP and named by the behaviour that
 // now holds (docs/SECURITY.md lists them). Finding 5: a host route written as the README showed it
-// took any From at its word, and said nothing of it.
+// took any From at its word, said nothing of it, and answered any Host.
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
@@ -24,30 +24,52 @@ beforeAll(async () => {
   await t
     .admin()
     .post(`/api/agents/${sundae}/toolkits`)
-    .send({ toolkit_id: triage, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] })
+    .send({
+      toolkit_id: triage,
+      rules: [{ kind: 'allow', pattern: '*@thescoop.com' }],
+    })
     .expect(201);
 });
 
 afterAll(() => t.close());
 
 const records = () =>
-  t.sequelize.query<{ tool_id: string; status: string; routing_key: string | null }>(
-    'SELECT tool_id, status, routing_key FROM tool_calls WHERE agent_id = :agent ORDER BY id',
-    { replacements: { agent: sundae }, type: QueryTypes.SELECT },
-  );
+  t.sequelize.query<{
+    tool_id: string;
+    status: string;
+    routing_key: string | null;
+  }>('SELECT tool_id, status, routing_key FROM tool_calls WHERE agent_id = :agent ORDER BY id', {
+    replacements: { agent: sundae },
+    type: QueryTypes.SELECT,
+  });
 
 /** A toolgate on the test database, built as a host builds one, with a logger that keeps its warnings. */
-function hostToolgate(options: Partial<ToolgateOptions> = {}): { tg: Toolgate; warnings: unknown[][] } {
+function hostToolgate(options: Partial<ToolgateOptions> = {}): {
+  tg: Toolgate;
+  warnings: unknown[][];
+} {
   const warnings: unknown[][] = [];
-  const logger = { error: () => undefined, warn: (...args: unknown[]) => void warnings.push(args) };
-  return { tg: createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN, tools: SCOOP_TOOLS, logger, ...options }), warnings };
+  const logger = {
+    error: () => undefined,
+    warn: (...args: unknown[]) => void warnings.push(args),
+  };
+  return {
+    tg: createToolgate({
+      sequelize: t.sequelize,
+      adminToken: ADMIN_TOKEN,
+      tools: SCOOP_TOOLS,
+      logger,
+      ...options,
+    }),
+    warnings,
+  };
 }
 
 /** The README's host route, as examples/host-app.ts mounts it. */
 function readmeApp(tg: Toolgate): express.Express {
   const app = express();
   app.use('/api', tg.router);
-  app.post('/agents/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
+  app.post('/agents/:id/triage', tg.checkHost(), express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
     const run = currentRun(req);
     res.json({ tools: run.tools, routing_key: run.routingKey });
   });
@@ -68,8 +90,14 @@ describe('finding 5: senders taken as given, unsaid', () => {
   test('when toolgates with no logger are built with no sender authentication, then the first is a process warning with a stable code, once', async () => {
     const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {
-      const first = createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN });
-      const second = createToolgate({ sequelize: t.sequelize, adminToken: ADMIN_TOKEN });
+      const first = createToolgate({
+        sequelize: t.sequelize,
+        adminToken: ADMIN_TOKEN,
+      });
+      const second = createToolgate({
+        sequelize: t.sequelize,
+        adminToken: ADMIN_TOKEN,
+      });
       expect(emitted.mock.calls).toEqual([
         [expect.stringContaining('Give authservId'), { type: 'ToolgateWarning', code: 'TOOLGATE_SENDERS_AS_GIVEN' }],
       ]);
@@ -88,7 +116,7 @@ describe('finding 5: senders taken as given, unsaid', () => {
     await tg.close();
   });
 
-  describe('when a host route is configured as the README shows (authservId)', () => {
+  describe('when a host route is configured as the README shows (authservId, checkHost)', () => {
     let tg: Toolgate;
     let app: express.Express;
     beforeAll(() => {
@@ -100,12 +128,18 @@ describe('finding 5: senders taken as given, unsaid', () => {
     const triage = (from: string, authentication_results?: string[]) =>
       request(app)
         .post(`/agents/${sundae}/triage`)
-        .send({ from, ...(authentication_results ? { authentication_results } : {}) });
+        .send({
+          from,
+          ...(authentication_results ? { authentication_results } : {}),
+        });
 
     test('then a forged From, with no Authentication-Results of our server, is refused, and recorded with no routing key', async () => {
       const before = (await records()).length;
       const res = await triage('Mara <mara@thescoop.com>').expect(403);
-      expect(res.body).toMatchObject({ code: 'tool_forbidden', detail: expect.stringContaining('no sender address its gate could check') });
+      expect(res.body).toMatchObject({
+        code: 'tool_forbidden',
+        detail: expect.stringContaining('no sender address its gate could check'),
+      });
       expect((await records()).slice(before)).toEqual([{ tool_id: 'email_analyzer', status: 'denied', routing_key: null }]);
     });
 
@@ -117,7 +151,54 @@ describe('finding 5: senders taken as given, unsaid', () => {
 
     test('then a From our server vouches for (dmarc=pass for its domain) is served under its routing key', async () => {
       const res = await triage('Mara <Mara+billing@TheScoop.com>', [`${AUTHSERV_ID}; dmarc=pass header.from=thescoop.com`]).expect(200);
-      expect(res.body).toEqual({ tools: ['email_analyzer', 'lookup_order'], routing_key: 'mara@thescoop.com' });
+      expect(res.body).toEqual({
+        tools: ['email_analyzer', 'lookup_order'],
+        routing_key: 'mara@thescoop.com',
+      });
+    });
+
+    test('then a Host a web page could rebind to 127.0.0.1 is refused 421 host_not_allowed, before anything runs', async () => {
+      const before = (await records()).length;
+      for (const host of ['evil.example', 'evil.example:3000']) {
+        const res = await triage('mara@thescoop.com', [`${AUTHSERV_ID}; dmarc=pass header.from=thescoop.com`])
+          .set('Host', host)
+          .expect(421);
+        expect(res.body).toEqual({
+          code: 'host_not_allowed',
+          detail: expect.stringContaining('checkHost({ allowedHosts })'),
+        });
+      }
+      const forwarded = await triage('mara@thescoop.com').set('Host', 'localhost').set('X-Forwarded-Host', 'evil.example').expect(421);
+      expect(forwarded.body.code).toBe('host_not_allowed');
+      expect(await records()).toHaveLength(before);
+    });
+
+    test('then localhost, a .localhost name and an IP address are answered', async () => {
+      for (const host of ['localhost:3000', 'shop.localhost', '127.0.0.1:3000', '[::1]:3000', '10.0.0.7']) {
+        await triage('mara@thescoop.com', [`${AUTHSERV_ID}; dmarc=pass header.from=thescoop.com`])
+          .set('Host', host)
+          .expect(200);
+      }
     });
   });
+
+  test('when checkHost names the hosts the route is reached by, then those are answered, and others are still refused', async () => {
+    const { tg } = hostToolgate({ senderCheck: senderAsGiven });
+    const app = express().post('/agents/:id/triage', tg.checkHost({ allowedHosts: ['Shop.Internal'] }), (_req, res) => {
+      res.json({ reached: true });
+    });
+    app.use(tg.errorHandler());
+    await request(app).post(`/agents/${sundae}/triage`).set('Host', 'shop.internal:8080').expect(200);
+    await request(app).post(`/agents/${sundae}/triage`).set('Host', 'shop.internal.evil.example').expect(421);
+    await tg.close();
+  });
+
+  test.each([[{ allowedHosts: ['https://shop.internal'] }], [{ allowedHosts: 'shop.internal' }], [{ allowedHost: ['shop.internal'] }]])(
+    'when checkHost is given %j, then it is refused when built, with ERR_TOOLGATE_CHECK_HOST',
+    async (options) => {
+      const { tg } = hostToolgate({ senderCheck: senderAsGiven });
+      expect(() => tg.checkHost(options as never)).toThrow(expect.objectContaining({ code: 'ERR_TOOLGATE_CHECK_HOST' }));
+      await tg.close();
+    },
+  );
 });
