@@ -224,6 +224,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;
   const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
   const body = jsonBody({ limit: options.bodyLimit });
+  const idempotencyKeys = new IdempotencyKeys(sequelize, instances);
 
   const parts: RouteServices = {
     sequelize,
@@ -244,7 +245,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
-    idempotencyKey: idempotencyKey(new IdempotencyKeys(sequelize, instances)),
+    idempotencyKey: (routeOf) => idempotencyKey(idempotencyKeys, routeOf),
     instances,
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),

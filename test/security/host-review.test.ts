@@ -1,6 +1,7 @@
 // The hostile review of issue 28, each finding reproduced over HTTP and named by the behaviour that
 // now holds (docs/SECURITY.md lists them). Finding 5: a host route written as the README showed it
-// took any From at its word, said nothing of it, and answered any Host.
+// took any From at its word, said nothing of it, and answered any Host. Finding 9: an
+// Idempotency-Key was scoped by the path as spelled, so one key ran once per spelling.
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
@@ -201,4 +202,44 @@ describe('finding 5: senders taken as given, unsaid', () => {
       await tg.close();
     },
   );
+});
+
+describe("finding 9: an Idempotency-Key scoped by the path's spelling", () => {
+  const lookups = async () => (await records()).filter((r) => r.tool_id === 'lookup_order').length;
+  const dispatch = (path: string, key: string) =>
+    t
+      .client()
+      .post(path)
+      .set('Idempotency-Key', key)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'mara@thescoop.com' });
+
+  test('when one key is sent to tool-calls, tool-calls/ and TOOL-CALLS, then the call runs once, and the second and third are replays', async () => {
+    const before = await lookups();
+    const spellings = [`/api/agents/${sundae}/tool-calls`, `/api/agents/${sundae}/tool-calls/`, `/api/agents/${sundae}/TOOL-CALLS`];
+    const answers = [];
+    for (const path of spellings) answers.push(await dispatch(path, 'k-spelling').expect(200));
+    expect(await lookups()).toBe(before + 1);
+    expect(answers.map((a) => a.headers['idempotent-replayed'])).toEqual([undefined, 'true', 'true']);
+    expect(answers[1]!.body).toEqual(answers[0]!.body);
+    expect(answers[2]!.body).toEqual(answers[0]!.body);
+  });
+
+  test('when the mount path is spelled in capitals, or the agent id percent-encoded, then it is the same route and the key replays', async () => {
+    const before = await lookups();
+    await dispatch(`/api/agents/${sundae}/tool-calls`, 'k-mount').expect(200);
+    const encoded = `/api/agents/${[...String(sundae)].map((digit) => `%3${digit}`).join('')}/tool-calls`;
+    for (const path of [`/API/agents/${sundae}/tool-calls`, `/Api/Agents/${sundae}/Tool-Calls/`, encoded]) {
+      const res = await dispatch(path, 'k-mount').expect(200);
+      expect({ path, replayed: res.headers['idempotent-replayed'] }).toEqual({ path, replayed: 'true' });
+    }
+    expect(await lookups()).toBe(before + 1);
+  });
+
+  test('when the path is spelled as declared, then the key is stored under the scope earlier versions gave it, so a retry across a deploy replays', async () => {
+    await dispatch(`/api/agents/${sundae}/tool-calls`, 'k-canonical').expect(200);
+    const [row] = await t.sequelize.query<{ scope: string }>("SELECT scope FROM idempotency_keys WHERE key = 'k-canonical'", {
+      type: QueryTypes.SELECT,
+    });
+    expect(row!.scope).toMatch(new RegExp(`^[0-9a-f]{24} POST /api/agents/${sundae}/tool-calls$`));
+  });
 });
