@@ -5,6 +5,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import type { RouteOf } from '../middleware/idempotency-key';
+import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
 import type { ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
@@ -183,6 +184,9 @@ function checkInput(route: RouteDescription): RequestHandler {
     for (const [name, schema] of Object.entries(route.params ?? {})) input.params[name] = parse(schema, req.params[name], ['path', name]);
     if (route.query) input.query = parse(route.query, req.query, 'query');
     if (route.body) {
+      // A body sent as something else (curl -d's form) was never read: say so, not "no body".
+      const notJson = unreadNonJsonBody(req);
+      if (notJson) throw notJson;
       input.body = parse(route.body, req.body === undefined && route.bodyRequired === false ? {} : req.body, 'body');
     }
     checked.set(req, input);

@@ -61,7 +61,10 @@ export const ERROR_CODES = {
       'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again',
   },
   payload_too_large: { status: 413, meaning: 'the body is over the limit' },
-  unsupported_media_type: { status: 415, meaning: 'the JSON body is not UTF-8' },
+  unsupported_media_type: {
+    status: 415,
+    meaning: 'the body is not JSON (sent with another Content-Type, or none; curl -d sends a form) or not UTF-8; nothing ran',
+  },
   host_not_allowed: {
     status: 421,
     meaning:
@@ -383,10 +386,19 @@ export class ShuttingDownError extends HttpError {
   }
 }
 
-/** A JSON body in a charset or encoding other than UTF-8. */
+/**
+ * A body a JSON route cannot read: in a charset or encoding other than UTF-8, or not JSON at all
+ * (`notJson`: the Content-Type it came with, if any). Without this the route saw no body, and
+ * answered as if none was sent: a 422, or a run with no sender, refused and recorded.
+ */
 export class UnsupportedMediaTypeError extends HttpError {
-  constructor() {
-    super('unsupported_media_type', 'The body must be UTF-8 JSON: send Content-Type: application/json; charset=utf-8.');
+  constructor(notJson?: { contentType: string | undefined }) {
+    super(
+      'unsupported_media_type',
+      notJson === undefined
+        ? 'The body must be UTF-8 JSON: send Content-Type: application/json; charset=utf-8.'
+        : `The body came ${notJson.contentType === undefined ? 'with no Content-Type' : `as ${JSON.stringify(notJson.contentType.slice(0, 100))}`}, and this route reads JSON only, so nothing was read or run: send it as JSON with the header Content-Type: application/json (curl -d sends a form unless given -H 'content-type: application/json').`,
+    );
   }
 }
 
