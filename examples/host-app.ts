@@ -1,6 +1,6 @@
 // A host app that embeds toolgate: its own route gated by toolgate, toolgate's HTTP routes under
 // /api, and toolgate's refusals answered as JSON. Start it on a database, as often as you like:
-//   DATABASE_URL=postgres://user@127.0.0.1:5432/shop ADMIN_TOKEN=$(openssl rand -hex 32) node host-app.js
+//   DATABASE_URL=postgres://user@127.0.0.1:5432/shop ADMIN_TOKEN=$(openssl rand -hex 32) AUTHSERV_ID=mx.thescoop.com node host-app.js
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { z } from 'zod';
@@ -19,6 +19,11 @@ async function main(): Promise<void> {
   const tg = createToolgate({
     sequelize,
     adminToken: process.env.ADMIN_TOKEN,
+    // Sender authentication: a From counts only when your receiving mail server, named by the
+    // authserv-id it stamps, vouches for it in the message's Authentication-Results. Without it,
+    // every sender is taken at its word (toolgate warns when built): whoever writes
+    // "from": "mara@thescoop.com" gets the tools Mara's address is granted.
+    authservId: process.env.AUTHSERV_ID ?? 'mx.thescoop.com',
     tools: [lookupOrder],
   });
   await tg.migrate();
@@ -35,8 +40,11 @@ async function main(): Promise<void> {
 
   const app = express();
   app.use('/api', tg.router); // toolgate's own routes: toolkits, agents, grants, tool calls...
-  app.post('/agents/:id/triage', express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
-    const run = currentRun(req); // resolved once, for this message's sender
+  // checkHost(): this route serves callers with no credential, so it answers only for localhost and
+  // IP addresses (421 otherwise), and a web page cannot reach it by DNS rebinding a name to 127.0.0.1.
+  app.post('/agents/:id/triage', tg.checkHost(), express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
+    // Resolved once, for this message's sender: its From, as its authentication_results vouch for it.
+    const run = currentRun(req);
     const order = await run.callTool('lookup_order', { order_id: req.body.order_id }); // checked, recorded, run
     // task_creator is an enhancement: when it is not offered, the step is skipped, never refused.
     const tasks = run.offers('task_creator') ? [`Reply to ${req.body.from}`] : (await run.skip('task_creator'), []);

@@ -136,11 +136,42 @@ export function authenticate(auth: CheckedAuth, hooks: AuthHooks = {}): RequestH
     if (open) {
       // Only a caller with no token is let in by the open mode, and only such a caller is a web page's
       // reach by DNS rebinding (a page knows no token): it must have asked for a name of this service.
-      const refused = unreachableHostOf({ host: req.get('host'), forwardedHost: req.get('x-forwarded-host') }, allowedHosts);
-      if (refused !== null) return next(new HostNotAllowedError(refused));
+      const refused = refusedHost(req, allowedHosts, 'client routes');
+      if (refused) return next(refused);
     }
     state.auth = { role: null, anonymousClient: open, ...(clientAuthMissing ? { clientAuthMissing } : {}) };
     next();
+  };
+}
+
+/** The Host check against DNS rebinding: the one rule of the open client routes and of tg.checkHost(). */
+function refusedHost(req: Request, allowed: ReadonlySet<string>, where: 'client routes' | 'host route'): HostNotAllowedError | undefined {
+  const refused = unreachableHostOf({ host: req.get('host'), forwardedHost: req.get('x-forwarded-host') }, allowed);
+  return refused === null ? undefined : new HostNotAllowedError(refused, where);
+}
+
+export interface CheckHostOptions {
+  /** Host names the route answers beside loopback names, IP addresses and the toolgate's own allowedHosts. */
+  allowedHosts?: readonly string[];
+}
+
+/**
+ * tg.checkHost(): the open client routes' Host check, for a host's own route that serves callers
+ * with no credential (the README's example). toolgate cannot tell how a host authenticates its own
+ * routes, so the host mounts it where it is wanted, and it refuses every other name, whatever the
+ * request carries: a page that rebinds a name can send any header it likes.
+ */
+export function checkHost(auth: CheckedAuth, options: CheckHostOptions = {}): RequestHandler {
+  const fail = (message: string) => new ToolgateConfigError('ERR_TOOLGATE_CHECK_HOST', message);
+  if (typeof options !== 'object' || options === null || Object.keys(options).some((key) => key !== 'allowedHosts')) {
+    throw fail(
+      `tg.checkHost() takes { allowedHosts: [host names] } or nothing, not ${inspect(options, { breakLength: Infinity }).slice(0, 100)}.`,
+    );
+  }
+  const names = options.allowedHosts === undefined ? [] : hostNamesOf(options.allowedHosts, 'tg.checkHost({ allowedHosts })', fail);
+  const allowed = new Set([...auth.allowedHosts, ...names]);
+  return function checkRequestHost(req, _res, next) {
+    next(refusedHost(req, allowed, 'host route'));
   };
 }
 
@@ -218,18 +249,22 @@ function checkClientAuth(options: AuthOptions): { open: boolean; roleOf: RoleOf 
       "createToolgate({ allowedHosts }) applies only with clientRoutes: 'open' (it keeps web pages from reaching open routes by DNS rebinding): drop it, or open the client routes.",
     );
   }
-  if (!Array.isArray(allowedHosts))
-    throw fail(`createToolgate({ allowedHosts }) takes a list of host names, not ${JSON.stringify(allowedHosts)}.`);
+  return { open, roleOf, allowedHosts: hostNamesOf(allowedHosts, 'createToolgate({ allowedHosts })', fail) };
+}
+
+/** A list of host names, lowercase; anything else is the ToolgateConfigError `fail` makes. */
+function hostNamesOf(given: unknown, option: string, fail: (message: string) => ToolgateConfigError): Set<string> {
+  if (!Array.isArray(given)) throw fail(`${option} takes a list of host names, not ${JSON.stringify(given)}.`);
   const names = new Set<string>();
-  for (const host of allowedHosts as readonly unknown[]) {
+  for (const host of given as readonly unknown[]) {
     if (typeof host !== 'string' || !isHostName(host.toLowerCase())) {
       throw fail(
-        `createToolgate({ allowedHosts }): ${JSON.stringify(host)} is not a host name: give names alone, such as toolgate.internal (no scheme, port or path).`,
+        `${option}: ${JSON.stringify(host)} is not a host name: give names alone, such as toolgate.internal (no scheme, port or path).`,
       );
     }
     names.add(host.toLowerCase());
   }
-  return { open, roleOf, allowedHosts: names };
+  return names;
 }
 
 /** Admits the listed roles; a client route also admits anyone when the client routes are open. */

@@ -2,10 +2,12 @@
 // The first request with a key runs, and its answer is kept (24 hours at least); a retry with the
 // same key and the same body gets that answer (same status, same body, Idempotent-Replayed: true)
 // and runs nothing; with another body, a 422; while the first still runs, a 409. Keys are the
-// caller's own (per token) and the route's. A first request that fails before anything ran (a 5xx)
-// lets its key go, so its retry runs.
+// caller's own (per token) and the route's: the route as declared, whatever spelling of its path
+// Express matched (routing is case-insensitive and a trailing slash is optional), so one key is one
+// request on every spelling. A first request that fails before anything ran (a 5xx) lets its key go,
+// so its retry runs.
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { canonicalJson } from '../src/core/canonical-json';
 import { orUnavailable } from '../src/db/unavailable';
 import { IdempotencyKeyReusedError, InFlightError, InterruptedError, ValidationError } from '../src/errors';
@@ -13,7 +15,14 @@ import type { IdempotencyKeys } from '../src/services/idempotency-keys';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-export function idempotencyKey(keys: IdempotencyKeys): RequestHandler {
+/**
+ * The route a request reached, as its declaration says it, e.g. `POST /api/agents/1/tool-calls`: the
+ * method, the mount and the declared pattern with its parameters canonical. Only the mount's and the
+ * route's declarations know it (routes/route.ts), so they hand it in.
+ */
+export type RouteOf = (req: Request) => string;
+
+export function idempotencyKey(keys: IdempotencyKeys, routeOf: RouteOf): RequestHandler {
   return async function idempotentRequest(req, res, next) {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -29,7 +38,7 @@ export function idempotencyKey(keys: IdempotencyKeys): RequestHandler {
     // Keys are the caller's own: its token's, or the user's roleOf named. Callers roleOf let in
     // without naming them share one scope, as holders of one client token do, never the anonymous one.
     const auth = res.locals.toolgate?.auth;
-    const scope = `${auth?.caller ?? (auth?.source === 'roleOf' ? 'roleOf' : 'anonymous')} ${req.method} ${req.baseUrl}${req.path}`;
+    const scope = `${auth?.caller ?? (auth?.source === 'roleOf' ? 'roleOf' : 'anonymous')} ${routeOf(req)}`;
     const hash = createHash('sha256')
       .update(canonicalJson(req.body ?? null))
       .digest('hex');

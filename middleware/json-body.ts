@@ -1,7 +1,10 @@
 // JSON bodies with a size cap, turning the parser's failures into the HTTP.md errors
-// (400 invalid_json, 413 payload_too_large) instead of its HTML pages. A body holding text that
-// PostgreSQL cannot store (a lone UTF-16 surrogate, NUL), anywhere, keys included, is refused here
-// with a 422, before any route reads it: nothing runs for it, on every route at once.
+// (400 invalid_json, 413 payload_too_large, 415 unsupported_media_type) instead of its HTML pages.
+// A body it skips (not JSON: curl -d's form) passes on, since a router mounted at a host's root
+// must let the host's own form posts through; a route that reads a body refuses it with a 415
+// (unreadNonJsonBody). A body holding text that PostgreSQL cannot store (a lone UTF-16 surrogate,
+// NUL), anywhere, keys included, is refused here with a 422, before any route reads it: nothing
+// runs for it, on every route at once.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { unstorableAt } from '../src/core/storable-text';
 import { InvalidJsonError, PayloadTooLargeError, ToolgateConfigError, UnsupportedMediaTypeError, ValidationError } from '../src/errors';
@@ -23,6 +26,20 @@ export function checkBodyLimit(limit: unknown): string {
     );
   }
   return limit;
+}
+
+/** Whether a request carries a body, read or not: chunked, or a Content-Length above 0. */
+export function carriesBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * The 415 for a body no parser read (req.body undefined) because it is not JSON; undefined when
+ * there is no such body. A body another parser of the host's read is the host's choice, and passes.
+ */
+export function unreadNonJsonBody(req: Request): UnsupportedMediaTypeError | undefined {
+  if (req.body !== undefined || !carriesBody(req) || req.is('application/json')) return undefined;
+  return new UnsupportedMediaTypeError({ contentType: req.get('content-type')?.trim() || undefined });
 }
 
 /** `limit` is checked already (checkBodyLimit). */

@@ -1,6 +1,9 @@
-// authenticatedSender(authservId): the SenderCheck for a deployment that names its receiving mail
-// server (TOOLGATE_AUTHSERV_ID); the message's `authentication_results` must vouch for its From.
+// The two SenderChecks toolgate ships. authenticatedSender(authservId): for a deployment that names
+// its receiving mail server (createToolgate's authservId, TOOLGATE_AUTHSERV_ID); the message's
+// `authentication_results` must vouch for its From. senderAsGiven: every From taken at its word, the
+// legacy behaviour, for a host that chooses it knowingly (its mail arrives authenticated some other way).
 import type { Request } from 'express';
+import { routingKeyOf } from '../src/core/routing-key';
 import { authenticatedRoutingKey, isValidAuthservId, type SenderAuthentication } from '../src/core/sender-authentication';
 import { ToolgateConfigError } from '../src/errors';
 import { requestState } from './request-state';
@@ -9,6 +12,8 @@ import type { SenderCheck } from './tool-run';
 /**
  * @example
  * const tg = createToolgate({ sequelize, adminToken, senderCheck: authenticatedSender('mx.thescoop.com') });
+ * // the same, shorter:
+ * const tg = createToolgate({ sequelize, adminToken, authservId: 'mx.thescoop.com' });
  */
 export function authenticatedSender(authservId: string): SenderCheck {
   if (!isValidAuthservId(authservId)) {
@@ -31,3 +36,9 @@ function decide(sender: unknown, values: unknown, authservId: string): SenderAut
   if (typeof sender !== 'string') return { routing_key: null, verdict: 'no_sender', reason: 'the message has no From' };
   return authenticatedRoutingKey({ from: sender, authenticationResults: (values ?? []) as string[], authservId });
 }
+
+/**
+ * Anyone's From is the sender it names. Passing it as `senderCheck` says so on purpose, and
+ * createToolgate does not warn; left to the default, it does.
+ */
+export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);

@@ -2,12 +2,13 @@
 // scheduled run for the scheduler) and keeps it for the request (`res.locals.toolgate.run`), with
 // the one dispatch path.
 import type { NextFunction, Request, RequestHandler } from 'express';
-import { routingKeyOf } from '../src/core/routing-key';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
+import { carriesBody, unreadNonJsonBody } from './json-body';
 import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
 import { requestState, stateOf, type ToolgateRequestState } from './request-state';
+import { senderAsGiven } from './sender-check';
 
 /**
  * What the request asks for: a sender run with this sender (maybe missing) and the message's
@@ -23,7 +24,7 @@ export interface ToolRunOptions {
   agentParam?: string;
   /** Reads the run from the request. Default: `scheduled: true` in the body, else `from`, else `sender`. */
   runOf?: (req: Request) => RunRequest;
-  /** Default: the plugin's senderCheck (taken as given unless the plugin names an authserv-id). */
+  /** Default: the plugin's (its authservId's authentication, or its senderCheck; else taken as given). */
   senderCheck?: SenderCheck;
 }
 
@@ -37,8 +38,6 @@ function runOfBody(body: unknown): RunRequest {
   if (fields.scheduled === true) return { kind: 'scheduled' };
   return { kind: 'sender', sender: fields.from ?? fields.sender, authentication_results: fields.authentication_results };
 }
-
-export const senderAsGiven: SenderCheck = (_req, sender) => (typeof sender === 'string' ? routingKeyOf(sender) : null);
 
 export function toolRun(runs: Pick<RunService, 'start' | 'startCached'>, options: ToolRunOptions = {}): RequestHandler {
   const agentParam = options.agentParam ?? 'id';
@@ -100,19 +99,18 @@ function admit(state: ToolgateRequestState, run: ToolRun, next: NextFunction): P
 }
 
 /**
- * The sender is read from the JSON body. A request that carries a JSON body nobody parsed would
- * otherwise be a run with no sender: a quiet refusal of every gated tool, for a mounting mistake.
+ * The sender is read from the JSON body. A body nobody parsed would otherwise be a run with no
+ * sender: a quiet refusal of every gated tool, recorded. A JSON one is the host's mounting mistake;
+ * another (curl -d's form) is the caller's, told to send JSON, with nothing run or recorded.
  */
 function checkBodyParsed(req: Request): void {
-  if (!hasBody(req) || !req.is('json')) return;
+  if (!carriesBody(req)) return;
+  const notJson = unreadNonJsonBody(req);
+  if (notJson) throw notJson;
   throw new ToolgateConfigError(
     'ERR_TOOLGATE_NO_BODY_PARSER',
     `toolRun() reads the sender from the JSON body, but ${req.method} ${req.path} reached it with the body unparsed: mount express.json() before toolRun().`,
   );
-}
-
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 /** The run a route mounted behind toolRun() works under; a mounting mistake is loud, not a grant. */

@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
+import type { RouteOf } from '../middleware/idempotency-key';
 import type { ToolRunOptions } from '../middleware/tool-run';
 import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
@@ -46,8 +47,8 @@ export interface RouteServices {
   authenticate: RequestHandler;
   requireRole(...roles: Role[]): RequestHandler;
   toolRun(options?: ToolRunOptions): RequestHandler;
-  /** Honours the Idempotency-Key header on a POST that can run a tool (SEMANTICS §13). */
-  idempotencyKey: RequestHandler;
+  /** Honours the Idempotency-Key header on a POST that can run a tool (SEMANTICS §13), for the route routeOf names. */
+  idempotencyKey(routeOf: RouteOf): RequestHandler;
   /** This instance's heartbeat; registering it also starts the sweeper (SEMANTICS §13). */
   instances: Instances;
   requireTool(toolId: string): RequestHandler;

@@ -4,6 +4,8 @@
 // be served one way and described another.
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
+import type { RouteOf } from '../middleware/idempotency-key';
+import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
 import type { ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
@@ -128,7 +130,8 @@ export function routeSection<S>(
  */
 export interface MountServices {
   requireRole?(...roles: Role[]): RequestHandler;
-  idempotencyKey?: RequestHandler;
+  /** The Idempotency-Key middleware for a route, scoped by the route as declared (routeOf), never the path as spelled. */
+  idempotencyKey?(routeOf: RouteOf): RequestHandler;
   /**
    * Reads the bearer token before each route that has roles. toolgate's router reads it once for
    * all its routes; the service's own routes outside it (/metrics) read it here.
@@ -154,7 +157,7 @@ export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServ
     if (route.idempotent) {
       if (!mount.idempotencyKey)
         throw new Error(`${route.method.toUpperCase()} ${route.path} takes an Idempotency-Key: mount it with idempotencyKey.`);
-      chain.push(mount.idempotencyKey);
+      chain.push(mount.idempotencyKey(declaredRouteOf(route)));
     }
     chain.push(...(route.use?.(tg) ?? []));
     chain.push(answer(route, tg));
@@ -181,10 +184,34 @@ function checkInput(route: RouteDescription): RequestHandler {
     for (const [name, schema] of Object.entries(route.params ?? {})) input.params[name] = parse(schema, req.params[name], ['path', name]);
     if (route.query) input.query = parse(route.query, req.query, 'query');
     if (route.body) {
+      // A body sent as something else (curl -d's form) was never read: say so, not "no body".
+      const notJson = unreadNonJsonBody(req);
+      if (notJson) throw notJson;
       input.body = parse(route.body, req.body === undefined && route.bodyRequired === false ? {} : req.body, 'body');
     }
     checked.set(req, input);
     next();
+  };
+}
+
+/**
+ * The route a request reached, as declared: its method, its mount, and its pattern with each
+ * parameter as checkInput read it (an id as its canonical number). Express matched the path
+ * regardless of case and of a trailing slash, and decoded its parameters (`%31` is 1), so those
+ * spellings are one route here. The mount is the one part Express does not declare to a router:
+ * it is taken as matched, in lower case, which Express's case-insensitive matching makes one
+ * mount. The path as declared gives the scope earlier versions stored, so keys kept before an
+ * upgrade still replay.
+ */
+function declaredRouteOf(route: RouteDescription): RouteOf {
+  const method = route.method.toUpperCase();
+  return (req) => {
+    const input = checked.get(req);
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+      const id = input?.ids[name];
+      return id === undefined ? encodeURIComponent(String(input?.params[name] ?? req.params[name])) : String(id);
+    });
+    return `${method} ${req.baseUrl.toLowerCase()}${path}`;
   };
 }
 

@@ -61,11 +61,14 @@ export const ERROR_CODES = {
       'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again',
   },
   payload_too_large: { status: 413, meaning: 'the body is over the limit' },
-  unsupported_media_type: { status: 415, meaning: 'the JSON body is not UTF-8' },
+  unsupported_media_type: {
+    status: 415,
+    meaning: 'the body is not JSON (sent with another Content-Type, or none; curl -d sends a form) or not UTF-8; nothing ran',
+  },
   host_not_allowed: {
     status: 421,
     meaning:
-      'the client routes are open and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)',
+      "the client routes are open, or a host's route checks its Host (tg.checkHost()), and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)",
   },
   validation_error: { status: 422, meaning: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key came with another body; nothing ran' },
@@ -330,12 +333,18 @@ export class AuthenticationUnavailableError extends HttpError {
   }
 }
 
-/** A Host header that is none of the names the open service may be reached by (DNS rebinding). */
+/**
+ * A Host header that is none of the names an open route may be reached by (DNS rebinding): the
+ * router's client routes while open, or a host's own route behind tg.checkHost().
+ */
 export class HostNotAllowedError extends HttpError {
-  constructor(host: string) {
+  constructor(host: string, where: 'client routes' | 'host route' = 'client routes') {
+    const shown = JSON.stringify(host.slice(0, 100));
     super(
       'host_not_allowed',
-      `The Host ${JSON.stringify(host.slice(0, 100))} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`,
+      where === 'client routes'
+        ? `The Host ${shown} is not a name this service answers to while its client routes are open: use localhost or an IP address, or add the name to allowedHosts (the service: TOOLGATE_ALLOWED_HOSTS), or configure client tokens.`
+        : `The Host ${shown} is not a name this route answers to: use localhost or an IP address, or add the name to checkHost({ allowedHosts }).`,
     );
   }
 }
@@ -377,10 +386,19 @@ export class ShuttingDownError extends HttpError {
   }
 }
 
-/** A JSON body in a charset or encoding other than UTF-8. */
+/**
+ * A body a JSON route cannot read: in a charset or encoding other than UTF-8, or not JSON at all
+ * (`notJson`: the Content-Type it came with, if any). Without this the route saw no body, and
+ * answered as if none was sent: a 422, or a run with no sender, refused and recorded.
+ */
 export class UnsupportedMediaTypeError extends HttpError {
-  constructor() {
-    super('unsupported_media_type', 'The body must be UTF-8 JSON: send Content-Type: application/json; charset=utf-8.');
+  constructor(notJson?: { contentType: string | undefined }) {
+    super(
+      'unsupported_media_type',
+      notJson === undefined
+        ? 'The body must be UTF-8 JSON: send Content-Type: application/json; charset=utf-8.'
+        : `The body came ${notJson.contentType === undefined ? 'with no Content-Type' : `as ${JSON.stringify(notJson.contentType.slice(0, 100))}`}, and this route reads JSON only, so nothing was read or run: send it as JSON with the header Content-Type: application/json (curl -d sends a form unless given -H 'content-type: application/json').`,
+    );
   }
 }
 
@@ -537,11 +555,13 @@ export const CONFIG_ERROR_CODES = {
     'An agentRuns limit is outside its range, or messageIdDomain is not a host name: give a whole number within the range the message names, or a name such as mail.thescoop.com.',
   ERR_TOOLGATE_APPROVALS: 'approvals.expiryMs is outside its range: give whole milliseconds from a minute (60000) to 30 days.',
   ERR_TOOLGATE_AUTHSERV_ID:
-    'authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
+    'createToolgate({ authservId }) or authenticatedSender() was given no usable authserv-id: give the one token your receiving mail server stamps on Authentication-Results, such as "mx.example.com".',
   ERR_TOOLGATE_AUTH_ORDER: 'requireRole() ran on a request authenticate() had not seen: mount authenticate() before it.',
   ERR_TOOLGATE_BODY_LIMIT: 'bodyLimit is not a size body-parser reads as written: give one such as "1mb", "512kb" or "100b".',
   ERR_TOOLGATE_CLIENT_AUTH:
     "clientRoutes, clientTokens, roleOf and allowedHosts do not make one choice of who calls the client routes: give 'open' or 'authenticated', a roleOf function, and allowedHosts (host names) only with 'open'.",
+  ERR_TOOLGATE_CHECK_HOST:
+    'tg.checkHost() was given something other than { allowedHosts: [host names] }: give names alone, such as shop.internal (no scheme, port or path).',
   ERR_TOOLGATE_DATABASE:
     'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",
@@ -581,6 +601,8 @@ export const CONFIG_ERROR_CODES = {
     "roleOf answered something that is not a role (answered 500 misconfigured): answer 'client', 'admin', 'scheduler' or 'metrics', { role, caller }, or null for no one.",
   ERR_TOOLGATE_ROUTES:
     'createToolgate({ routes }) names a group that does not exist, or says neither true nor false: use the groups ROUTE_GROUPS lists, each true or false.',
+  ERR_TOOLGATE_SENDER_CHECK:
+    'createToolgate() was given both authservId and senderCheck, two answers to how a sender counts: give authservId alone (it is authenticatedSender(authservId)), or senderCheck alone.',
   ERR_TOOLGATE_SHARED_TOKEN: 'One token is given to two roles: give each role its own.',
   ERR_TOOLGATE_TOOL_DEFINITION:
     "A tool definition is invalid: give it a snake_case id, a display_name, a summary, a kind of 'gate' or 'enhancement' and a builtin flag.",

@@ -26,8 +26,8 @@ export type { CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } 
 export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
-export type { AuthState, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
-export { authenticatedSender } from '../middleware/sender-check';
+export type { AuthState, CheckHostOptions, ClientRoutes, Role, RoleOf, RoleOfAnswer } from '../middleware/auth';
+export { authenticatedSender, senderAsGiven } from '../middleware/sender-check';
 export type { ClientRateLimitOptions, RateLimitStoreKind } from './rate-limit-options';
 export type { PolicyCacheMode, PolicyCacheSettings } from './policy-cache-options';
 export type { ToolgateMetricsView } from './metrics/toolgate-metrics';

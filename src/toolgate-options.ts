@@ -5,10 +5,12 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { checkAuthOptions, type ClientRoutes, type RoleOf } from '../middleware/auth';
 import { checkBodyLimit } from '../middleware/json-body';
+import { authenticatedSender, senderAsGiven } from '../middleware/sender-check';
 import type { SenderCheck } from '../middleware/tool-run';
 import { ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
 import { closestToolId } from './core/closest-tool';
 import { isHostName } from './core/host-name';
+import { isValidAuthservId } from './core/sender-authentication';
 import { ToolgateConfigError, type ConfigErrorCode } from './errors';
 import type { Embeddings } from './llm/embeddings';
 import type { LanguageModel } from './llm/language-model';
@@ -210,9 +212,40 @@ function hostToolsOf(given: readonly HostTool[] | undefined): readonly HostTool[
   return checkHostTools(given);
 }
 
+function authservIdOf(given: string | undefined): string | undefined {
+  if (given !== undefined && !isValidAuthservId(given)) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_AUTHSERV_ID',
+      `createToolgate({ authservId: ${JSON.stringify(given)} }) is not an authserv-id: give the one your receiving mail server stamps on Authentication-Results, such as "mx.example.com" (one token, no spaces or ";").`,
+    );
+  }
+  return given;
+}
+
+/** How a message's sender counts, and whether the host chose it (a toolgate nobody told warns at construction). */
+export interface SenderChoice {
+  check: SenderCheck;
+  chosen: boolean;
+}
+
+/** authservId is a shorthand for one senderCheck, so the two together are two answers to one question. */
+function senderChoiceOf(options: { authservId?: string; senderCheck?: SenderCheck }): SenderChoice {
+  const { authservId, senderCheck } = options;
+  if (authservId !== undefined && senderCheck !== undefined) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_SENDER_CHECK',
+      `createToolgate({ authservId: ${JSON.stringify(authservId)}, senderCheck }) gives two answers to how a sender counts: authservId is senderCheck: authenticatedSender(${JSON.stringify(authservId)}). Give one of them.`,
+    );
+  }
+  if (authservId !== undefined) return { check: authenticatedSender(authservId), chosen: true };
+  if (senderCheck !== undefined) return { check: senderCheck, chosen: true };
+  return { check: senderAsGiven, chosen: false };
+}
+
 /**
  * Every option of createToolgate. The tokens, clientRoutes, roleOf and allowedHosts are one choice
- * of who calls the client routes, so they are checked together, after each option on its own.
+ * of who calls the client routes, so they are checked together, after each option on its own; so
+ * are authservId and senderCheck, two ways of saying how a sender counts.
  */
 export const toolgateOptionsSchema = z
   .strictObject({
@@ -251,7 +284,15 @@ export const toolgateOptionsSchema = z
     rateLimit: checkedBy(rateLimitOf),
     /** The JSON body cap of the router. Default `1mb`. */
     bodyLimit: checkedBy<string, string>((given) => checkBodyLimit(given ?? OPTION_DEFAULTS.bodyLimit)),
-    /** How a message's sender counts (SEMANTICS §7). Default: taken as given. */
+    /**
+     * The authserv-id of your receiving mail server (SEMANTICS §7): a sender counts only when that
+     * server's Authentication-Results vouch for its From. Short for `senderCheck: authenticatedSender(id)`.
+     */
+    authservId: checkedBy(authservIdOf),
+    /**
+     * How a message's sender counts (SEMANTICS §7). Default: taken as given, with a warning at
+     * construction; `senderAsGiven` chooses that without one.
+     */
     senderCheck: ofType<SenderCheck>('senderCheck', 'a function from a request and a sender to a routing key or null', isFunction),
     /** The model behind analysis, replies, answers and chat. Default: the local, offline model. */
     model: ofType<LanguageModel>(
@@ -289,7 +330,11 @@ export const toolgateOptionsSchema = z
     /** With `clientRoutes: 'open'`: host names the router answers beside loopback names and IP addresses. */
     allowedHosts: z.custom<readonly string[]>().optional(),
   })
-  .transform((options, ctx) => ({ ...options, auth: asIssue(ctx, () => checkAuthOptions(options)) }));
+  .transform((options, ctx) => ({
+    ...options,
+    auth: asIssue(ctx, () => checkAuthOptions(options)),
+    senders: asIssue(ctx, () => senderChoiceOf(options)),
+  }));
 
 /** What a host passes to createToolgate. */
 export type ToolgateOptions = z.input<typeof toolgateOptionsSchema>;

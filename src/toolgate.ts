@@ -3,7 +3,7 @@
 // with the HTTP routes, each group of which can be switched off.
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
-import { authenticate, requireRole, type Role } from '../middleware/auth';
+import { authenticate, checkHost, requireRole, type CheckHostOptions, type Role } from '../middleware/auth';
 import { Drain } from '../middleware/drain';
 import { errorHandler } from '../middleware/error-handler';
 import { errorFields } from '../middleware/error-handler';
@@ -12,7 +12,7 @@ import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
-import { senderAsGiven, toolRun, type ToolRunOptions } from '../middleware/tool-run';
+import { toolRun, type ToolRunOptions } from '../middleware/tool-run';
 import { defineModels } from '../models';
 import type { RouteServices } from '../routes/route-services';
 import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
@@ -48,6 +48,7 @@ import { AttachmentService } from './services/attachments';
 import { IdempotencyKeys } from './services/idempotency-keys';
 import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
 import { ToolkitService } from './services/toolkits';
+import { warnSendersAsGiven } from './senders-as-given';
 import { TaskStore } from './tasks/task-store';
 import type { ToolgateLogger } from './toolgate-logger';
 import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
@@ -80,6 +81,12 @@ export interface Toolgate {
   toolRun(options?: ToolRunOptions): RequestHandler;
   /** Refuses a gate tool not offered to the run (403 tool_forbidden); lets an enhancement through. */
   requireTool(toolId: string): RequestHandler;
+  /**
+   * Refuses a request whose Host (or X-Forwarded-Host) is not a loopback name, an IP address or an
+   * allowed host (421 host_not_allowed), as the open client routes do: mount it first on a host route
+   * that serves callers with no credential, so a web page cannot reach it by DNS rebinding.
+   */
+  checkHost(options?: CheckHostOptions): RequestHandler;
   /** Admits the listed roles (the router's bearer tokens must have been read first). */
   requireRole(...roles: Role[]): RequestHandler;
   /** Renders toolgate's errors as JSON ({detail, code, ...}); passes every other error on. Mount last. */
@@ -207,7 +214,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   instances.onRegistered(() => sweeper.start());
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
-  const senderCheck = options.senderCheck ?? senderAsGiven;
+  const senderCheck = options.senders.check;
   const authenticateBearer = authenticate(options.auth, {
     onRoleOfError: (err) =>
       logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
@@ -217,6 +224,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;
   const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
   const body = jsonBody({ limit: options.bodyLimit });
+  const idempotencyKeys = new IdempotencyKeys(sequelize, instances);
 
   const parts: RouteServices = {
     sequelize,
@@ -237,7 +245,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
-    idempotencyKey: idempotencyKey(new IdempotencyKeys(sequelize, instances)),
+    idempotencyKey: (routeOf) => idempotencyKey(idempotencyKeys, routeOf),
     instances,
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
     syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
@@ -282,6 +290,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     accessRules: parts.accessRules,
     toolRun: parts.toolRun,
     requireTool: parts.requireTool,
+    checkHost: (o) => checkHost(options.auth, o),
     requireRole,
     errorHandler: () => errorHandler({ logger }),
     explain: (agentId, run) => runs.explain(agentId, run),
@@ -313,6 +322,8 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     },
   };
   internals.set(tg, parts);
+  // Last, so a toolgate that failed to build says nothing of how it would have taken senders.
+  if (!options.senders.chosen) warnSendersAsGiven(logger);
   return tg;
 }
 

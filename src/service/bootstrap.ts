@@ -12,7 +12,7 @@ import { decideDemo, type DemoDecision } from './demo/demo-mode';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
 import { createEmbeddings, createLanguageModel } from '../llm/select-model';
 import type { ServiceLogger } from './logger';
-import { authenticatedSender } from '../../middleware/sender-check';
+import { senderAsGiven } from '../../middleware/sender-check';
 import type { SyncReport } from '../services/system-toolkits';
 import { createToolgate, type Toolgate } from '../toolgate';
 
@@ -101,7 +101,8 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
       policyCache: config.policyCache,
-      senderCheck: config.authservId ? authenticatedSender(config.authservId) : undefined,
+      // Senders as given while TOOLGATE_AUTHSERV_ID is unset: the legacy behaviour, the service's own choice (server.ts logs it).
+      ...(config.authservId ? { authservId: config.authservId } : { senderCheck: senderAsGiven }),
       logger,
       model: createLanguageModel(process.env),
       embeddings: createEmbeddings(process.env),

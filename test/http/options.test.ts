@@ -106,8 +106,8 @@ describe('when an option that toolgate calls is not of its type', () => {
 
 /**
  * Every option, each key present and set to a value other than its default where it can be:
- * allowedHosts goes only with open client routes, which clientTokens and roleOf rule out, so it is
- * tried below.
+ * allowedHosts goes only with open client routes, which clientTokens and roleOf rule out, and
+ * authservId is a senderCheck of its own, so both are tried below.
  */
 const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K] } = {
   sequelize,
@@ -129,6 +129,7 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
       legacy_name: 'order_lookup',
     }),
   ],
+  authservId: undefined,
   senderCheck: authenticatedSender('mx.example.com'),
   embeddings: { model: 'fake-embed', dimensions: 8, embed: async (texts) => texts.map(() => [1, 0, 0, 0, 0, 0, 0, 0]) },
   model: new LocalModel(),
@@ -153,13 +154,32 @@ describe('when createToolgate is given every option it takes', () => {
     await expect(tg.close()).resolves.toBeUndefined();
   });
 
-  test.each([[{ clientRoutes: 'open', allowedHosts: ['toolgate.internal'] }], [{ rateLimit: false }], [{ policyCache: 'off' }]])(
-    'then the other forms an option takes build too: %j',
-    async (options) => {
-      const tg = createToolgate({ sequelize, ...(options as Partial<ToolgateOptions>) });
-      await expect(tg.close()).resolves.toBeUndefined();
+  test.each([
+    [{ clientRoutes: 'open', allowedHosts: ['toolgate.internal'] }],
+    [{ authservId: 'mx.example.com' }],
+    [{ rateLimit: false }],
+    [{ policyCache: 'off' }],
+  ])('then the other forms an option takes build too: %j', async (options) => {
+    const tg = createToolgate({ sequelize, ...(options as Partial<ToolgateOptions>) });
+    await expect(tg.close()).resolves.toBeUndefined();
+  });
+});
+
+describe('when createToolgate is told how senders count', () => {
+  test.each(['mx thescoop; com', '', 'mx.example.com;'])(
+    'then an authservId that is not one token (%j) is refused at construction with ERR_TOOLGATE_AUTHSERV_ID',
+    (authservId) => {
+      expect(thrown({ sequelize, authservId })).toMatchObject({
+        code: 'ERR_TOOLGATE_AUTHSERV_ID',
+        message: expect.stringContaining('createToolgate({ authservId:'),
+      });
     },
   );
+
+  test('then authservId beside a senderCheck is refused with ERR_TOOLGATE_SENDER_CHECK, as two answers to one question', () => {
+    const error = thrown({ sequelize, authservId: 'mx.example.com', senderCheck: authenticatedSender('mx.other.example') });
+    expect(error).toMatchObject({ code: 'ERR_TOOLGATE_SENDER_CHECK', message: expect.stringContaining('Give one of them') });
+  });
 });
 
 describe('when the service reads its environment with nothing set', () => {

@@ -10,6 +10,8 @@ import { mountRoutes, PASS, routeSection, type MountServices } from '../../route
 
 interface Fakes {
   seen: string[];
+  /** The route each Idempotency-Key is scoped to, as the declaration named it. */
+  routes?: string[];
 }
 
 const body = z.strictObject({ word: z.string().min(1) });
@@ -38,7 +40,11 @@ function declared(fakes: Fakes) {
         fakes.seen.push(`role:${roles.join('|')}`);
         next(req.headers['x-role'] === 'nobody' ? new ForbiddenError('not you') : undefined);
       },
-    idempotencyKey: step(fakes, 'idempotency'),
+    idempotencyKey: (routeOf) => (req, _res, next) => {
+      fakes.seen.push('idempotency');
+      fakes.routes?.push(routeOf(req));
+      next();
+    },
   };
   const section = routeSection<Fakes>('Test', (route) => [
     route({
@@ -128,6 +134,19 @@ describe('when a declared route is called', () => {
     const a = app(section, fakes, mount);
     expect((await request(a).get('/files/known').expect(200)).body).toEqual({ name: 'known' });
     expect((await request(a).get('/files/other').expect(404)).body).toEqual({ code: 'passed_on' });
+  });
+});
+
+describe('when an idempotent route is reached by several spellings of its path', () => {
+  test('then its Idempotency-Key is scoped to the route as declared: method, mount in lower case, pattern, canonical id', async () => {
+    const fakes: Fakes = { seen: [], routes: [] };
+    const { section, mount } = declared(fakes);
+    const a = express();
+    a.use(express.json());
+    a.use('/api', mountRoutes(section, fakes, mount));
+    for (const path of ['/api/agents/7/words', '/api/agents/7/words/', '/API/Agents/7/WORDS', '/api/agents/%37/words'])
+      await request(a).post(path).send({ word: 'hi' }).expect(201);
+    expect(fakes.routes).toEqual(Array(4).fill('POST /api/agents/7/words'));
   });
 });
 

@@ -1,11 +1,13 @@
 // toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
 // host beside express, the README's example (examples/host-app.ts) type-checked against the packed
 // declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
-// a granted call, a refused one in the JSON error shape, and an enhancement that degrades. Then, the
-// example unchanged: stopped by SIGTERM without tg.close(), started again on the same database, and
-// its toolgate routes asked during a database outage.
+// a granted call, a refused one in the JSON error shape, a forged From and a rebinding Host refused,
+// and an enhancement that degrades. Then, the example unchanged: stopped by SIGTERM without
+// tg.close(), started again on the same database, and its toolgate routes asked during a database
+// outage.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -188,15 +190,17 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     await db?.drop();
   });
 
-  const triage = (from: string) =>
-    fetch(`${base}/agents/${agent}/triage`, {
+  // The example's mail server (its default authserv-id) vouching for a From of this domain.
+  const vouched = (domain: string) => [`mx.thescoop.com; dmarc=pass header.from=${domain}`];
+  const triage = (from: string, authentication_results?: string[], at = base) =>
+    fetch(`${at}/agents/${agent}/triage`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from, order_id: 'SCP-1042' }),
+      body: JSON.stringify({ from, order_id: 'SCP-1042', ...(authentication_results ? { authentication_results } : {}) }),
     });
 
-  test('then a sender the gate admits is served, and the tool runs through dispatch', async () => {
-    const res = await triage('Mara <Mara+orders@TheScoop.com>');
+  test('then a sender the gate admits, vouched for by its mail server, is served, and the tool runs through dispatch', async () => {
+    const res = await triage('Mara <Mara+orders@TheScoop.com>', vouched('thescoop.com'));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       tools: ['email_analyzer', 'lookup_order'],
@@ -206,7 +210,7 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
   });
 
   test('then a sender the gate refuses gets the JSON error shape, saying why the tool is not offered', async () => {
-    const res = await triage('jane@acme.com');
+    const res = await triage('jane@acme.com', vouched('acme.com'));
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(await res.json()).toEqual({
@@ -214,6 +218,40 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
       code: 'tool_forbidden',
       tool: 'email_analyzer',
     });
+  });
+
+  test("then a forged From, which the mail server's Authentication-Results do not vouch for, has no routing key and is refused", async () => {
+    const res = await triage('Mara <mara@thescoop.com>');
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({
+      code: 'tool_forbidden',
+      detail: expect.stringContaining('no sender address its gate could check'),
+    });
+  });
+
+  test('then a Host a web page could rebind to 127.0.0.1 is refused 421 before anything runs', async () => {
+    // node:http sends the Host header as given, as a browser does for a rebound name.
+    const { port } = new URL(base);
+    const answer = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/agents/${agent}/triage`,
+          headers: { host: 'evil.example', 'content-type': 'application/json' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ from: 'mara@thescoop.com', authentication_results: vouched('thescoop.com') }));
+    });
+    expect(answer.status).toBe(421);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'host_not_allowed' });
   });
 
   test('then the enhancement was skipped, not refused, and every step is on record under /api', async () => {
@@ -224,6 +262,7 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
       ['lookup_order', 'success', 'mara@thescoop.com'],
       ['task_creator', 'skipped', 'mara@thescoop.com'],
       ['email_analyzer', 'denied', 'jane@acme.com'],
+      ['email_analyzer', 'denied', null],
     ]);
   });
 
@@ -240,11 +279,7 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     async () => {
       second = await startExample(dir, db.url);
       expect(second.agent).toBe(agent);
-      const res = await fetch(`${second.base}/agents/${agent}/triage`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ from: 'mara@thescoop.com', order_id: 'SCP-1043' }),
-      });
+      const res = await triage('mara@thescoop.com', vouched('thescoop.com'), second.base);
       expect(res.status).toBe(200);
       const kits = (await (await fetch(`${second.base}/api/toolkits`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as {
         name: string;

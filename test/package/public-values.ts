@@ -40,4 +40,5 @@ export const PUBLIC_VALUES = [
   'readEnabledTools',
   'resolveRun',
   'routingKeyOf',
+  'senderAsGiven',
 ];

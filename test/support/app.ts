@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../src/service/app';
+import { senderAsGiven } from '../../middleware/sender-check';
 import { createSequelize } from '../../src/db/connect';
 import { ensureScoopData } from '../../src/service/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
@@ -46,6 +47,14 @@ function as(app: Express, token: string | null): AuthedAgent {
   };
 }
 
+/**
+ * The tests write the senders they need into From, so they take senders as given, on purpose (no
+ * warning); a test that gives authservId or a senderCheck of its own has that instead.
+ */
+function sendersOf(options: Partial<ToolgateOptions>): Partial<ToolgateOptions> {
+  return options.authservId !== undefined || options.senderCheck !== undefined ? {} : { senderCheck: senderAsGiven };
+}
+
 /** Another instance of the service on a test app's database: its own pool, toolgate and cache. */
 export async function createSecondInstance(first: TestApp, options: Partial<ToolgateOptions> = {}): Promise<Omit<TestApp, 'databaseUrl'>> {
   const sequelize = createSequelize(first.databaseUrl);
@@ -56,6 +65,7 @@ export async function createSecondInstance(first: TestApp, options: Partial<Tool
     schedulerToken: SCHEDULER_TOKEN,
     clientTokens: [CLIENT_TOKEN],
     policyCache: 'listen',
+    ...sendersOf(options),
     ...options,
   });
   const app = createApp(tg, { logger: createLogger(false) });
@@ -87,6 +97,7 @@ export async function createTestApp(options: Partial<ToolgateOptions> & { sync?:
     schedulerToken: SCHEDULER_TOKEN,
     clientTokens: [CLIENT_TOKEN],
     policyCache: 'listen',
+    ...sendersOf(overrides),
     ...overrides,
   });
   await ensureScoopData(db.sequelize);
