@@ -5,6 +5,8 @@ import { currentRun } from '../middleware/tool-run';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
 import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from './responses';
+import { normalizeMessageId } from '../src/core/message-ids';
+import { NotFoundError } from '../src/errors';
 import { idText, text } from '../src/http/fields';
 import { parsedBody, routeSection } from './route';
 import type { RouteServices } from './route-services';
@@ -13,6 +15,9 @@ import type { RouteServices } from './route-services';
 export const threadReference = z
   .string('thread_id is the thread\'s reference, a string such as "thr_5f0c…" from an earlier answer\'s thread_id')
   .regex(/^[\x21-\x7e]{1,100}$/, 'a thread reference is printable ASCII, such as "thr_5f0c…" from an earlier answer\'s thread_id');
+
+/** A Message-ID in a path, as a relay wrote it (`<...>` percent-encoded, or bare). */
+const messageIdParam = z.string().min(1).max(998);
 
 export const messageRunBody = z.strictObject({ thread_id: threadReference.optional(), message: emailMessageSchema });
 export const instructionRunBody = z.strictObject({ instruction: text(20_000).refine((s) => s.trim() !== '', 'must not be empty') });
@@ -80,6 +85,25 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     handle: async (tg, { ids, query }) => {
       await tg.agents.get(ids.id);
       return tg.agentRuns.store.threads(ids.id, query.limit);
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/agents/:id/message-ids/:messageId',
+    params: { messageId: messageIdParam },
+    summary: "Release a message's Message-ID",
+    description:
+      "Lets the Message-ID an inbound message's run claimed go, so the message that truly bears it is handled when it comes (for example one a stranger sent first under a real message's id, which makes the real one a 422 message_id_reused). The run and its thread stay as they were. Percent-encode the id, brackets included: `%3Cjane-1%40acme.com%3E`. A claim made by a run with no routing key never blocks a sender with one, so it needs no release.",
+    roles: ['admin'],
+    success: { status: 204, description: 'Released: a message bearing the id is handled anew' },
+    handle: async (tg, { ids, params }) => {
+      await tg.agents.get(ids.id);
+      const id = normalizeMessageId(params.messageId);
+      if (id === null || (await tg.agentRuns.store.releaseMessageId(ids.id, id)) === null) {
+        throw new NotFoundError(
+          `A Message-ID ${JSON.stringify(String(params.messageId).slice(0, 100))} claimed by an inbound message of agent ${ids.id}`,
+        );
+      }
     },
   }),
   route({

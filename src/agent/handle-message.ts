@@ -82,7 +82,11 @@ export async function handleMessage(
   const digest = contentDigest(run.routingKey, request.message);
   if (messageId !== null) {
     const seen = await deps.store.handled(run.agentId, messageId);
-    if (seen) return replay(seen, run.routingKey, digest);
+    // A claim made with no routing key (an unauthenticated sender, or none) never keeps a sender
+    // with one from their own message: that one takes the id over (a stranger cannot pre-claim it).
+    const takeover = seen !== null && seen.origin === 'inbound' && seen.routing_key === null && run.routingKey !== null;
+    if (takeover) await deps.store.releaseMessageId(run.agentId, messageId, { unauthenticated: true });
+    else if (seen) return replay(seen, run.routingKey, digest);
   }
   try {
     return { answer: await handleNew(deps, run, request, messageId, digest), replayed: false };

@@ -198,6 +198,22 @@ export class RunStore {
     };
   }
 
+  /**
+   * Lets a message's Message-ID go, so the message that truly bears it can be handled (SEMANTICS
+   * §13): the claim of an inbound message's run, never a reply's. With `unauthenticated`, only a
+   * claim whose run had no routing key. The run and its thread stay as they were; the id of the run
+   * that held the claim, or null when there was none to release.
+   */
+  async releaseMessageId(agentId: number, messageId: string, options: { unauthenticated?: boolean } = {}): Promise<number | null> {
+    const [row] = await this.sequelize.query<{ run_id: number }>(
+      `DELETE FROM agent_message_ids m USING agent_runs r
+        WHERE m.agent_id = :agentId AND m.message_id = :messageId AND m.origin = 'inbound' AND r.id = m.run_id
+          AND (:any OR r.routing_key IS NULL) RETURNING m.run_id`,
+      { replacements: { agentId, messageId, any: options.unauthenticated !== true }, type: QueryTypes.SELECT },
+    );
+    return row ? Number(row.run_id) : null;
+  }
+
   /** The agent's thread named by this reference, or null (another agent's thread is none of its). */
   async threadByReference(agentId: number, reference: string): Promise<ThreadRef | null> {
     const [row] = await this.sequelize.query<{ id: number; reference: string; participants: string[] }>(
@@ -430,7 +446,8 @@ export class RunStore {
           // What a model and its tools wrote is made storable first (SEMANTICS §13).
           bind: [
             JSON.stringify(storableJson(end.steps.map(bounded))),
-            end.reply === null ? null : storableText(end.reply),
+            // The reply as it goes out (with toolgate's own lines), which the thread then holds.
+            reply !== null ? storableText(reply.text) : end.reply === null ? null : storableText(end.reply),
             end.stopped,
             end.error === null ? null : storableText(end.error),
             reply?.message_id ?? null,
