@@ -7,7 +7,7 @@
 import type { ToolgateLogger } from './toolgate-logger';
 
 /** The warning's code, stable: a host's log filter or `process.on('warning')` matches on it. */
-export const SENDERS_AS_GIVEN = 'TOOLGATE_SENDERS_AS_GIVEN';
+const SENDERS_AS_GIVEN = 'TOOLGATE_SENDERS_AS_GIVEN';
 
 const MESSAGE =
   "createToolgate() was given no sender authentication, so every sender is taken at its word: anyone who writes a From that a gate admits gets that gate's tools. Give authservId, the authserv-id your receiving mail server stamps on Authentication-Results (SEMANTICS §7), or senderCheck: senderAsGiven to take senders as given on purpose.";

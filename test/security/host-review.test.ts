@@ -8,7 +8,6 @@ import request from 'supertest';
 import { senderAsGiven } from '../../middleware/sender-check';
 import { currentRun } from '../../middleware/tool-run';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
-import { SENDERS_AS_GIVEN } from '../../src/senders-as-given';
 import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
@@ -81,7 +80,7 @@ function readmeApp(tg: Toolgate): express.Express {
 describe('finding 5: senders taken as given, unsaid', () => {
   test('when a toolgate is built with no sender authentication, then it warns once, at construction, through its logger', async () => {
     const { tg, warnings } = hostToolgate();
-    expect(warnings).toEqual([[{ code: SENDERS_AS_GIVEN }, expect.stringContaining('every sender is taken at its word')]]);
+    expect(warnings).toEqual([[{ code: 'TOOLGATE_SENDERS_AS_GIVEN' }, expect.stringContaining('every sender is taken at its word')]]);
     await request(readmeApp(tg)).post(`/agents/${sundae}/triage`).send({ from: 'mara@thescoop.com' }).expect(200);
     expect(warnings).toHaveLength(1);
     await tg.close();
