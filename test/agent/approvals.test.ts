@@ -179,7 +179,9 @@ describe('when Jane asks for a refund and Mara approves it on the same thread', 
     test('then the reply goes to Mara and copies Jane, the requester', () => {
       expect(mara.reply.to).toEqual(['Mara <Mara+billing@TheScoop.com>']);
       expect(mara.reply.cc).toEqual(['jane@acme.com']);
-      expect(mara.reply.text).toMatch(new RegExp(`Request ${request} approved`));
+      expect(mara.reply.text).toMatch(
+        new RegExp(`Request ${request} \\(process_refund \\{"order_id":"SCP-1042"\\}\\) is approved: it ran once\\.`),
+      );
     });
 
     test('then a second approval of the same request is a 409 and nothing runs', async () => {

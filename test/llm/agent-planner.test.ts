@@ -55,7 +55,7 @@ describe('when toolgate read the message for approval decisions before the run',
       }),
     );
     expect(result.kind).toBe('reply');
-    expect(result.kind === 'reply' ? result.text : '').toMatch(/Request 7 approved\.\nOrder SCP-1042 has been refunded in full\./);
+    expect(result.kind === 'reply' ? result.text : '').toMatch(/Order SCP-1042 has been refunded in full\./);
   });
 
   test('then a message that decided nothing is no instruction either: "Approved." with two pending calls no tool', () => {

@@ -243,16 +243,18 @@ function reply(view: RunView, request: AgentStepRequest): string {
   return [...greeting, ...lines, '', `— ${request.context.agentName}`].join('\n');
 }
 
-/** What the reply says of toolgate's decisions: what was approved (and what its call gave), denied, or left pending. */
+/**
+ * What the reply says of toolgate's decisions, in the agent's words: what an approved call gave, and
+ * what is left. toolgate's own closing lines state each decision, so they are not said twice.
+ */
 function decisionLines(decision: RunDecisions | null): string[] {
   if (decision === null) return [];
   const lines: string[] = [];
   for (const d of decision.decided) {
     if (d.status === 'denied') {
-      lines.push(`Request ${d.request_id} denied: it will not run.`);
+      lines.push(`Understood: ${d.tool.replace(/_/g, ' ')} will not go ahead.`);
       continue;
     }
-    lines.push(`Request ${d.request_id} approved.`);
     const result = d.result;
     if (result?.status === 'success') lines.push(...successLines(d.tool, result.output));
     else if (result?.status === 'failure') lines.push(`It ran and failed: ${result.error}.`);
