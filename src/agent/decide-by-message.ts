@@ -8,8 +8,6 @@ import { readDecision, NO_DECISION_WORDS } from '../core/approval-decision';
 import { requesterName, type ApprovalRequestView } from '../core/approval-request';
 import { canonicalJson } from '../core/canonical-json';
 import { HttpError } from '../errors';
-import type { InboundMessage } from '../llm/agent-step';
-import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
 import { NO_DECISIONS, type DecidedRequest, type RunDecisions } from '../core/run-decisions';
 
@@ -17,13 +15,14 @@ export async function decideByMessage(
   approvals: ApprovalService,
   run: ToolRun,
   thread: string,
-  message: InboundMessage,
+  /** The message's own words (ownText): never its Subject, quoted history or signature. */
+  ownWords: string,
   decidable: readonly ApprovalRequestView[],
 ): Promise<RunDecisions> {
   const approver = run.routingKey;
   if (decidable.length === 0 || approver === null) return NO_DECISIONS;
   const reading = readDecision(
-    ownText(message.body).join('\n'),
+    ownWords,
     decidable.map((r) => ({ id: r.id, code: r.code, input: canonicalJson(r.input ?? null) })),
   );
   const decided: DecidedRequest[] = [];

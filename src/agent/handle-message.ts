@@ -110,7 +110,8 @@ async function handleNew(
   const { thread, newThread } = await threadFor(deps.store, run, request);
   // An automatic reply (an out-of-office, a list's notice) is kept in its thread, and nothing more:
   // no model reads it, no tool runs, nothing is decided, and no reply answers it (RFC 3834).
-  const automatic = isAutomaticReply({ ...message, own_text: ownText(message.body).join('\n') });
+  const ownWords = ownText(message.body).join('\n');
+  const automatic = isAutomaticReply({ ...message, own_text: ownWords });
   const history =
     thread && !automatic
       ? historyOf(
@@ -118,7 +119,7 @@ async function handleNew(
           deps.limits.historyChars,
         )
       : [];
-  const requests = thread && run.compiled.hasApprovals ? await deps.approvals.store.inThread(run.agentId, thread.id) : [];
+  const requests = thread && !automatic && run.compiled.hasApprovals ? await deps.approvals.store.inThread(run.agentId, thread.id) : [];
   const pending = requests.filter((r) => r.status === 'pending');
   const decidable = automatic
     ? []
@@ -145,7 +146,7 @@ async function handleNew(
     if (automatic) return automaticReplyEnd();
     const decisions =
       started.thread && decidable.length > 0
-        ? await decideByMessage(deps.approvals, run, started.thread.reference, message, decidable)
+        ? await decideByMessage(deps.approvals, run, started.thread.reference, ownWords, decidable)
         : NO_DECISIONS;
     const scope: RunScope = {
       thread_id: started.thread?.id ?? null,
