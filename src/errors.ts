@@ -627,8 +627,12 @@ export type ConfigErrorCode = keyof typeof CONFIG_ERROR_CODES;
  */
 export class ToolgateConfigError extends Error {
   readonly code: ConfigErrorCode;
+  /** Where the code is explained, with what to change: `docs/ERRORS.md#err_toolgate_…`, also at the message's end. */
+  readonly help: string;
   constructor(code: ConfigErrorCode, message: string) {
-    super(message);
+    const help = `docs/ERRORS.md#${code.toLowerCase()}`;
+    super(`${message} (${code}: ${help})`);
+    this.help = help;
     this.name = 'ToolgateConfigError';
     this.code = code;
   }

@@ -3,7 +3,7 @@
 // declared in src/errors.ts, so that its status can only come from ERROR_CODES.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_ERROR_CODES, ERROR_CODES } from '../../src/errors';
+import { CONFIG_ERROR_CODES, ERROR_CODES, ToolgateConfigError } from '../../src/errors';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SOURCE_DIRS = ['src', 'middleware', 'routes', 'models', 'migrations', 'bin', 'scripts'];
@@ -40,7 +40,7 @@ function tableUnder(heading: string): string[][] {
   );
 }
 
-const unquoted = (cell: string): string => cell.replace(/^`|`$/g, '');
+const unquoted = (cell: string): string => cell.replace(/^<a id="[a-z_]+"><\/a>/, '').replace(/^`|`$/g, '');
 const sorted = (list: Iterable<string>): string[] => [...new Set(list)].sort();
 
 const sources = sourceFiles();
@@ -106,6 +106,18 @@ describe('the configuration codes', () => {
     const rows = tableUnder('Configuration errors');
     expect(rows.filter((cells) => cells.length !== 3 || cells.some((cell) => cell === ''))).toEqual([]);
     expect(sorted(rows.map(([code]) => unquoted(code!)))).toEqual(sorted(Object.keys(CONFIG_ERROR_CODES)));
+  });
+
+  test('each configuration code has its anchor in docs/ERRORS.md, and its error ends with that anchor, as help', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs', 'ERRORS.md'), 'utf8');
+    const anchors = [...doc.matchAll(/<a id="(err_toolgate_[a-z_]+)"><\/a>`([A-Z_]+)`/g)].map((m) => [m[1], m[2]!.toLowerCase()]);
+    expect(anchors.filter(([anchor, code]) => anchor !== code)).toEqual([]);
+    expect(sorted(anchors.map(([anchor]) => anchor!))).toEqual(sorted(Object.keys(CONFIG_ERROR_CODES).map((c) => c.toLowerCase())));
+    for (const code of Object.keys(CONFIG_ERROR_CODES) as (keyof typeof CONFIG_ERROR_CODES)[]) {
+      const err = new ToolgateConfigError(code, 'Something is off: change it.');
+      expect(err.help).toBe(`docs/ERRORS.md#${code.toLowerCase()}`);
+      expect(err.message.endsWith(`(${code}: docs/ERRORS.md#${code.toLowerCase()})`)).toBe(true);
+    }
   });
 
   test('every ERR_TOOLGATE_ code the source names is in CONFIG_ERROR_CODES, and CONFIG_ERROR_CODES holds none it never names', () => {
