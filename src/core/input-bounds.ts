@@ -25,7 +25,7 @@ export const INPUT_BOUNDS = {
    * <jane@acme.com>`), such as a header's whole list in one string, or a comment. The parser costs
    * up to 20 µs a character on hostile text.
    */
-  address_text_length: 2_000,
+  address_text_length: 1_000,
   /** The most Message-IDs a References header (or list) names: a thread is found by its newest. */
   references_count: 500,
 } as const;

@@ -2,14 +2,15 @@
 // language model and task filing read from it.
 import { z } from 'zod';
 import { messageIdsOf } from '../core/message-ids';
-import { authenticationResultsSchema, MAX_BODY_CHARS, text } from './fields';
+import { addressBounds, authenticationResultsSchema, MAX_BODY_CHARS, text } from './fields';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ModelEmail } from '../llm/email-analysis';
 import type { TaskSource } from '../tasks/task-source';
 
 const addressList = z.union([text(1000), z.array(text(1000)).max(500, 'at most 500 recipients')]);
 
-export const emailMessageSchema = z.strictObject({
+/** The message's fields, without the check across them (for a schema that picks some). */
+export const emailMessageFields = z.strictObject({
   from: text(1000).refine((s) => s.trim() !== '', 'must not be empty'),
   to: addressList.optional(),
   cc: addressList.optional(),
@@ -30,6 +31,10 @@ export const emailMessageSchema = z.strictObject({
   x_autoreply: text(200).optional(),
   x_autorespond: text(200).optional(),
 });
+
+export const emailMessageSchema = emailMessageFields
+  // Every address the routes read (the sender's key, participants, the greeting) within the parser's bounds.
+  .superRefine((m, ctx) => addressBounds({ from: m.from, to: m.to, cc: m.cc, reply_to: m.reply_to }, ctx));
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 
 export function modelEmail(message: EmailMessage): ModelEmail {
