@@ -1,6 +1,7 @@
 // The message an email client posts (HTTP.md, Email): parsed once by the routes, and the parts the
 // language model and task filing read from it.
 import { z } from 'zod';
+import { INPUT_BOUNDS } from '../core/input-bounds';
 import { messageIdsOf } from '../core/message-ids';
 import { addressBounds, authenticationResultsSchema, MAX_BODY_CHARS, text } from './fields';
 import type { InboundMessage } from '../llm/agent-step';
@@ -34,7 +35,18 @@ export const emailMessageFields = z.strictObject({
 
 export const emailMessageSchema = emailMessageFields
   // Every address the routes read (the sender's key, participants, the greeting) within the parser's bounds.
-  .superRefine((m, ctx) => addressBounds({ from: m.from, to: m.to, cc: m.cc, reply_to: m.reply_to }, ctx));
+  .superRefine((m, ctx) => {
+    addressBounds({ from: m.from, to: m.to, cc: m.cc, reply_to: m.reply_to }, ctx);
+    // Counted as read (linear): each id is a thread looked up by, and kept with the run.
+    if (m.references !== undefined && messageIdsOf(m.references).length > INPUT_BOUNDS.references_count) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['references'],
+        message: `References names more than ${INPUT_BOUNDS.references_count} Message-IDs: send the newest ${INPUT_BOUNDS.references_count} at most (a thread is found by its newest); nothing was run.`,
+        params: { bound: 'references_count' },
+      });
+    }
+  });
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 
 export function modelEmail(message: EmailMessage): ModelEmail {

@@ -88,6 +88,43 @@ describe('item 1: address parsing froze the process', () => {
   });
 });
 
+describe('item 3: one long line of short sentences stalled the process', () => {
+  test('when a document is one 280 KB line of short sentences, then it is stored in well under a second', async () => {
+    const started = performance.now();
+    const res = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/documents`)
+      .send({ title: 'Short sentences', content: 'Ab cd. '.repeat(40_000) });
+    expect(res.status).toBe(201);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('finding 4: References', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => `<m${i}@acme.com>`);
+
+  test('when References names 501 Message-IDs as header text, then it is a 422 naming references_count', async () => {
+    const res = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/messages`)
+      .send({ message: message({ references: ids(501).join(' ') }) });
+    expect({ status: res.status, code: res.body.code, bound: res.body.bound, loc: res.body.loc }).toEqual({
+      status: 422,
+      code: 'input_too_complex',
+      bound: 'references_count',
+      loc: ['body', 'message', 'references'],
+    });
+  });
+
+  test('when References names 1,000 Message-IDs as a list, then it is the same 422', async () => {
+    const res = await t
+      .client()
+      .post(`/api/agents/${sundae.id}/messages`)
+      .send({ message: message({ references: ids(1000) }) });
+    expect({ status: res.status, bound: res.body.bound }).toEqual({ status: 422, bound: 'references_count' });
+  });
+});
+
 describe('finding 10: a deeply nested body', () => {
   test('when a 3,000-level body comes with an Idempotency-Key, then it is a 422 input_too_complex naming json_depth, not a 500', async () => {
     const before = await toolCalls();
