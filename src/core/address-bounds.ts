@@ -62,8 +62,8 @@ export function addressCount(value: string): number {
   return Math.max(n, 1);
 }
 
-/** A message's address fields, each a value or a list of them. */
-export type AddressFields = Record<string, string | readonly string[] | undefined>;
+/** A message's address fields, each a value or a list of them (anything else, as a schema may yet refuse it, is skipped). */
+export type AddressFields = Record<string, unknown>;
 
 export interface AddressBreach {
   bound: AddressBound;
@@ -79,10 +79,10 @@ export function addressFieldsBreach(fields: AddressFields): AddressBreach | null
   let count = 0;
   let parsed = 0;
   for (const [field, values] of Object.entries(fields)) {
-    if (values === undefined) continue;
-    const list = typeof values === 'string' ? [values] : values;
+    const list: unknown[] = typeof values === 'string' ? [values] : Array.isArray(values) ? values : [];
     for (let i = 0; i < list.length; i++) {
-      const value = list[i]!;
+      const value = list[i];
+      if (typeof value !== 'string') continue;
       const loc = typeof values === 'string' ? [field] : [field, i];
       const breach = addressValueBreach(value);
       if (breach !== null) return { bound: breach, loc, detail: valueDetail(breach) };

@@ -8,6 +8,8 @@ import type { InboundMessage } from '../llm/agent-step';
 import type { ModelEmail } from '../llm/email-analysis';
 import type { TaskSource } from '../tasks/task-source';
 
+const MAX_REFERENCES_CHARS = 100_000;
+
 const addressList = z.union([text(1000), z.array(text(1000)).max(500, 'at most 500 recipients')]);
 
 /** The message's fields, without the check across them (for a schema that picks some). */
@@ -22,7 +24,7 @@ export const emailMessageFields = z.strictObject({
   // The thread it answers, as mail names it (SEMANTICS §11): In-Reply-To, and References as the
   // header's text or a list of Message-IDs.
   in_reply_to: text(998).optional(),
-  references: z.union([text(100_000), z.array(text(998)).max(1000, 'at most 1000 Message-IDs')]).optional(),
+  references: z.union([text(MAX_REFERENCES_CHARS), z.array(text(998)).max(1000, 'at most 1000 Message-IDs')]).optional(),
   // The raw values of the message's Authentication-Results headers (SEMANTICS §7).
   authentication_results: authenticationResultsSchema.optional(),
   // The headers that mark an automatic reply (RFC 3834 and its kin): such a message never decides
@@ -37,8 +39,9 @@ export const emailMessageSchema = emailMessageFields
   // Every address the routes read (the sender's key, participants, the greeting) within the parser's bounds.
   .superRefine((m, ctx) => {
     addressBounds({ from: m.from, to: m.to, cc: m.cc, reply_to: m.reply_to }, ctx);
-    // Counted as read (linear): each id is a thread looked up by, and kept with the run.
-    if (m.references !== undefined && messageIdsOf(m.references).length > INPUT_BOUNDS.references_count) {
+    // Counted as read (linear): each id is a thread looked up by, and kept with the run. zod runs
+    // this even when a field failed, so a value over the schema's size is left to that failure.
+    if (withinSize(m.references) && messageIdsOf(m.references).length > INPUT_BOUNDS.references_count) {
       ctx.addIssue({
         code: 'custom',
         path: ['references'],
@@ -47,6 +50,10 @@ export const emailMessageSchema = emailMessageFields
       });
     }
   });
+function withinSize(references: unknown): references is string | string[] {
+  if (typeof references === 'string') return references.length <= MAX_REFERENCES_CHARS;
+  return Array.isArray(references) && references.length <= 1000 && references.every((r) => typeof r === 'string' && r.length <= 998);
+}
 export type EmailMessage = z.infer<typeof emailMessageSchema>;
 
 export function modelEmail(message: EmailMessage): ModelEmail {

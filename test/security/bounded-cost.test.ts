@@ -152,3 +152,11 @@ describe('finding 10: a deeply nested body', () => {
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 422, code: 'input_too_complex' });
   });
 });
+
+test('when an address field holds something other than text, then it is a 422 validation_error, not a fault of the bounds check', async () => {
+  const res = await t
+    .client()
+    .post(`/api/agents/${sundae.id}/email/analyze`)
+    .send(message({ to: [5, null, { a: 1 }], cc: 7 }));
+  expect({ status: res.status, code: res.body.code }).toEqual({ status: 422, code: 'validation_error' });
+});
