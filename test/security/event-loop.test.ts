@@ -98,13 +98,19 @@ const tokenOf = (roles: readonly string[] | 'anyone') =>
   roles !== 'anyone' && roles.includes('client') ? 'client' : roles !== 'anyone' && roles.includes('scheduler') ? 'scheduler' : 'admin';
 
 /** The longest the event loop was held while the request ran, in ms, and whether /healthz answered meanwhile. */
-async function heldWhile(route: { method: string; roles: readonly string[] | 'anyone' }, path: string, body: string) {
+let keys = 0;
+
+async function heldWhile(route: { method: string; roles: readonly string[] | 'anyone'; idempotent?: boolean }, path: string, body: string) {
   const probe = monitorEventLoopDelay({ resolution: 5 });
   const as = t[tokenOf(route.roles)]();
   probe.enable();
   const health = request(t.app).get('/healthz');
   const [res, healthz] = await Promise.all([
-    (route.method === 'patch' ? as.patch(path) : as.post(path)).set('Content-Type', 'application/json').send(body),
+    // A route that takes an Idempotency-Key gets a new one: its digest reads the whole body too.
+    (route.method === 'patch' ? as.patch(path) : as.post(path))
+      .set('Content-Type', 'application/json')
+      .set(route.idempotent ? { 'Idempotency-Key': `loop-${++keys}` } : {})
+      .send(body),
     health,
   ]);
   probe.disable();
