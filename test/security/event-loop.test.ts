@@ -124,8 +124,11 @@ test('every POST and PATCH route has an example body, so none escapes the event-
 describe.each(BODY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, route) => {
   test(`when fed hostile shapes of its fields, then no request holds the event loop over ${LIMIT_MS} ms and /healthz answers throughout`, async () => {
     const { path, body } = EXAMPLES[routeKey(route)]!();
+    // Each message is a new one (no message_id to be refused as reused) on a thread of its own, so
+    // every shape reaches the parsers it targets instead of an early 404 or 422.
+    const runnable = JSON.parse(JSON.stringify(body, (k, v: unknown) => (k === 'thread_id' || k === 'message_id' ? undefined : v)));
     const over: { shape: string; ms: number[]; status: number }[] = [];
-    for (const shape of shapesOf(body)) {
+    for (const shape of shapesOf(runnable)) {
       const tries: number[] = [];
       let status = 0;
       for (let i = 0; i < TRIES; i++) {
