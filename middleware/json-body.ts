@@ -4,10 +4,20 @@
 // must let the host's own form posts through; a route that reads a body refuses it with a 415
 // (unreadNonJsonBody). A body holding text that PostgreSQL cannot store (a lone UTF-16 surrogate,
 // NUL), anywhere, keys included, is refused here with a 422, before any route reads it: nothing
-// runs for it, on every route at once.
+// runs for it, on every route at once. So is a body nested deeper than any route reads (SEMANTICS
+// §12b): 422 input_too_complex, before the Idempotency-Key's digest or a schema walks it.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { INPUT_BOUNDS } from '../src/core/input-bounds';
+import { tooDeepAt } from '../src/core/json-depth';
 import { unstorableAt } from '../src/core/storable-text';
-import { InvalidJsonError, PayloadTooLargeError, ToolgateConfigError, UnsupportedMediaTypeError, ValidationError } from '../src/errors';
+import {
+  InputTooComplexError,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  ToolgateConfigError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../src/errors';
 
 /** A size as body-parser reads it, kept to the forms it reads exactly (it takes "1 megabyte" as 1 byte). */
 const BODY_LIMIT = /^\d+(?:\.\d+)? ?(?:b|kb|mb|gb)$/i;
@@ -55,9 +65,20 @@ export function jsonBody(options: { limit: string }): [RequestHandler, ErrorRequ
       return next(err);
     },
     function storableBody(req: Request, _res: Response, next: NextFunction) {
-      next(unstorableBody(req.body));
+      next(tooDeepBody(req.body) ?? unstorableBody(req.body));
     },
   ];
+}
+
+/** The 422 for a parsed body nested deeper than INPUT_BOUNDS.json_depth; undefined when it is not. */
+export function tooDeepBody(body: unknown): InputTooComplexError | undefined {
+  const at = tooDeepAt(body, INPUT_BOUNDS.json_depth);
+  if (at === null) return undefined;
+  return new InputTooComplexError({
+    bound: 'json_depth',
+    detail: `The body nests arrays and objects more than ${INPUT_BOUNDS.json_depth} levels deep, deeper than any route reads: send a flatter body; nothing was run.`,
+    loc: ['body', ...at],
+  });
 }
 
 /** The 422 for a parsed body (JSON or a form) holding text that cannot be stored; undefined when it holds none. */

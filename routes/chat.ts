@@ -2,7 +2,7 @@
 // assistant" recipe), but it is a message from a sender, so the agent's access rules decide first.
 import { z } from 'zod';
 import { currentRun } from '../middleware/tool-run';
-import { text } from '../src/http/fields';
+import { senderText, text } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import { chatResponse } from './responses';
 import { routeSection } from './route';
@@ -10,7 +10,7 @@ import type { RouteServices } from './route-services';
 
 export const chatBody = z.strictObject({
   message: text(20_000).refine((s) => s.trim() !== '', 'must not be empty'),
-  sender: text(1000).optional(),
+  sender: senderText.optional(),
 });
 
 export const chatRoutes = routeSection<Pick<RouteServices, 'model' | 'toolRun'>>('Tasks and chat', (route) => [

@@ -5,7 +5,7 @@ import { currentRun } from '../middleware/tool-run';
 import { askDocuments } from '../src/documents/ask';
 import { searchResult } from '../src/documents/document-search';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/document-input';
-import { authenticationResultsSchema, text } from '../src/http/fields';
+import { authenticationResultsSchema, senderText } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import { askResponse, documentResponse, searchResponse } from './responses';
 import { routeSection } from './route';
@@ -13,7 +13,7 @@ import type { RouteServices } from './route-services';
 
 const runFields = {
   top_k: topKSchema,
-  sender: text(1000).optional(),
+  sender: senderText.optional(),
   authentication_results: authenticationResultsSchema.optional(),
 };
 export const searchBody = z.strictObject({ query: queryTextSchema, ...runFields });

@@ -2,14 +2,14 @@
 import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { Run } from '../src/core/types';
-import { text } from '../src/http/fields';
+import { senderText } from '../src/http/fields';
 import { resolutionResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 export const resolutionQuery = z
   .strictObject({
-    sender: text(1000).optional(),
+    sender: senderText.optional(),
     scheduled: z.enum(['true', 'false']).optional(),
   })
   .refine((q) => !(q.sender !== undefined && q.scheduled === 'true'), {

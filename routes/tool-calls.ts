@@ -2,7 +2,7 @@
 // resolution (the path a model harness takes). Two sections, so a host can mount one without the other.
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
-import { authenticationResultsSchema, text } from '../src/http/fields';
+import { authenticationResultsSchema, senderText } from '../src/http/fields';
 import { listToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
 import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
@@ -13,7 +13,7 @@ export const dispatchBody = z.union([
   z.strictObject({
     tool: toolIdSchema,
     input: z.unknown().optional(),
-    sender: text(1000).optional(),
+    sender: senderText.optional(),
     authentication_results: authenticationResultsSchema.optional(),
   }),
   z.strictObject({ tool: toolIdSchema, input: z.unknown().optional(), scheduled: z.literal(true) }),

@@ -71,6 +71,10 @@ export const ERROR_CODES = {
       "the client routes are open, or a host's route checks its Host (tg.checkHost()), and the Host header is not localhost, an IP address or an allowed host name (a defence against DNS rebinding)",
   },
   validation_error: { status: 422, meaning: 'the path, query or body breaks the schema; `detail` lists {loc, msg, type}' },
+  input_too_complex: {
+    status: 422,
+    meaning: 'a value is past a parsing bound (JSON depth, an address list, References, a sentence); `bound` names it; nothing ran',
+  },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key came with another body; nothing ran' },
   message_id_reused: {
     status: 422,
@@ -301,6 +305,18 @@ export class ValidationError extends HttpError {
   }
   override get detail(): unknown {
     return this.issues;
+  }
+}
+
+/**
+ * Input past one of the bounds its parsers run within (SEMANTICS §12b): refused before anything
+ * reads it. `bound` names the bound, `loc` where the value is; the sentence says what to change.
+ */
+export class InputTooComplexError extends HttpError {
+  readonly bound: string;
+  constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }) {
+    super('input_too_complex', breach.detail, { bound: breach.bound, ...(breach.loc !== undefined ? { loc: breach.loc } : {}) });
+    this.bound = breach.bound;
   }
 }
 

@@ -24,8 +24,11 @@
 //   thescoop.com): so only letters, digits, "-", "." and non-ASCII characters reach it, each label
 //   must stay one label (IDNA maps "⒈" to "1."), and a non-ASCII label must stay non-ASCII (a
 //   fullwidth ＴＨＥＳＣＯＯＰ, or a soft hyphen inside thescoop, folds onto the ASCII name).
-import { parseOneAddress } from 'email-addresses';
+// - Comments nested more than 3 deep, or more than 16 comments, give no key: the parser's cost
+//   grows with them (SEMANTICS §12b), and no mail client writes them.
 import { domainToASCII } from 'node:url';
+import { addressValueBreach } from './address-bounds';
+import { parseOne as parseAddress } from './address-parser';
 import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
 import { INVISIBLE_CHARACTER } from './invisible-characters';
 import { plainRoutingKey } from './plain-routing-key';
@@ -56,6 +59,8 @@ export function routingKeyOf(sender: string | null | undefined): string | null {
 /** routingKeyOf through the RFC 5322 parser: every sender, plain or not (and the fast path's reference). */
 export function parsedRoutingKey(sender: string): string | null {
   if (sender.trim() === '' || sender.length > MAX_ADDRESS_LENGTH || FORBIDDEN_CONTROL.test(sender)) return null;
+  // Past the parser's bounds (SEMANTICS §12b) no real client writes: not parsed, so no key.
+  if (addressValueBreach(sender) !== null) return null;
   const mailbox = parseMailbox(sender);
   if (mailbox === null) return null;
   const local = tagStripped(normalizeLocal(mailbox.local));
@@ -116,7 +121,7 @@ function parseMailbox(input: string): Mailbox | null {
 
 function parseOne(input: string): { local: string; domain: string } | null {
   // parseOneAddress answers null for several mailboxes and a group for a group: neither is a sender.
-  const parsed = parseOneAddress({ input, rfc6532: true });
+  const parsed = parseAddress(input);
   if (parsed === null || parsed.type !== 'mailbox') return null;
   // Checked as written: the parsed local part and domain have already lost what it read as whitespace.
   if (INVISIBLE_CHARACTER.test(parsed.parts.address.tokens)) return null;

@@ -14,7 +14,8 @@
 //   domain, two different SPF results for From's domain, a header version other than 1, an
 //   unreadable header that is or may be ours, a From with several mailboxes, over 64 headers.
 import { z } from 'zod';
-import { parseAddressList } from 'email-addresses';
+import { addressValueBreach } from './address-bounds';
+import { parseList } from './address-parser';
 import { asciiLower, parseAuthenticationResults, sameAuthservId, type AuthResult } from './authentication-results';
 import { MAX_ADDRESS_LENGTH, routingKeyOf, splitAddress, toAsciiDomain } from './routing-key';
 
@@ -155,8 +156,8 @@ function authenticatedDomain(value: string | undefined): string | null {
 
 function namesSeveralMailboxes(from: string): boolean {
   // Past the address limit there is no key either way; the list parser need not see it.
-  if (from.length > MAX_ADDRESS_LENGTH) return false;
-  const list = parseAddressList({ input: from, rfc6532: true });
+  if (from.length > MAX_ADDRESS_LENGTH || addressValueBreach(from) !== null) return false;
+  const list = parseList(from);
   return list !== null && (list.length > 1 || list.some((a) => a.type === 'group'));
 }
 

@@ -3,13 +3,15 @@
 // is refused when it holds one (422, before anything runs); what a model or a tool wrote is made
 // storable before it is stored: each lone surrogate and each NUL becomes U+FFFD.
 
+import { INPUT_BOUNDS } from './input-bounds';
+
 const UNSTORABLE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/;
 const UNSTORABLE_ALL = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
 /**
  * Past this depth a request body is not walked (a hostile body of nested brackets must not exhaust
- * the stack): no body a route accepts is nested so deep, and its schema refuses deeper ones.
+ * the stack): the body parser refuses a deeper one before this runs (middleware/json-body.ts).
  */
-const BODY_DEPTH = 64;
+const BODY_DEPTH: number = INPUT_BOUNDS.json_depth;
 
 /** Whether a string holds a lone surrogate or a NUL. */
 export function isUnstorable(text: string): boolean {

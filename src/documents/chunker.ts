@@ -1,7 +1,7 @@
 // Splits a document into search chunks on sentence boundaries: about 1,000 characters each, with the
 // last sentences of one chunk repeated at the start of the next so that an answer spanning the cut
 // is still found whole. Every chunk is a verbatim slice of the text (extractive answers rely on it).
-import { sentenceSpans, type Span } from './sentences';
+import { sentenceSpans, sentenceSpansYielding, type Span } from './sentences';
 
 export interface ChunkOptions {
   /** The most characters (UTF-16 code units) a chunk may hold. Default 1000. */
@@ -21,11 +21,25 @@ export interface Chunk {
 export const DEFAULT_CHUNK_OPTIONS: Required<ChunkOptions> = { maxChars: 1000, overlapChars: 200 };
 
 export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
+  return chunksOfSpans(text, sentenceSpans(text), checked(options));
+}
+
+/** chunkText, letting the event loop take other work while the sentences are found (a document upload). */
+export async function chunkTextYielding(text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
+  const settings = checked(options);
+  return chunksOfSpans(text, await sentenceSpansYielding(text), settings);
+}
+
+function checked(options: ChunkOptions): Required<ChunkOptions> {
   const { maxChars, overlapChars } = { ...DEFAULT_CHUNK_OPTIONS, ...options };
   if (!(maxChars >= 1) || !(overlapChars >= 0) || overlapChars >= maxChars) {
     throw new RangeError(`chunkText needs maxChars >= 1 and 0 <= overlapChars < maxChars (got ${maxChars}, ${overlapChars}).`);
   }
-  const units = sentenceSpans(text).flatMap((s) => (s.end - s.start > maxChars ? splitLong(text, s, maxChars) : [s]));
+  return { maxChars, overlapChars };
+}
+
+function chunksOfSpans(text: string, spans: Span[], { maxChars, overlapChars }: Required<ChunkOptions>): Chunk[] {
+  const units = spans.flatMap((s) => (s.end - s.start > maxChars ? splitLong(text, s, maxChars) : [s]));
   const chunks: Chunk[] = [];
   let first = 0;
   while (first < units.length) {

@@ -3,7 +3,7 @@
 // is scoped to the agent: another agent's document is a 404.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { NotFoundError } from '../errors';
-import { chunkText, type ChunkOptions } from './chunker';
+import { chunkTextYielding, type ChunkOptions } from './chunker';
 import type { Embeddings } from '../llm/embeddings';
 import { isModelError } from '../llm/language-model';
 import { ChunkEmbedder } from './chunk-embedder';
@@ -78,8 +78,8 @@ export class DocumentStore implements DocumentSearch {
     return view;
   }
 
-  private store(agentId: number, input: DocumentInput): Promise<DocumentView> {
-    const chunks = this.chunksOf(input.content);
+  private async store(agentId: number, input: DocumentInput): Promise<DocumentView> {
+    const chunks = await this.chunksOf(input.content);
     return this.sequelize.transaction(async (transaction) => {
       await this.lockAgent(agentId, transaction);
       const [doc] = await this.sequelize.query<DocumentRow>(
@@ -109,7 +109,7 @@ export class DocumentStore implements DocumentSearch {
         { replacements: { after, batch }, type: QueryTypes.SELECT },
       );
       for (const doc of docs) {
-        const chunks = this.chunksOf(doc.content);
+        const chunks = await this.chunksOf(doc.content);
         if (chunks.length === 0) continue;
         await this.insertChunks(doc.id, doc.agent_id, chunks);
         indexed++;
@@ -119,8 +119,9 @@ export class DocumentStore implements DocumentSearch {
     }
   }
 
-  private chunksOf(content: string): string[] {
-    return chunkText(content, this.options.chunks).map((c) => c.content);
+  /** A document's chunks, found without holding the event loop for long (a document is up to 1 MB). */
+  private async chunksOf(content: string): Promise<string[]> {
+    return (await chunkTextYielding(content, this.options.chunks)).map((c) => c.content);
   }
 
   /** A chunk already there is kept: another instance may be indexing the same adopted document. */

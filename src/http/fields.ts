@@ -1,6 +1,7 @@
 // zod pieces shared by the routes: ids in paths, bounded text, tool ids and gate patterns (the
 // pattern is parsed and normalized by the core, so a bad one is a 422 saying why).
 import { z } from 'zod';
+import { addressFieldsBreach, type AddressFields } from '../core/address-bounds';
 import { MAX_AUTHENTICATION_RESULTS_LENGTH } from '../core/authentication-results';
 import { parsePattern } from '../core/pattern';
 import { MAX_AUTHENTICATION_RESULTS_HEADERS } from '../core/sender-authentication';
@@ -42,6 +43,21 @@ export function name(max: number) {
         .regex(/^[^\n\r\t]*$/, 'a name is one line'),
     );
 }
+
+/**
+ * A zod check refusing address fields past the parser's bounds (SEMANTICS §12b): parse() answers
+ * it as 422 input_too_complex naming the bound, before anything reads the addresses.
+ */
+export function addressBounds(fields: AddressFields, ctx: z.core.$RefinementCtx): void {
+  const breach = addressFieldsBreach(fields);
+  if (breach !== null) ctx.addIssue({ code: 'custom', message: breach.detail, path: breach.loc, params: { bound: breach.bound } });
+}
+
+/** A sender's address as a route takes it: text within the address bounds. */
+export const senderText = text(1000).superRefine((sender, ctx) => {
+  const breach = addressFieldsBreach({ sender });
+  if (breach !== null) ctx.addIssue({ code: 'custom', message: breach.detail, params: { bound: breach.bound } });
+});
 
 export const patternSchema = z.string().transform((value, ctx) => {
   const parsed = parsePattern(value);

@@ -1,6 +1,6 @@
 // Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
 import type { z } from 'zod';
-import { NotFoundError, ValidationError, type ValidationIssue } from '../errors';
+import { InputTooComplexError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { CANONICAL_ID, idText, MAX_ROW_ID } from './fields';
 
 export type Location = 'body' | 'query' | 'path';
@@ -11,7 +11,19 @@ export type Where = Location | [Location, ...(string | number)[]];
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
+  // A value past a parsing bound (SEMANTICS §12b) is its own error, naming the bound.
+  const bound = result.error.issues.find(boundOf);
+  if (bound !== undefined) {
+    const { loc, msg } = toValidationIssue(bound, where);
+    throw new InputTooComplexError({ bound: boundOf(bound)!, detail: msg, loc });
+  }
   throw new ValidationError(result.error.issues.map((issue) => toValidationIssue(issue, where)));
+}
+
+/** The bound a custom issue says its value is past (tooComplex's issues), or undefined. */
+function boundOf(issue: z.core.$ZodIssue): string | undefined {
+  const bound = issue.code === 'custom' ? (issue.params as { bound?: unknown } | undefined)?.bound : undefined;
+  return typeof bound === 'string' ? bound : undefined;
 }
 
 function toValidationIssue(issue: z.core.$ZodIssue, where: Where): ValidationIssue {

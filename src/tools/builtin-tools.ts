@@ -6,7 +6,7 @@ import { queryTextSchema, topKSchema } from '../documents/document-input';
 import { searchResult } from '../documents/document-search';
 import type { BuiltinToolId } from '../core/tool-manifest';
 import type { DocumentStore } from '../documents/document-store';
-import { emailMessageSchema, taskSource } from '../http/email-message';
+import { emailMessageFields, taskSource } from '../http/email-message';
 import { text } from '../http/fields';
 import { modelContext, type LanguageModel } from '../llm/language-model';
 import type { EmailAnalysis, ModelEmail } from '../llm/email-analysis';
@@ -21,7 +21,7 @@ export interface BuiltinToolDeps {
 }
 
 /** An email to analyze or answer: the run's own message unless the call names another text. */
-const emailInput = emailMessageSchema.pick({ from: true, subject: true, body: true }).partial({ from: true });
+const emailInput = emailMessageFields.pick({ from: true, subject: true, body: true }).partial({ from: true });
 
 function emailOf(input: z.infer<typeof emailInput>, context: ToolContext): ModelEmail {
   return {

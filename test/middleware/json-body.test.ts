@@ -33,3 +33,16 @@ test('when a value or a key holds a NUL or a lone surrogate, then it is a 422 na
   const surrogate = await throughMiddleware(jsonBody({ limit: '1kb' }), json('{"\\ud800":"x"}'));
   expect(surrogate).toMatchObject({ status: 422, passed: false });
 });
+
+/** `[[[…]]]` `levels` deep, as text: JSON.parse reads it without recursion. */
+const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+test('when the body nests deeper than 64 levels, then it is a 422 input_too_complex naming json_depth, before any route', async () => {
+  const out = await throughMiddleware(jsonBody({ limit: '1mb' }), json(nested(5000)));
+  expect(out).toMatchObject({ status: 422, passed: false, body: { code: 'input_too_complex', bound: 'json_depth' } });
+  expect(out.body.loc).toEqual(['body', ...Array(64).fill(0)]);
+});
+
+test('when the body nests exactly 64 levels, then it passes on', async () => {
+  expect((await throughMiddleware(jsonBody({ limit: '1mb' }), json(nested(64)))).passed).toBe(true);
+});

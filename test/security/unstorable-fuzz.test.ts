@@ -3,10 +3,10 @@
 // The table of example bodies must cover every route that takes one: a route added without an
 // example fails the first test.
 import fc from 'fast-check';
-import { API_ROUTES } from '../../routes/api-routes';
 import { createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';
 import { makeToolkit } from '../support/factories';
+import { BODY_ROUTES, routeExamples, routeKey as key } from '../support/route-examples';
 
 let t: TestApp;
 let sundae: Sundae;
@@ -26,99 +26,19 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const message = {
-  from: 'Jane <jane@acme.com>',
-  to: ['support@thescoop.com'],
-  cc: 'omar@example.org',
-  reply_to: 'jane@acme.com',
-  subject: 'Melted',
-  body: 'Order SCP-1042 arrived melted.',
-  message_id: '<m@acme.com>',
-  in_reply_to: '<x@acme.com>',
-  references: '<a@b> <c@d>',
-  authentication_results: ['mx.thescoop.com; dmarc=pass header.from=acme.com'],
-};
+const EXAMPLES = routeExamples({
+  get sundae() {
+    return sundae;
+  },
+  get toolkit() {
+    return toolkit;
+  },
+  get request() {
+    return request;
+  },
+});
 
-/** For each route that takes a body: a path to call and a body it accepts. */
-const EXAMPLES: Record<string, () => { path: string; body: unknown }> = {
-  'post /toolkits': () => ({
-    path: '/api/toolkits',
-    body: { name: 'Fuzzed kit', description: 'A kit.', member_tool_ids: ['lookup_order', 'check_flavor_stock'] },
-  }),
-  'patch /toolkits/:toolkitId': () => ({
-    path: `/api/toolkits/${toolkit}`,
-    body: { name: 'Fuzz', description: 'Changed.', member_tool_ids: ['lookup_order'] },
-  }),
-  'post /agents': () => ({
-    path: '/api/agents',
-    body: {
-      name: 'Fuzzed',
-      description: 'An agent.',
-      system_prompt: 'Be brief.',
-      enabled_tools: 'email_analyzer, task_creator',
-      escalation_address: 'mara@thescoop.com',
-    },
-  }),
-  'patch /agents/:id': () => ({
-    path: `/api/agents/${sundae.id}`,
-    body: { name: 'Sundae', description: 'Support.', system_prompt: 'Be kind.', escalation_address: 'mara@thescoop.com' },
-  }),
-  'post /agents/:id/toolkits': () => ({
-    path: `/api/agents/${sundae.id}/toolkits`,
-    body: { toolkit_id: toolkit, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }], approval: { approvers: ['mara@thescoop.com'] } },
-  }),
-  'patch /agents/:id/toolkits/:attachmentId': () => ({
-    path: `/api/agents/${sundae.id}/toolkits/${sundae.finance}`,
-    body: { rules: [{ kind: 'deny', pattern: 'x@acme.com' }], approval: { approvers: ['*@thescoop.com'] } },
-  }),
-  'post /agents/:id/toolkits/:attachmentId/rules': () => ({
-    path: `/api/agents/${sundae.id}/toolkits/${sundae.finance}/rules`,
-    body: { kind: 'deny', pattern: 'spam@acme.com' },
-  }),
-  'post /agents/:id/access-rules': () => ({
-    path: `/api/agents/${sundae.id}/access-rules`,
-    body: { kind: 'deny', pattern: 'spam@acme.com' },
-  }),
-  'post /agents/:id/tool-calls': () => ({
-    path: `/api/agents/${sundae.id}/tool-calls`,
-    body: { tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com', authentication_results: ['mx; spf=pass'] },
-  }),
-  'post /agents/:id/messages': () => ({
-    path: `/api/agents/${sundae.id}/messages`,
-    body: { thread_id: 'thr_00000000000000000000000000000000', message },
-  }),
-  'post /agents/:id/runs': () => ({ path: `/api/agents/${sundae.id}/runs`, body: { instruction: 'Check the stock.' } }),
-  'post /agents/:id/approval-requests/:requestId/approve': () => ({
-    path: `/api/agents/${sundae.id}/approval-requests/${request}/approve`,
-    body: { note: 'ok' },
-  }),
-  'post /agents/:id/approval-requests/:requestId/deny': () => ({
-    path: `/api/agents/${sundae.id}/approval-requests/${request}/deny`,
-    body: { note: 'no' },
-  }),
-  'post /agents/:id/email/analyze': () => ({ path: `/api/agents/${sundae.id}/email/analyze`, body: message }),
-  'post /agents/:id/workflows/email': () => ({ path: `/api/agents/${sundae.id}/workflows/email`, body: message }),
-  'post /agents/:id/documents': () => ({
-    path: `/api/agents/${sundae.id}/documents`,
-    body: { title: 'Refunds', content: 'Refunds are issued within 14 days.' },
-  }),
-  'post /agents/:id/documents/search': () => ({
-    path: `/api/agents/${sundae.id}/documents/search`,
-    body: { query: 'refund', top_k: 3, sender: 'jane@acme.com' },
-  }),
-  'post /agents/:id/documents/ask': () => ({
-    path: `/api/agents/${sundae.id}/documents/ask`,
-    body: { question: 'When are refunds issued?', sender: 'jane@acme.com' },
-  }),
-  'post /agents/:id/chat': () => ({ path: `/api/agents/${sundae.id}/chat`, body: { message: 'Hello', sender: 'jane@acme.com' } }),
-  // Its schema holds no string: the one here is refused as unknown, and must still be no 5xx.
-  'post /migrations/enabled-tools': () => ({ path: '/api/migrations/enabled-tools', body: { dry_run: true, map_typos: false, note: 'x' } }),
-  'post /toolkits/sync': () => ({ path: '/api/toolkits/sync', body: { note: 'sync' } }),
-  'post /embeddings/reindex': () => ({ path: '/api/embeddings/reindex', body: { note: 'reindex' } }),
-};
-
-const ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.method === 'post' || r.method === 'patch');
-const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+const ROUTES = BODY_ROUTES;
 
 /** Every string value in a JSON value, as a path (keys are checked by test/core/storable-text.test.ts and the message key case). */
 function stringLeaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {

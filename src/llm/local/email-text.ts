@@ -1,6 +1,7 @@
 // The words the sender wrote in this message: quoted history, forwarded headers, the greeting and
 // the signature cut away, hard-wrapped lines rejoined, then split into sentences with `sbd`.
 import sbd from 'sbd';
+import { piecesOf } from '../../core/sentence-pieces';
 
 /** Past this, a body is read only in part: analysis stays fast on pasted logs and long threads. */
 export const MAX_BODY_CHARS = 20_000;
@@ -81,9 +82,12 @@ function joinWrapped(lines: string[]): string[] {
 export function sentencesOf(units: string[]): string[] {
   const out: string[] = [];
   for (const unit of units) {
-    for (const s of sbd.sentences(unit, { newline_boundaries: true })) {
-      const t = s.trim();
-      if (t) out.push(t);
+    // A long unit goes to sbd in pieces, which it splits in linear time (core/sentence-pieces.ts).
+    for (const piece of piecesOf(unit)) {
+      for (const s of sbd.sentences(unit.slice(piece.start, piece.end), { newline_boundaries: true })) {
+        const t = s.trim();
+        if (t) out.push(t);
+      }
     }
   }
   return out;

@@ -1,8 +1,8 @@
 // Answers a question with sentences quoted from the sources, never with words of its own: each
 // source sentence is scored by the share of the question's terms it contains (stemmed, weighted by
 // how rare each term is across the sentences), and the best few are returned verbatim.
-import sbd from 'sbd';
 import { NO_ANSWER, type ModelSource } from '../language-model';
+import { sentencesOf } from './email-text';
 import { terms } from './terms';
 
 /** Past this, a source is read only in part (a chunk is far shorter): answers stay fast. */
@@ -23,9 +23,9 @@ interface Candidate {
 function candidatesOf(sources: ModelSource[]): Candidate[] {
   const out: Candidate[] = [];
   for (const source of sources) {
-    for (const raw of sbd.sentences(source.text.slice(0, MAX_SOURCE_CHARS), { newline_boundaries: true })) {
-      const text = raw.trim();
-      if (text === '' || !source.text.includes(text)) continue;
+    // Line by line, in pieces sbd splits in linear time: a source may be one long line.
+    for (const text of sentencesOf(source.text.slice(0, MAX_SOURCE_CHARS).split('\n'))) {
+      if (!source.text.includes(text)) continue;
       out.push({ text, order: out.length, terms: new Set(terms(text)) });
     }
   }

@@ -2,7 +2,9 @@
 // `email-addresses`; `compromise` tells an organisation's name from a person's), and the address's
 // local part for structural signals.
 import nlp from 'compromise';
-import { parseOneAddress } from 'email-addresses';
+import { addressValueBreach } from '../../core/address-bounds';
+import { parseOne } from '../../core/address-parser';
+import { MAX_ADDRESS_LENGTH } from '../../core/host-name';
 
 export interface Sender {
   /** The first name to greet, or null when the header carries no display name. */
@@ -12,7 +14,9 @@ export interface Sender {
 }
 
 export function senderOf(from: string): Sender {
-  const parsed = parseOneAddress({ input: from, rfc6532: true });
+  // Past the parser's bounds (SEMANTICS §12b), or longer than any address, it is not read: no name to greet.
+  if (from.length > MAX_ADDRESS_LENGTH || addressValueBreach(from) !== null) return { firstName: null, local: '' };
+  const parsed = parseOne(from);
   if (parsed === null || parsed.type !== 'mailbox') return { firstName: null, local: '' };
   return { firstName: firstNameOf(parsed.name), local: parsed.local.toLowerCase() };
 }

@@ -123,7 +123,9 @@ export function impliedErrors(route: RouteDescription, hasPathIds: boolean, unde
   if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
   if (route.query) codes.add('validation_error');
   if (route.body)
-    ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
+    ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error', 'input_too_complex'].forEach((c) =>
+      codes.add(c as ErrorCode),
+    );
   codes.add('internal_error');
   return [...codes];
 }

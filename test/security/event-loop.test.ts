@@ -1,0 +1,149 @@
+// No request under the configured limits holds the event loop for more than 50 ms (SEMANTICS §12b):
+// every POST and PATCH route of the API is fed hostile shapes of its fields (nested comments in
+// every field, a thousand References, one long line of short sentences filling the 1 MB body, a
+// 5,000-level body) while monitorEventLoopDelay watches the loop and /healthz is asked alongside.
+// The table of examples covers every route that takes a body: a route added without one fails.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import request from 'supertest';
+import { createTestApp, type TestApp } from '../support/app';
+import { makeToolkit } from '../support/factories';
+import { BODY_ROUTES, routeExamples, routeKey } from '../support/route-examples';
+import { createSundae, type Sundae } from '../support/scoop';
+
+const LIMIT_MS = 50;
+/** Two cores shared by parallel workers: a request is over only when every one of these tries is. */
+const TRIES = 3;
+
+let t: TestApp;
+let sundae: Sundae;
+let toolkit: number;
+let approval: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  sundae = await createSundae(t, 'approval');
+  toolkit = await makeToolkit(t, 'Loop', ['lookup_order']);
+  const filed = await t
+    .client()
+    .post(`/api/agents/${sundae.id}/tool-calls`)
+    .send({ tool: 'process_refund', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+    .expect(202);
+  approval = filed.body.approval_request_id;
+});
+afterAll(() => t.close());
+
+const EXAMPLES = routeExamples({
+  get sundae() {
+    return sundae;
+  },
+  get toolkit() {
+    return toolkit;
+  },
+  get request() {
+    return approval;
+  },
+});
+
+const NESTED_COMMENTS = '('.repeat(499) + ')'.repeat(499);
+/** One line of short sentences, as long as the 1 MB body leaves room for. */
+const longLine = (chars: number) => 'Ab cd. '.repeat(Math.floor(chars / 7));
+const THOUSAND_REFERENCES = Array.from({ length: 1000 }, (_, i) => `<m${i}@acme.com>`).join(' ');
+const deepBody = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+type Shape = { name: string; body: string };
+
+/** Every string leaf's path in a JSON value. */
+function leaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof value === 'string') return [path];
+  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, [...path, i]));
+  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, k]));
+  return [];
+}
+
+function withLeaf(value: unknown, path: (string | number)[], text: string): unknown {
+  if (path.length === 0) return text;
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) return value.map((v, i) => (i === head ? withLeaf(v, rest, text) : v));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, k === head ? withLeaf(v, rest, text) : v]),
+  );
+}
+
+/** The hostile shapes of one route's body: each field nested, each field one long line filling the body, References, depth. */
+function shapesOf(body: unknown): Shape[] {
+  const shapes: Shape[] = [{ name: '5,000 levels deep', body: deepBody(5000) }];
+  for (const leaf of leaves(body)) {
+    const at = leaf.join('.');
+    shapes.push({ name: `${at}: nested comments`, body: JSON.stringify(withLeaf(body, leaf, NESTED_COMMENTS)) });
+    const room = 1_000_000 - JSON.stringify(body).length - 100;
+    shapes.push({ name: `${at}: one long line of sentences`, body: JSON.stringify(withLeaf(body, leaf, longLine(room))) });
+    if (leaf[leaf.length - 1] === 'references') {
+      shapes.push({ name: `${at}: 1,000 References`, body: JSON.stringify(withLeaf(body, leaf, THOUSAND_REFERENCES)) });
+    }
+  }
+  // Every address field of a message at once: 500 recipients in to and in cc, each nested.
+  if (leaves(body).some((l) => l[l.length - 1] === 'from')) {
+    const many = Array(500).fill(`x@y.com ${'('.repeat(3)})))`);
+    const inMessage = (m: Record<string, unknown>) => ({ ...m, to: many, cc: many });
+    const b = body as Record<string, unknown>;
+    shapes.push({
+      name: 'to and cc: 500 addresses each',
+      body: JSON.stringify('message' in b ? { ...b, message: inMessage(b.message as Record<string, unknown>) } : inMessage(b)),
+    });
+  }
+  return shapes;
+}
+
+const tokenOf = (roles: readonly string[] | 'anyone') =>
+  roles !== 'anyone' && roles.includes('client') ? 'client' : roles !== 'anyone' && roles.includes('scheduler') ? 'scheduler' : 'admin';
+
+/** The longest the event loop was held while the request ran, in ms, and whether /healthz answered meanwhile. */
+let keys = 0;
+
+async function heldWhile(route: { method: string; roles: readonly string[] | 'anyone'; idempotent?: boolean }, path: string, body: string) {
+  const probe = monitorEventLoopDelay({ resolution: 5 });
+  const as = t[tokenOf(route.roles)]();
+  probe.enable();
+  const health = request(t.app).get('/healthz');
+  const [res, healthz] = await Promise.all([
+    // A route that takes an Idempotency-Key gets a new one: its digest reads the whole body too.
+    (route.method === 'patch' ? as.patch(path) : as.post(path))
+      .set('Content-Type', 'application/json')
+      .set(route.idempotent ? { 'Idempotency-Key': `loop-${++keys}` } : {})
+      .send(body),
+    health,
+  ]);
+  probe.disable();
+  return { ms: probe.max / 1e6, status: res.status, healthz: healthz.status };
+}
+
+test('every POST and PATCH route has an example body, so none escapes the event-loop check', () => {
+  expect(BODY_ROUTES.map(routeKey).filter((k) => !(k in EXAMPLES))).toEqual([]);
+});
+
+describe.each(BODY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, route) => {
+  test(`when fed hostile shapes of its fields, then no request holds the event loop over ${LIMIT_MS} ms and /healthz answers throughout`, async () => {
+    const { path, body } = EXAMPLES[routeKey(route)]!();
+    // Each message is a new one (no message_id to be refused as reused) on a thread of its own, so
+    // every shape reaches the parsers it targets instead of an early 404 or 422.
+    const runnable = JSON.parse(JSON.stringify(body, (k, v: unknown) => (k === 'thread_id' || k === 'message_id' ? undefined : v)));
+    const over: { shape: string; ms: number[]; status: number }[] = [];
+    for (const shape of shapesOf(runnable)) {
+      const tries: number[] = [];
+      let status = 0;
+      for (let i = 0; i < TRIES; i++) {
+        const held = await heldWhile(route, path, shape.body);
+        expect({ shape: shape.name, healthz: held.healthz, fault: held.status >= 500 }).toEqual({
+          shape: shape.name,
+          healthz: 200,
+          fault: false,
+        });
+        tries.push(Math.round(held.ms));
+        status = held.status;
+        if (held.ms <= LIMIT_MS) break;
+      }
+      if (tries.every((ms) => ms > LIMIT_MS)) over.push({ shape: shape.name, ms: tries, status });
+    }
+    expect(over).toEqual([]);
+  }, 180_000);
+});
