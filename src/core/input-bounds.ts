@@ -21,8 +21,9 @@ export const INPUT_BOUNDS = {
   address_count: 500,
   /**
    * The most characters of address text per message that only the full RFC 5322 parser reads: the
-   * values that are not a plain address (`jane@acme.com`, `Jane Doe <jane@acme.com>`, `"Doe, Jane"
-   * <jane@acme.com>`), such as a header's whole list in one string, or a comment. The parser costs
+   * values that are not a plain address (`jane@acme.com`, `Jane Doe <jane@acme.com>`, `Jöhn Dœ
+   * <j@acme.com>`, `"Doe, Jane" <jane@acme.com>`, and comma lists of them), such as a comment or
+   * an escaped quote. The parser costs
    * up to 20 µs a character on hostile text.
    */
   address_text_length: 1_000,

@@ -8,8 +8,8 @@
 // Why each limit keeps the answers equal:
 // - local parts of letters, digits, `_`, `+`, `-` in dot-separated atoms: a dot-atom the parser
 //   returns as written, so lowercasing and the tag cut are all that is left;
-// - a display name of letters and digits in words split by single spaces: a phrase the parser sets
-//   aside; so is a quoted name of printable ASCII, letters and digits without `"` or `\` (no
+// - a display name of letters and digits (any script's: `Jöhn Dœ`, as RFC 6532 lets a phrase hold)
+//   in words split by single spaces: a phrase the parser sets aside; so is a quoted name of printable ASCII, letters and digits without `"` or `\` (no
 //   escapes), which mail clients write for names with commas or dots. Such words split by commas
 //   and not quoted are a list whose first entry is no mailbox: the parser finds no key;
 // - domains of LDH-ish labels whose last label starts with a letter: URL parsing neither reads them
@@ -22,9 +22,9 @@
 import { isHostName, MAX_ADDRESS_LENGTH, tagStripped } from './host-name';
 
 const PLAIN_MAILBOX = /^[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*$/;
-const DISPLAY_NAME = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
+const DISPLAY_NAME = /^[\p{L}\p{N}]+(?: [\p{L}\p{N}]+)*$/u;
 const QUOTED_NAME = /^"[\x20\x21\x23-\x5B\x5D-\x7E\p{L}\p{N}]*"$/u;
-const LISTED_NAME = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*(?:, ?[A-Za-z0-9]+(?: [A-Za-z0-9]+)*)+$/;
+const LISTED_NAME = /^[\p{L}\p{N}]+(?: [\p{L}\p{N}]+)*(?:, ?[\p{L}\p{N}]+(?: [\p{L}\p{N}]+)*)+$/u;
 const GT = 0x3e;
 const LT = 0x3c;
 const QUOTE = 0x22;

@@ -68,8 +68,14 @@ const quotedName = fc.oneof(
 const listedName = fc
   .tuple(word('aZ09', 6), word('aZ09', 6), fc.constantFrom(', ', ',', ' , ', ',, '))
   .map(([last, first, comma]) => `${last}${comma}${first}`);
+// Names in any script, as RFC 6532 lets a phrase hold them, with the edges: a combining mark, an
+// invisible letter (U+3164), a letter outside the BMP.
+const unicodeName = fc
+  .array(word('aZ9éœßД山ㅤ', 5), { minLength: 1, maxLength: 3 })
+  .chain((w) => fc.constantFrom(w.join(' '), `${w.join(' ')}\u0301`, `𝒥${w.join(' ')}`));
 const displayName = fc.oneof(
   fc.constant(''),
+  unicodeName,
   fc
     .array(fc.string({ unit: fc.constantFrom(...'aZ09'.split('')), minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 })
     .map((w) => w.join(' ')),
@@ -105,7 +111,7 @@ const plainish = fc
       minLength: 1,
       maxLength: 4,
     }),
-    fc.option(fc.oneof(word('aZ09', 6), quotedName, listedName), { nil: undefined }),
+    fc.option(fc.oneof(word('aZ09', 6), unicodeName, quotedName, listedName), { nil: undefined }),
   )
   .map(([atoms, labels, name]) => {
     const bare = `${atoms.join('.')}@${labels.map(([head, tail]) => head + tail).join('.')}`;
