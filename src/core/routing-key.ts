@@ -43,9 +43,9 @@ const ASCII_OUTSIDE_HOST_NAMES = /[\u0000-\u002C\u002F\u003A-\u0040\u005B-\u0060
 const NON_ASCII = /[^\u0000-\u007F]/;
 // What IDNA takes as the dot between labels: the full stop and its ideographic and fullwidth forms.
 const LABEL_SEPARATOR = /[.\u3002\uFF0E\uFF61]/u;
-// The parser refuses `a@b.com.` and `Name <a@b.com.>`: find that one trailing dot, right after a
-// domain character and before an optional closing bracket, so it can be set aside before parsing.
-const TRAILING_DOMAIN_DOT = /(?<=[^\s.@<>[\]()"\\])\.(?=\s*>?\s*$)/u;
+// What may not stand right before the trailing domain dot set aside below (whitespace aside).
+const NOT_BEFORE_DOT = /[.@<>[\]()"\\]/;
+const SPACE = /\s/u;
 
 export function routingKeyOf(sender: string | null | undefined): string | null {
   if (typeof sender !== 'string' || sender.trim() === '') return null;
@@ -114,8 +114,9 @@ interface Mailbox {
 function parseMailbox(input: string): Mailbox | null {
   const direct = parseOne(input);
   if (direct !== null) return { ...direct, hadTrailingDot: false };
-  if (!TRAILING_DOMAIN_DOT.test(input)) return null;
-  const retried = parseOne(input.replace(TRAILING_DOMAIN_DOT, ''));
+  const dot = trailingDomainDot(input);
+  if (dot === -1) return null;
+  const retried = parseOne(input.slice(0, dot) + input.slice(dot + 1));
   return retried === null ? null : { ...retried, hadTrailingDot: true };
 }
 
@@ -126,4 +127,21 @@ function parseOne(input: string): { local: string; domain: string } | null {
   // Checked as written: the parsed local part and domain have already lost what it read as whitespace.
   if (INVISIBLE_CHARACTER.test(parsed.parts.address.tokens)) return null;
   return { local: parsed.local, domain: parsed.domain };
+}
+
+/**
+ * The parser refuses `a@b.com.` and `Name <a@b.com.>`: where that one trailing dot is, right after
+ * a domain character and before an optional closing bracket and spaces, so it can be set aside
+ * before parsing; -1 when there is none. A scan from the end, so its cost is the length at most.
+ */
+function trailingDomainDot(input: string): number {
+  let i = input.length - 1;
+  while (i >= 0 && SPACE.test(input[i]!)) i--;
+  if (i >= 0 && input[i] === '>') {
+    i--;
+    while (i >= 0 && SPACE.test(input[i]!)) i--;
+  }
+  if (i < 1 || input[i] !== '.') return -1;
+  const before = input[i - 1]!;
+  return SPACE.test(before) || NOT_BEFORE_DOT.test(before) ? -1 : i;
 }

@@ -1,5 +1,6 @@
 // The local model's planner reads what the sender wrote, not what the message quotes: an approval
 // or an order id in quoted history or a signature names no tool.
+import fc from 'fast-check';
 import type { AgentStepRequest, AgentToolSpec } from '../../src/llm/agent-step';
 import { planAgentStep } from '../../src/llm/local/agent-planner';
 
@@ -150,4 +151,40 @@ test('when the thread shows the order refunded and this sender may refund, then 
   const result = planAgentStep(request);
   expect(result.kind).toBe('reply');
   expect(result.kind === 'reply' ? result.text : '').toMatch(/SCP-1042 was already refunded in this thread/);
+});
+
+describe('when a scheduled instruction says where to send', () => {
+  const instruction = (text: string): AgentStepRequest => ({
+    ...step(''),
+    tools: ['send_email'].map(spec),
+    turns: [{ role: 'instruction', text }],
+  });
+  const sentTo = (text: string): string | undefined => {
+    const result = planAgentStep(instruction(text));
+    return result.kind === 'tool_calls' ? (JSON.parse(result.calls[0]!.arguments) as { to: string }).to : undefined;
+  };
+  // The expression the planner read it with before: the reference its linear reading must equal.
+  const REFERENCE = /\b(?:send|email|mail)\b[^@]*?\bto\s+([^\s,;<>()]+@[^\s,;<>()]+?)[.,;]?(?:\s|$)/i;
+
+  test('then the address is the one the old expression found, for any mix of verbs, "to"s and "@"s', () => {
+    const piece = fc.constantFrom(
+      ...['send', 'email', 'Mail', 'to', 'TO', 'mara@thescoop.com', 'a@b.co.', '@', 'x', 'resend', 'tomorrow'],
+      ...['x@', '@y', 'a@@b', 'a@b(', 'a@b;', 'a@b,', 'a@b.', 'a@b..', '<a@b>', 'to@x.com'],
+    );
+    const gap = fc.constantFrom(' ', '  ', ', ', '. ', '\n', '', ';', '\u00a0');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(piece, gap), { maxLength: 12 }), (parts) => {
+        const text = parts.map(([p, g]) => p + g).join('');
+        expect(sentTo(text)).toBe(REFERENCE.exec(text)?.[1]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  test('then 40,000 characters of "send " with no address are read in a few milliseconds, not with the square of the length', () => {
+    const text = 'send '.repeat(8000) + 'to nobody';
+    const started = performance.now();
+    expect(sentTo(text)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(50);
+  });
 });

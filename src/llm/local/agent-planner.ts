@@ -41,7 +41,11 @@ const REFUSE_INTENT = /\b(not approved|denied|deny|rejected|reject|declined?|ref
 const REFUSE_WORDS = new RegExp(REFUSE_INTENT.source, 'gi');
 const REFUND_WORD = /\brefund/i;
 const STOCK_INTENT = /\b(in stock|stock|pints?|flavou?rs?)\b/i;
-const SEND_TO = /\b(?:send|email|mail)\b[^@]*?\bto\s+([^\s,;<>()]+@[^\s,;<>()]+?)[.,;]?(?:\s|$)/i;
+const SEND_VERB = /\b(?:send|email|mail)\b/gi;
+const TO_WORD = /\bto\s+/gi;
+// What ends an address written after "to": a space, a list's separator, a bracket.
+const ADDRESS_END = /[\s,;<>()]/;
+const SPACE = /\s/;
 const QUESTION = /\?\s*$/;
 
 interface PlannedCall {
@@ -165,12 +169,60 @@ function plan(view: RunView, known: ReadonlySet<string>, granted: ReadonlySet<st
     calls.push({ tool: 'process_refund', input: { order_id: order } });
   if (order && namesOrder && known.has('lookup_order')) calls.push({ tool: 'lookup_order', input: { order_id: order } });
   if (STOCK_INTENT.test(view.text) && known.has('check_flavor_stock')) calls.push({ tool: 'check_flavor_stock', input: {} });
-  const to = view.instruction ? SEND_TO.exec(view.text)?.[1] : undefined;
+  const to = view.instruction ? sendTo(view.text) : undefined;
   if (to && known.has('send_email'))
     calls.push({ tool: 'send_email', input: { to, subject: subjectOf(view.text), body: reportBody(view) } });
   if (QUESTION.test(view.text.trim()) && known.has('document_search'))
     calls.push({ tool: 'document_search', input: { query: lastSentence(view.text) } });
   return calls;
+}
+
+/**
+ * The address an instruction sends to: "send … to ADDRESS", with no "@" between the verb and "to"
+ * (the first such, as `/\b(?:send|email|mail)\b[^@]*?\bto\s+([^\s,;<>()]+@[^\s,;<>()]+?)[.,;]?(?:\s|$)/`
+ * finds it). Read in one pass over the verbs and one over the "to"s: that expression retried every
+ * verb up to the next "@", and every "@" of a long word, so its cost grew with the square of the text.
+ */
+function sendTo(text: string): string | undefined {
+  SEND_VERB.lastIndex = 0;
+  let to: { index: number; address: string } | null = null;
+  for (let verb = SEND_VERB.exec(text); verb !== null; verb = SEND_VERB.exec(text)) {
+    const from = verb.index + verb[0].length;
+    // The first "to ADDRESS" from here; one found for an earlier verb still is, when at or past here.
+    if (to === null || to.index < from) {
+      to = toAddress(text, from);
+      if (to === null) return undefined;
+    }
+    const at = text.indexOf('@', from);
+    if (at === -1 || to.index < at) return to.address;
+    // An "@" stands between this verb and every "to": the next verb must come after it.
+    SEND_VERB.lastIndex = at;
+  }
+  return undefined;
+}
+
+/** The first "to ADDRESS" at or after `from`: the word after "to", less one closing dot, holding an inner "@". */
+function toAddress(text: string, from: number): { index: number; address: string } | null {
+  const endsHere = (i: number) => i >= text.length || SPACE.test(text[i]!);
+  TO_WORD.lastIndex = from;
+  for (let to = TO_WORD.exec(text); to !== null; to = TO_WORD.exec(text)) {
+    const start = to.index + to[0].length;
+    let end = start;
+    while (end < text.length && !ADDRESS_END.test(text[end]!)) end++;
+    const word = text.slice(start, end);
+    const next = text[end];
+    // The shortest reading first, as the lazy expression took it: "to mara@thescoop.com." is the address without its dot.
+    if (word.endsWith('.') && endsHere(end) && hasInnerAt(word.slice(0, -1))) return { index: to.index, address: word.slice(0, -1) };
+    const closed = endsHere(end) || ((next === ',' || next === ';') && endsHere(end + 1));
+    if (closed && hasInnerAt(word)) return { index: to.index, address: word };
+  }
+  return null;
+}
+
+/** Whether an "@" stands in the word with something on each side of it. */
+function hasInnerAt(word: string): boolean {
+  const at = word.indexOf('@', 1);
+  return at !== -1 && at < word.length - 1;
 }
 
 function subjectOf(instruction: string): string {

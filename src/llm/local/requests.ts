@@ -6,7 +6,7 @@
 import nlp from 'compromise';
 import type { ActionItem } from '../email-analysis';
 import { dueDate } from './due-date';
-import { shorten } from './shorten';
+import { shorten, trimTrailing } from './shorten';
 import { toneScore } from './tone';
 
 export const MAX_ACTION_ITEMS = 8;
@@ -17,7 +17,9 @@ const MAX_SCANNED_SENTENCES = 60;
 const MAX_REQUEST_LENGTH = 600;
 
 const MARKER = /\b(please|kindly|rsvp|let (me|us) know)\b/i;
-const QUESTION_TO_READER = /\b(you|your|we)\b.*\?$/i;
+// A question to the reader: its last line names "you", "your" or "we", and the sentence ends with "?".
+const READER = /\b(you|your|we)\b/i;
+const LINE_END = /[\n\r\u2028\u2029]/;
 const STATED_NEED = /\b(i|we)(['’]d| would) (like|love|appreciate)\b|\b(i|we) (need|want|expect)\b|\bneed you to\b/i;
 // Courtesies that look like requests and ask for nothing.
 const COURTESY =
@@ -30,22 +32,23 @@ const OPENER = /^(?:(?:also|so|and|but|then|finally|please|kindly|ok(?:ay)?|appr
 
 export function isRequest(sentence: string): boolean {
   if (COURTESY.test(sentence)) return false;
-  if (MARKER.test(sentence) || QUESTION_TO_READER.test(sentence) || STATED_NEED.test(sentence)) return true;
+  if (MARKER.test(sentence) || questionToReader(sentence) || STATED_NEED.test(sentence)) return true;
   const clause = sentence.replace(OPENER, '');
   if (EARLY_SUBJECT.test(clause) || toneScore(clause.split(/\s+/).slice(0, PRAISE_WINDOW).join(' ')) > 0) return false;
   return nlp(clause).has('^#Infinitive');
 }
 
+/** What `/\b(you|your|we)\b.*\?$/i` said, in linear time: the regex retried `.*` from every "you". */
+function questionToReader(sentence: string): boolean {
+  if (!sentence.endsWith('?')) return false;
+  // `.` stops at line terminators, so the word had to be on the last line.
+  let start = sentence.length;
+  while (start > 0 && !LINE_END.test(sentence[start - 1]!)) start--;
+  return READER.test(sentence.slice(start));
+}
+
 function titleOf(sentence: string): string {
-  return shorten(
-    capitalize(
-      sentence
-        .replace(OPENER, '')
-        .replace(/[.!]+$/, '')
-        .trim(),
-    ) || sentence,
-    MAX_TITLE,
-  );
+  return shorten(capitalize(trimTrailing(sentence.replace(OPENER, ''), (c) => c === '.' || c === '!').trim()) || sentence, MAX_TITLE);
 }
 
 /** The action item a request sentence becomes: a short title, and its date if it names one. */
