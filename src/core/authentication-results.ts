@@ -57,6 +57,25 @@ const DIGIT = /[0-9]/;
 // an error rather than an empty header.x swallowing the header.from that follows it.
 const PVALUE_STOP = /[ \t();"\\=]/;
 const MAX_VERSION_DIGITS = 6;
+// What a real header never passes: a server stamps one result per method and signature, a few
+// properties each, and a comment or two. Past them, the header cannot be read (so it never vouches).
+const MAX_RESULTS = 32;
+const MAX_PROPERTIES = 32;
+const MAX_COMMENTS = 256;
+
+// The runs the reader takes, as sticky expressions read from a position: native scans, so a header
+// of the largest size allowed is read in a few milliseconds (a test of one character at a time
+// took over 100 ms for 64 of them).
+const RUNS = new Map<RegExp, RegExp>(
+  [TOKEN_CHAR, KEYWORD_CHAR, PROPERTY_CHAR, DIGIT].map((chars) => [chars, new RegExp(`${chars.source}*`, 'y')]),
+);
+const UNTIL = new Map<RegExp, RegExp>([[PVALUE_STOP, new RegExp(`[^${PVALUE_STOP.source.slice(1, -1)}]*`, 'y')]]);
+// A whole quoted string (its two alternatives never overlap, so it is read in one linear pass), and
+// what is left of one that never closes: its last character says whether a backslash was left over.
+const QUOTED = /"((?:[^"\\]|\\.)*)"/ys;
+const UNCLOSED = /^"(?:[^"\\]|\\.)*(\\?)$/s;
+const QUOTED_PAIR = /\\(.)/gs;
+const COMMENT_MARK = /[()\\]/g;
 
 class ParseFailure extends Error {}
 
@@ -90,6 +109,7 @@ export function parseAuthenticationResults(value: unknown): AuthenticationResult
 class Reader {
   pos = 0;
   authservId: string | undefined;
+  private comments = 0;
 
   constructor(readonly text: string) {}
 
@@ -121,6 +141,7 @@ class Reader {
         continue;
       }
       if (none) this.fail('"none" must be the only result');
+      if (results.length === MAX_RESULTS) this.fail(`it holds more than ${MAX_RESULTS} results`);
       results.push(this.resinfo(method));
     }
     if (!none && results.length === 0) this.fail('it has no result');
@@ -172,6 +193,7 @@ class Reader {
 
   private setProperty(info: AuthResult, name: string, value: string): void {
     if (Object.hasOwn(info.properties, name)) this.fail(`${info.method} gives ${name} twice`);
+    if (Object.keys(info.properties).length === MAX_PROPERTIES) this.fail(`${info.method} holds more than ${MAX_PROPERTIES} properties`);
     info.properties[name] = value;
   }
 
@@ -216,10 +238,15 @@ class Reader {
 
   private skipComment(): void {
     const start = this.pos;
+    if (++this.comments > MAX_COMMENTS) this.fail(`it holds more than ${MAX_COMMENTS} comments`);
     let depth = 0;
     for (;;) {
-      const c = this.text[this.pos];
-      if (c === undefined) this.fail(`the comment opened at position ${start} is never closed`);
+      // Straight to the next parenthesis or escape: nothing else in a comment matters.
+      COMMENT_MARK.lastIndex = this.pos;
+      const mark = COMMENT_MARK.exec(this.text);
+      if (mark === null) this.fail(`the comment opened at position ${start} is never closed`);
+      this.pos = mark.index;
+      const c = mark[0];
       if (c === '\\') {
         if (this.pos + 1 >= this.text.length) this.fail(`the comment opened at position ${start} ends in a lone "\\"`);
         this.pos += 2;
@@ -227,41 +254,36 @@ class Reader {
       }
       this.pos++;
       if (c === '(') depth++;
-      else if (c === ')' && --depth === 0) return;
+      else if (--depth === 0) return;
     }
   }
 
   /** A quoted string's content, quoted-pairs unescaped; inside it "(" and ")" are plain text. */
   private quoted(): string {
-    const start = this.pos;
-    this.pos++;
-    let out = '';
-    for (;;) {
-      const c = this.text[this.pos];
-      if (c === undefined) this.fail(`the quoted string opened at position ${start} is never closed`);
-      this.pos++;
-      if (c === '"') return out;
-      if (c === '\\') {
-        const next = this.text[this.pos];
-        if (next === undefined) this.fail(`the quoted string opened at position ${start} ends in a lone "\\"`);
-        out += next;
-        this.pos++;
-      } else {
-        out += c;
-      }
+    QUOTED.lastIndex = this.pos;
+    const whole = QUOTED.exec(this.text);
+    if (whole === null) {
+      // It ran to the end: with a backslash left over, or with no closing quote.
+      const lone = UNCLOSED.exec(this.text.slice(this.pos))?.[1] === '\\';
+      this.fail(`the quoted string opened at position ${this.pos} ${lone ? 'ends in a lone "\\"' : 'is never closed'}`);
     }
+    this.pos += whole[0].length;
+    return whole[1]!.replace(QUOTED_PAIR, '$1');
   }
 
   private run(chars: RegExp): string {
-    const start = this.pos;
-    while (this.pos < this.text.length && chars.test(this.text[this.pos] ?? '')) this.pos++;
-    return this.text.slice(start, this.pos);
+    return this.sticky(RUNS.get(chars)!);
   }
 
   private until(stop: RegExp): string {
-    const start = this.pos;
-    while (this.pos < this.text.length && !stop.test(this.text[this.pos] ?? '')) this.pos++;
-    return this.text.slice(start, this.pos);
+    return this.sticky(UNTIL.get(stop)!);
+  }
+
+  private sticky(expression: RegExp): string {
+    expression.lastIndex = this.pos;
+    const taken = expression.exec(this.text)![0];
+    this.pos += taken.length;
+    return taken;
   }
 
   private peek(): string {

@@ -20,7 +20,8 @@ let toolkit: number;
 let approval: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Senders are authenticated, so every Authentication-Results value is read.
+  t = await createTestApp({ authservId: 'mx.thescoop.com' });
   sundae = await createSundae(t, 'approval');
   toolkit = await makeToolkit(t, 'Loop', ['lookup_order']);
   const filed = await t
@@ -90,6 +91,27 @@ function shapesOf(body: unknown): Shape[] {
       name: 'to and cc: 500 addresses each',
       body: JSON.stringify('message' in b ? { ...b, message: inMessage(b.message as Record<string, unknown>) } : inMessage(b)),
     });
+  }
+  // Every Authentication-Results value the schema allows (64 of 16,384 characters), each stamped
+  // with our server's id so that it must be read, in the shapes that cost its reader most.
+  const b = body as Record<string, unknown>;
+  const message = typeof b.message === 'object' && b.message !== null ? (b.message as Record<string, unknown>) : null;
+  const holder = 'authentication_results' in b ? b : message;
+  if (holder !== null && 'authentication_results' in holder) {
+    const stamped = (rest: string) => Array(64).fill(`mx.thescoop.com;${rest}`.slice(0, 16_384));
+    const headers: Record<string, string[]> = {
+      'many results': stamped(' dmarc=pass header.from=thescoop.com;'.repeat(440)),
+      'many properties': stamped(` dmarc=pass ${Array.from({ length: 1500 }, (_, i) => `p.k${i}=v`).join(' ')}`),
+      'many comments': stamped(` dmarc=pass ${'(c)'.repeat(5000)} header.from=thescoop.com`),
+      'escaped quotes': stamped(` dmarc=pass reason="${'\\"'.repeat(8000)}"`),
+    };
+    for (const [name, values] of Object.entries(headers)) {
+      const replaced = { ...holder, authentication_results: values };
+      shapes.push({
+        name: `authentication_results: 64 headers of ${name}`,
+        body: JSON.stringify(holder === b ? replaced : { ...b, message: replaced }),
+      });
+    }
   }
   return shapes;
 }
