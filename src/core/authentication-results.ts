@@ -72,7 +72,7 @@ const RUNS = new Map<RegExp, RegExp>(
 const UNTIL = new Map<RegExp, RegExp>([[PVALUE_STOP, new RegExp(`[^${PVALUE_STOP.source.slice(1, -1)}]*`, 'y')]]);
 // A whole quoted string (its two alternatives never overlap, so it is read in one linear pass), and
 // what is left of one that never closes: its last character says whether a backslash was left over.
-const QUOTED = /"((?:[^"\\]|\\.)*)"/ys;
+const QUOTED = /"((?:[^"\\]|\\.)*)"/sy;
 const UNCLOSED = /^"(?:[^"\\]|\\.)*(\\?)$/s;
 const QUOTED_PAIR = /\\(.)/gs;
 const COMMENT_MARK = /[()\\]/g;
