@@ -5,7 +5,7 @@
 // Both are asked the same (sender key, tool) questions; the decisions are compared on the sample
 // before anything is timed. Then the routing key's cost per call. Prints; never passes or fails.
 import { newEnforcer, newModelFromString, StringAdapter } from 'casbin';
-import { compilePolicy } from '../src/core/compiled-policy';
+import { compilePolicy } from '../src/core/policy-index';
 import { parsedRoutingKey, routingKeyOf } from '../src/core/routing-key';
 import type { AgentPolicyData, AttachmentPolicy, Run } from '../src/core/types';
 

@@ -1,7 +1,8 @@
 // How fast a compiled policy answers: compile once, then toolsFor (the dispatch check) and the full
 // explained resolve, over a mixed stream of runs for an agent with 10 attachments and 50 rules.
 // A plain hrtime loop over many calls per sample: per-call timers cannot resolve sub-microsecond work.
-import { compilePolicy, type CompiledPolicy } from '../src/core/compiled-policy';
+import { compilePolicy } from '../src/core/policy-index';
+import { type CompiledPolicy } from '../src/core/compiled-policy';
 import { parsePattern } from '../src/core/pattern';
 import { routingKeyOf } from '../src/core/routing-key';
 import type { AgentPolicyData, AttachmentPolicy, GateRule, Run } from '../src/core/types';

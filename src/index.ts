@@ -87,7 +87,7 @@ export { matchesPattern, parsePattern } from './core/pattern';
 export type { PatternResult } from './core/pattern';
 export { decideAttachment, decideGate } from './core/gate';
 export { resolveRun } from './core/resolution';
-export { compilePolicy } from './core/compiled-policy';
+export { compilePolicy } from './core/policy-index';
 export type { CompiledPolicy } from './core/compiled-policy';
 export { legacyHasTool, readEnabledTools } from './core/legacy-enabled-tools';
 export type { LegacyReading, UnmatchedToken } from './core/legacy-enabled-tools';

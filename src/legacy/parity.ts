@@ -1,7 +1,7 @@
 // The migration's guarantee, checked: for one agent and every registered tool, the legacy answer
 // (its string, read by the legacy check itself) equals the new resolution for a sender run. Pure;
 // the apply runs it over what it wrote, read back before commit, and a dry run over its plan.
-import { compilePolicy } from '../core/compiled-policy';
+import { compilePolicy } from '../core/policy-index';
 import { legacyHasTool } from '../core/legacy-enabled-tools';
 import type { AgentPolicyData } from '../core/types';
 import type { ParityMismatch } from './report';

@@ -3,7 +3,8 @@
 // run must pass. The admin's explain view always reads the database.
 import type { Sequelize } from 'sequelize';
 import type { ApprovalRequestView, Decider, NewApprovalRequest } from '../core/approval-request';
-import { compilePolicy, type CompiledPolicy } from '../core/compiled-policy';
+import { compilePolicy } from '../core/policy-index';
+import { type CompiledPolicy } from '../core/compiled-policy';
 import type { Instances } from '../db/instances';
 import type { Resolution, Run } from '../core/types';
 import { orUnavailable } from '../db/unavailable';

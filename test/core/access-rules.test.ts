@@ -2,7 +2,7 @@
 // attachment: deny wins, then allow, then the derived default; no rules admit every sender; a run
 // with no key passes only an agent with no rules; scheduled runs are not judged at all.
 import { decideAccess } from '../../src/core/gate';
-import { compilePolicy } from '../../src/core/compiled-policy';
+import { compilePolicy } from '../../src/core/policy-index';
 import { resolveRun } from '../../src/core/resolution';
 import type { AgentPolicyData, GateRule, Run } from '../../src/core/types';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { compilePolicy } from '../../src/core/compiled-policy';
+import { compilePolicy } from '../../src/core/policy-index';
 import { parsePattern } from '../../src/core/pattern';
 import { resolveRun } from '../../src/core/resolution';
 import { routingKeyOf } from '../../src/core/routing-key';

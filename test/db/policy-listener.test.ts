@@ -4,7 +4,7 @@
 // database of the same server: LISTEN and its heartbeat succeed there, while a NOTIFY sent through
 // the pool's database never reaches it, as behind such a pooler.
 import { EventEmitter, once } from 'node:events';
-import { compilePolicy } from '../../src/core/compiled-policy';
+import { compilePolicy } from '../../src/core/policy-index';
 import { pg, type PgClient } from '../../src/db/connect';
 import { DEFAULT_LISTENER_OPTIONS, PolicyListener } from '../../src/db/policy-listener';
 import { ListenedPolicies, type Invalidation } from '../../src/run/listened-policies';

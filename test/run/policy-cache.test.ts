@@ -1,6 +1,6 @@
 // The per-instance cache: bounded, one load in flight per agent, and never storing what a load read
 // before an invalidation, a clear or a change of trust.
-import { compilePolicy } from '../../src/core/compiled-policy';
+import { compilePolicy } from '../../src/core/policy-index';
 import { PolicyCache, type CachedPolicy } from '../../src/run/policy-cache';
 
 const entry = (id: number, version = 1): CachedPolicy => ({

@@ -3,7 +3,7 @@
 // compiled one from plain data.
 import { z } from 'zod';
 import type { ApprovalRequestView, NewApprovalRequest } from '../../src/core/approval-request';
-import { compilePolicy } from '../../src/core/compiled-policy';
+import { compilePolicy } from '../../src/core/policy-index';
 import type { AgentPolicyData, AttachmentPolicy } from '../../src/core/types';
 import { ToolRun, type DispatchRun, type ToolRunDeps } from '../../src/run/tool-run';
 import type { ToolCallOutcome, ToolCallRecord } from '../../src/services/tool-calls';
