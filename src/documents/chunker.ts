@@ -1,7 +1,7 @@
 // Splits a document into search chunks on sentence boundaries: about 1,000 characters each, with the
 // last sentences of one chunk repeated at the start of the next so that an answer spanning the cut
 // is still found whole. Every chunk is a verbatim slice of the text (extractive answers rely on it).
-import { sentenceSpans, sentenceSpansYielding, type Span } from './sentences';
+import { sentenceSpans, type Span } from './sentences';
 
 export interface ChunkOptions {
   /** The most characters (UTF-16 code units) a chunk may hold. Default 1000. */
@@ -20,14 +20,10 @@ export interface Chunk {
 
 export const DEFAULT_CHUNK_OPTIONS: Required<ChunkOptions> = { maxChars: 1000, overlapChars: 200 };
 
-export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
-  return chunksOfSpans(text, sentenceSpans(text), checked(options));
-}
-
-/** chunkText, letting the event loop take other work while the sentences are found (a document upload). */
-export async function chunkTextYielding(text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
+/** The text's chunks, letting the event loop take other work while the sentences are found (a document upload). */
+export async function chunkText(text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
   const settings = checked(options);
-  return chunksOfSpans(text, await sentenceSpansYielding(text), settings);
+  return chunksOfSpans(text, await sentenceSpans(text), settings);
 }
 
 function checked(options: ChunkOptions): Required<ChunkOptions> {

@@ -3,7 +3,7 @@
 // is scoped to the agent: another agent's document is a 404.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { NotFoundError } from '../errors';
-import { chunkTextYielding, type ChunkOptions } from './chunker';
+import { chunkText, type ChunkOptions } from './chunker';
 import type { Embeddings } from '../llm/embeddings';
 import { isModelError } from '../llm/language-model';
 import { ChunkEmbedder } from './chunk-embedder';
@@ -121,7 +121,7 @@ export class DocumentStore implements DocumentSearch {
 
   /** A document's chunks, found without holding the event loop for long (a document is up to 1 MB). */
   private async chunksOf(content: string): Promise<string[]> {
-    return (await chunkTextYielding(content, this.options.chunks)).map((c) => c.content);
+    return (await chunkText(content, this.options.chunks)).map((c) => c.content);
   }
 
   /** A chunk already there is kept: another instance may be indexing the same adopted document. */

@@ -8,24 +8,15 @@ export interface Span {
   end: number;
 }
 
-/**
- * Lines are split first: headings and list items rarely end with a full stop, and sbd would run
- * them into the next sentence.
- */
-export function sentenceSpans(text: string): Span[] {
-  const spans: Span[] = [];
-  for (const piece of linePieces(text)) pieceSpans(text.slice(piece.start, piece.end), piece.start, spans);
-  return spans;
-}
-
 /** The longest the splitter runs before it lets the event loop take other work (SEMANTICS §12b). */
 const SLICE_MS = 10;
 
 /**
- * sentenceSpans, giving the event loop a turn every SLICE_MS: a 1 MB document's sentences take
- * sbd about 100 ms, which must not hold every other request for as long.
+ * The text's sentences, lines split first (headings and list items rarely end with a full stop,
+ * and sbd would run them into the next sentence), giving the event loop a turn every SLICE_MS: a
+ * 1 MB document's sentences take sbd about 100 ms, which must not hold every other request for as long.
  */
-export async function sentenceSpansYielding(text: string): Promise<Span[]> {
+export async function sentenceSpans(text: string): Promise<Span[]> {
   const spans: Span[] = [];
   let since = performance.now();
   for (const piece of linePieces(text)) {

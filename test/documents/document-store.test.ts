@@ -35,7 +35,7 @@ const franchise = loadCorpus().find((d) => d.slug === 'franchise-guide')!;
 describe('upload', () => {
   it('when a document is uploaded, then it is stored with its chunks and reported as {id, title, chunk_count, created_at}', async () => {
     const doc = await store.add(sundae, { title: franchise.title, content: franchise.content });
-    const expected = chunkText(franchise.content);
+    const expected = await chunkText(franchise.content);
     expect(doc).toEqual({ id: expect.any(Number), title: 'Franchise Guide', chunk_count: expected.length, created_at: expect.any(String) });
     expect(new Date(doc.created_at!).getTime()).not.toBeNaN();
     expect(await chunkRows(doc.id)).toEqual(expected.map((c) => ({ chunk_index: c.index, content: c.content, agent_id: sundae })));
