@@ -70,7 +70,7 @@ export { OpenAIModel } from './llm/openai-model';
 export type { OpenAIModelOptions } from './llm/openai-model';
 export { OpenAIEmbeddings } from './llm/openai-embeddings';
 export type { OpenAIEmbeddingsOptions } from './llm/openai-embeddings';
-export type { OpenAIClientOptions } from './llm/openai-client';
+export type { OpenAIClientOptions } from './llm/openai-options';
 export type { Embeddings } from './llm/embeddings';
 export type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-embedder';
 export type { EmbeddingJobView } from './documents/embedding-job';

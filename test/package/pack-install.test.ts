@@ -1,6 +1,7 @@
 // toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
 // host beside express, the README's example (examples/host-app.ts) type-checked against the packed
-// declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
+// declarations by a strict host that skips no library check and has not installed the optional
+// openai peer, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
 // a granted call, a refused one in the JSON error shape, a forged From and a rebinding Host refused,
 // and an enhancement that degrades. Then, the example unchanged: stopped by SIGTERM without
 // tg.close(), started again on the same database, and its toolgate routes asked during a database
@@ -45,6 +46,8 @@ beforeAll(async () => {
     { cwd: host, maxBuffer: 16 * 1024 * 1024 },
   );
   const example = await fs.readFile(path.join(ROOT, 'examples', 'host-app.ts'), 'utf8');
+  // A strict host that checks every declaration it reads, toolgate's included (no skipLibCheck),
+  // and has not installed the optional peer openai: the packed declarations must compile there.
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -52,7 +55,7 @@ beforeAll(async () => {
       module: 'nodenext',
       moduleResolution: 'nodenext',
       types: ['node'],
-      skipLibCheck: true,
+      skipLibCheck: false,
       outDir: 'out',
     },
     files: ['host-app.ts'],
