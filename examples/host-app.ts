@@ -45,10 +45,24 @@ async function main(): Promise<void> {
   app.post('/agents/:id/triage', tg.checkHost(), express.json(), tg.toolRun(), tg.requireTool('email_analyzer'), async (req, res) => {
     // Resolved once, for this message's sender: its From, as its authentication_results vouch for it.
     const run = currentRun(req);
-    const order = await run.callTool('lookup_order', { order_id: req.body.order_id }); // checked, recorded, run
+    // Checked against the tool's schema (a 422 naming the body's field), recorded, run. Called by its
+    // value, the outcome is typed by it: once a success, order.output is { order_id, status }.
+    const order = await run.callTool(lookupOrder, { order_id: req.body.order_id });
+    if (order.status === 'failure') {
+      // The tool threw: its own words may name a database or a host, so they go to your log, and
+      // the caller gets yours.
+      console.error('lookup_order failed:', order.thrown);
+      res.status(502).json({ detail: 'The order could not be looked up. Try again later.' });
+      return;
+    }
+    if (order.status === 'pending_approval') {
+      // An operator made the tool need approval: the call was filed as a request, and did not run.
+      res.status(202).json({ detail: 'Looking the order up awaits approval.', approval_request_id: order.request.id });
+      return;
+    }
     // task_creator is an enhancement: when it is not offered, the step is skipped, never refused.
     const tasks = run.offers('task_creator') ? [`Reply to ${req.body.from}`] : (await run.skip('task_creator'), []);
-    res.json({ tools: run.tools, order, tasks });
+    res.json({ tools: run.tools, order: order.output, tasks });
   });
   app.use(tg.errorHandler()); // refusals as {detail, code, tool}; other errors go on to yours
 

@@ -63,7 +63,8 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
     idempotent: true,
     use: (tg) => [tg.toolRun()],
     handle: async (_tg, { req, res, body }) => {
-      const outcome = await currentRun(req).callTool(body.tool, body.input);
+      // The input is the body's `input`: a 422 points there, where the caller wrote the field.
+      const outcome = await currentRun(req).callTool(body.tool, body.input, { inputAt: ['body', 'input'] });
       switch (outcome.status) {
         case 'success':
           return { tool: body.tool, status: 'success', output: outcome.output };

@@ -625,6 +625,8 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_TOOL_EXECUTE: 'A host tool has no execute function: give it one.',
   ERR_TOOLGATE_TOOL_INPUT:
     "A tool's input schema is not a zod object JSON Schema can describe: use plain z.object({ ... }) of named arguments.",
+  ERR_TOOLGATE_TOOL_NOT_REGISTERED:
+    "run.callTool() was given a tool value that is not the one registered under its id (answered 500 misconfigured): pass the defineTool() value given to createToolgate({ tools }), or the tool's id.",
   ERR_TOOLGATE_TOOL_TIMEOUT: "A host tool's timeoutMs is out of range: give whole milliseconds from 1 to 3600000 (an hour).",
   ERR_TOOLGATE_TRUST_PROXY:
     'The trust proxy setting is not one Express reads: give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".',

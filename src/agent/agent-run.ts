@@ -193,7 +193,8 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
   );
   if (pending) return awaiting(state, call.tool, input, pending);
   try {
-    const outcome = await run.callTool(call.tool, input, { message: state.message, origin: scope });
+    // The location keeps the words a model has read in a refused call's step since the first release.
+    const outcome = await run.callTool(call.tool, input, { message: state.message, origin: scope, inputAt: ['body', 'input'] });
     switch (outcome.status) {
       case 'success':
         return { tool: call.tool, input, status: 'success', output: outcome.output };

@@ -81,15 +81,22 @@ export function formatReport(report: MigrationReport): string {
     lines.push('');
   }
 
+  const mapped = mappedLines(report);
+  lines.push(...mapped);
+
   const v = report.verification;
   if (v.status === 'not_run') {
     lines.push('Verification: not run');
   } else {
     const over = v.over === 'plan' ? 'the grants planned' : 'the grants written, read back before commit';
     lines.push(`Verification over ${over}: ${v.status.toUpperCase()}`);
-    lines.push(
-      `  ${plural(v.agents_checked, 'agent')} × ${plural(v.tools.length, 'tool')}: the legacy answer equals the new one for a ${v.runs.join(' and a ')}`,
-    );
+    // With mapped typos the new answer is not the plain legacy one, and saying it equals would hide
+    // exactly the access the run changed: it is held to the legacy string read with those mappings.
+    const against =
+      mapped.length > 0
+        ? 'the new answer checked against the legacy one read with the mapped typos above as the tools they were mapped to (not the plain legacy answer, which they change),'
+        : 'the legacy answer equals the new one';
+    lines.push(`  ${plural(v.agents_checked, 'agent')} × ${plural(v.tools.length, 'tool')}: ${against} for a ${v.runs.join(' and a ')}`);
   }
   for (const m of v.mismatches) lines.push(`  ✗ agent ${m.agent_id}${m.tool_id ? ` / ${m.tool_id}` : ''}: ${m.problem}`);
   if (v.mismatch_count > v.mismatches.length) lines.push(`  … and ${v.mismatch_count - v.mismatches.length} more`);
@@ -103,6 +110,30 @@ export function formatReport(report: MigrationReport): string {
   );
   lines.push(`Took ${report.duration_ms} ms.`);
   return lines.join('\n');
+}
+
+/**
+ * The access mapped typos grant beyond the legacy check: which agents, which tools, from which
+ * token. Empty when no typo is mapped. The per-agent list is bounded as the report's is; the count
+ * of agents is complete.
+ */
+function mappedLines(report: MigrationReport): string[] {
+  const count = report.agents.with_mapped_typos;
+  if (count === 0) return [];
+  const agents = plural(count, 'agent');
+  const would = report.mode === 'dry_run' || !report.committed;
+  const heading = !report.map_typos
+    ? `Mapped typos kept from an earlier --map-typos apply: ${agents} get a tool their legacy string grants nothing for, so their access is not the legacy check's:`
+    : would
+      ? `Mapped typos would change the access of ${agents}: each would get a tool its legacy string grants nothing for:`
+      : `Mapped typos changed the access of ${agents}: each now gets a tool its legacy string grants nothing for:`;
+  const entries = report.unmatched.filter((u) => u.mapped);
+  const lines = [heading];
+  for (const u of entries) lines.push(`  #${u.agent_id} ${u.agent_name ?? '(no name)'}: ${u.suggestion} (from ${showToken(u.token)})`);
+  const listed = new Set(entries.map((u) => u.agent_id)).size;
+  if (listed < count) lines.push(`  … and ${plural(count - listed, 'more agent')} (the count above is complete)`);
+  lines.push('');
+  return lines;
 }
 
 function toolkitStatus(t: ReportToolkit): string {

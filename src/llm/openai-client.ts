@@ -7,16 +7,7 @@
 import type OpenAI from 'openai';
 import { ToolgateConfigError } from '../errors';
 import { ModelError } from './language-model';
-
-export interface OpenAIClientOptions {
-  apiKey: string;
-  /** The API root, e.g. http://127.0.0.1:8080/v1; unset: the client's default (OpenAI's API). */
-  baseURL?: string;
-  /** The most one call may take, retries and waits included. */
-  timeoutMs?: number;
-  /** Further attempts after a connection failure, 408, 409, 429 or 5xx. */
-  maxRetries?: number;
-}
+import type { OpenAIClientOptions } from './openai-options';
 
 /** What one attempt is given: its own abort signal, and the time left for it. */
 export interface Attempt {

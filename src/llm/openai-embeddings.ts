@@ -4,7 +4,8 @@
 import { ToolgateConfigError } from '../errors';
 import type { Embeddings } from './embeddings';
 import { ModelError } from './language-model';
-import { OpenAIClient, type OpenAIClientOptions } from './openai-client';
+import { OpenAIClient } from './openai-client';
+import type { OpenAIClientOptions } from './openai-options';
 
 export interface OpenAIEmbeddingsOptions extends OpenAIClientOptions {
   /** e.g. text-embedding-3-small, or the local server's model name. */

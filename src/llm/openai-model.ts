@@ -4,7 +4,8 @@
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import { ModelError, type GroundedAnswer, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
-import { OpenAIClient, type OpenAIClientOptions } from './openai-client';
+import { OpenAIClient } from './openai-client';
+import type { OpenAIClientOptions } from './openai-options';
 import {
   agentMessages,
   agentTools,

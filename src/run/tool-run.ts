@@ -7,6 +7,7 @@
 // filed as an approval request with the exact input it was validated with. That stored input runs
 // later, once, through executeApproved(), on the requester's run resolved anew.
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import { windowText } from '../core/cap-window';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
@@ -19,9 +20,10 @@ import {
   NotDispatchableError,
   SenderForbiddenError,
   ToolForbiddenError,
+  ToolgateConfigError,
   type NotOfferedReason,
 } from '../errors';
-import { parse } from '../http/parse';
+import { parse, type Where } from '../http/parse';
 import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -92,8 +94,24 @@ export const NOT_OFFERED = 'Not offered to this run: refused at dispatch, nothin
 /** What one execution gave: its output, or the error it threw (a result, not a fault of the service). */
 export type ToolOutcome<T> = { status: 'success'; output: T } | { status: 'failure'; error: string; thrown: unknown };
 
-/** What a call by name gave: an execution's outcome, or the approval request it was filed as (new, or the same call's pending one). */
-export type CallOutcome = ToolOutcome<unknown> | { status: 'pending_approval'; request: ApprovalRequestView; created: boolean };
+/**
+ * What a call gave: an execution's outcome, or the approval request it was filed as (new, or the
+ * same call's pending one). `T` is the tool's output when the call named the tool by its value.
+ */
+export type CallOutcome<T = unknown> = ToolOutcome<T> | { status: 'pending_approval'; request: ApprovalRequestView; created: boolean };
+
+export interface CallOptions {
+  /** The message the run handles, for tools that read it. */
+  message?: InboundMessage;
+  /** Where the call was asked, for the approval request it may become. */
+  origin?: CallOrigin;
+  /**
+   * Where the caller read the input, so that a 422 points at the field the client sent: the body
+   * itself (the default: a host route whose body is the tool's input), or within it, as
+   * POST /tool-calls reads it from `input` (`['body', 'input']`).
+   */
+  inputAt?: Where;
+}
 
 /** Where a call was asked, for the approval request it may become. */
 export interface CallOrigin {
@@ -220,16 +238,30 @@ export class ToolRun {
   }
 
   /**
-   * Calls a tool by id, as a model harness or a host route would: refused and recorded when not
-   * offered; its input checked against the tool's schema (a 422 naming the field, nothing runs);
-   * then filed as an approval request when the run may only request it, else the one dispatch
-   * path. `message` is the message the run handles, for tools that read it; `origin` says where the
-   * call was asked, for the request it may become.
+   * Calls a tool, as a model harness or a host route would: refused and recorded when not offered;
+   * its input checked against the tool's schema (a 422 naming the field, nothing runs); then filed
+   * as an approval request when the run may only request it, else the one dispatch path.
+   *
+   * Given the host's own `defineTool()` value, the input is typed by its schema and the outcome's
+   * output by what it returns; given an id, both are unknown. A tool that throws is a `failure`
+   * outcome holding the thrown error: its text is the tool's own words, which may name a database
+   * or a host, so a route answers its caller with words of its own.
    */
-  async callTool(toolId: string, input: unknown, options: { message?: InboundMessage; origin?: CallOrigin } = {}): Promise<CallOutcome> {
+  callTool<S extends z.ZodType, R>(
+    tool: ToolImplementation<S, R>,
+    input: z.input<S>,
+    options?: CallOptions,
+  ): Promise<CallOutcome<Awaited<R>>>;
+  callTool(toolId: string, input: unknown, options?: CallOptions): Promise<CallOutcome>;
+  async callTool(named: string | ToolImplementation, input: unknown, options: CallOptions = {}): Promise<CallOutcome> {
+    const toolId = typeof named === 'string' ? named : named.id;
     // Refused first when not offered, whatever the tool is: the check never depends on it.
     if (!this.offers(toolId)) throw await this.refuse(toolId);
-    const { tool, input: checked } = this.checked(toolId, input);
+    const tool = this.implementationOf(toolId);
+    // The types promised the value's output: another object under the same id would run code the
+    // host's types know nothing of.
+    if (typeof named !== 'string' && named !== tool) throw notRegistered(toolId);
+    const checked = parse(tool.input, input, options.inputAt ?? 'body');
     const attachmentId = this.offered.approvalFor(toolId);
     // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
     // schema that transforms its input transforms it once.
@@ -237,15 +269,15 @@ export class ToolRun {
     return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)));
   }
 
-  /** The input as the tool's schema validates it: a 422 naming the field otherwise. */
-  validate(toolId: string, input: unknown): unknown {
-    return this.checked(toolId, input).input;
+  /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */
+  validate(toolId: string, input: unknown, inputAt: Where = 'body'): unknown {
+    return parse(this.implementationOf(toolId).input, input, inputAt);
   }
 
-  private checked(toolId: string, input: unknown): { tool: ToolImplementation; input: unknown } {
+  private implementationOf(toolId: string): ToolImplementation {
     const tool = this.deps.implementation(toolId);
     if (!tool) throw new NotDispatchableError(toolId);
-    return { tool, input: parse(tool.input, input, ['body', 'input']) };
+    return tool;
   }
 
   /**
@@ -449,6 +481,13 @@ const NEEDS_APPROVAL = 'needs approval: this call runs at once, so it could not 
 /** "at most 3 calls per sender per 1d". */
 function capWords(cap: CapRule): string {
   return `at most ${cap.limit} ${cap.limit === 1 ? 'call' : 'calls'}${cap.tool_id === null ? ' of its toolkit' : ''} per ${cap.per} per ${windowText(cap.window_s)}`;
+}
+
+function notRegistered(toolId: string): ToolgateConfigError {
+  return new ToolgateConfigError(
+    'ERR_TOOLGATE_TOOL_NOT_REGISTERED',
+    `run.callTool() was given a tool value for ${JSON.stringify(toolId)} that is not the one registered under that id: pass the defineTool() value given to createToolgate({ tools }), or its id.`,
+  );
 }
 
 function errorText(err: unknown): string {

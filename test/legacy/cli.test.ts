@@ -109,5 +109,12 @@ describe('when the admin undoes and re-applies by hand', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('enabled_tools migration, apply, committed (mapping typos)');
     expect(result.stdout).toContain('4 agents granted a mapped typo');
+    // The access it changed, said as such, and parity said to be checked against the mapped reading.
+    expect(result.stdout).toContain(
+      'Mapped typos changed the access of 4 agents: each now gets a tool its legacy string grants nothing for:',
+    );
+    expect(result.stdout).toMatch(/^ {2}#\d+ .+: \w+ \(from ".+"\)$/m);
+    expect(result.stdout).toContain('checked against the legacy one read with the mapped typos above');
+    expect(result.stdout).not.toContain('the legacy answer equals the new one');
   });
 });

@@ -65,3 +65,71 @@ describe('when a dry run report is formatted', () => {
     expect(text).toContain('Changes: none (dry run). Run with --apply to make them.');
   });
 });
+
+describe('when typos are mapped', () => {
+  const RUNS = ['sender run with a routing key', 'sender run with no routing key'];
+  const mappedReport = (mapTypos: boolean) => {
+    const { report } = planEnabledTools(
+      [
+        { id: 6, name: 'Case variant', enabled_tools: 'Email_Analyzer', attachments: [] },
+        { id: 9, name: 'Typo of a tool it holds', enabled_tools: 'task_creator, Task-Creator', attachments: [] },
+        { id: 10, name: 'Hyphen', enabled_tools: 'email-analyzer,task_creator', attachments: [] },
+        { id: 11, name: 'Plain', enabled_tools: 'task_creator', attachments: [] },
+      ],
+      { registeredIds: IDS, mapTypos, toolkits: new Map() },
+    );
+    report.verification = {
+      status: 'passed',
+      over: 'plan',
+      agents_checked: 4,
+      tools: [...IDS],
+      runs: RUNS,
+      mismatch_count: 0,
+      mismatches: [],
+    };
+    return report;
+  };
+
+  test('then the report names each agent whose access they change, with the tool it gets and the token it came from', () => {
+    const text = formatReport(mappedReport(true));
+    expect(text).toContain(
+      [
+        'Mapped typos would change the access of 2 agents: each would get a tool its legacy string grants nothing for:',
+        '  #6 Case variant: email_analyzer (from "Email_Analyzer")',
+        '  #10 Hyphen: email_analyzer (from "email-analyzer")',
+      ].join('\n'),
+    );
+  });
+
+  test('then it never says the legacy answer equals the new one: parity is said to be checked against the mapped reading', () => {
+    const text = formatReport(mappedReport(true));
+    expect(text).not.toContain('the legacy answer equals the new one');
+    expect(text).toContain(
+      '  4 agents × 2 tools: the new answer checked against the legacy one read with the mapped typos above as the tools they were mapped to (not the plain legacy answer, which they change), for a sender run with a routing key and a sender run with no routing key',
+    );
+  });
+
+  test('then an applied run says the access changed, and a run without mapping says what it always said', () => {
+    const applied = { ...mappedReport(true), mode: 'apply' as const, committed: true };
+    expect(formatReport(applied)).toContain('Mapped typos changed the access of 2 agents: each now gets a tool');
+    const plain = formatReport(mappedReport(false));
+    expect(plain).not.toContain('Mapped typos');
+    expect(plain).toContain('  4 agents × 2 tools: the legacy answer equals the new one for a sender run with a routing key');
+  });
+
+  test('then a list cut short says how many agents it left out', () => {
+    const { report } = planEnabledTools(
+      [1, 2, 3].map((id) => ({ id, name: `Agent ${id}`, enabled_tools: 'Email_Analyzer', attachments: [] })),
+      { registeredIds: IDS, mapTypos: true, toolkits: new Map() },
+      { agents_listed: 1 },
+    );
+    const lines = formatReport(report).split('\n');
+    const at = lines.indexOf(
+      'Mapped typos would change the access of 3 agents: each would get a tool its legacy string grants nothing for:',
+    );
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      '  #1 Agent 1: email_analyzer (from "Email_Analyzer")',
+      '  … and 2 more agents (the count above is complete)',
+    ]);
+  });
+});

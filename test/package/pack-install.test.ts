@@ -1,6 +1,7 @@
 // toolgate as a host installs it: `npm pack` (which builds), the tarball installed into a throwaway
 // host beside express, the README's example (examples/host-app.ts) type-checked against the packed
-// declarations, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
+// declarations by a strict host that skips no library check and has not installed the optional
+// openai peer, then run as CommonJS and as ESM against an empty database, and driven over HTTP:
 // a granted call, a refused one in the JSON error shape, a forged From and a rebinding Host refused,
 // and an enhancement that degrades. Then, the example unchanged: stopped by SIGTERM without
 // tg.close(), started again on the same database, and its toolgate routes asked during a database
@@ -26,6 +27,17 @@ function pinned(name: string): string {
   return `${name}@${(JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`;
 }
 
+// A strict host that checks every declaration it reads, toolgate's included (no skipLibCheck), and
+// has not installed the optional peer openai: the packed declarations must compile there.
+const hostCompilerOptions = {
+  strict: true,
+  target: 'es2022',
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  types: ['node'],
+  skipLibCheck: false,
+};
+
 let tmp: string;
 let host: string;
 let packed: string[];
@@ -45,18 +57,7 @@ beforeAll(async () => {
     { cwd: host, maxBuffer: 16 * 1024 * 1024 },
   );
   const example = await fs.readFile(path.join(ROOT, 'examples', 'host-app.ts'), 'utf8');
-  const tsconfig = {
-    compilerOptions: {
-      strict: true,
-      target: 'es2022',
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      types: ['node'],
-      skipLibCheck: true,
-      outDir: 'out',
-    },
-    files: ['host-app.ts'],
-  };
+  const tsconfig = { compilerOptions: { ...hostCompilerOptions, outDir: 'out' }, files: ['host-app.ts'] };
   // The same file twice: under a CommonJS package.json and under an ESM one.
   for (const [dir, type] of [
     ['cjs', 'commonjs'],
@@ -113,6 +114,28 @@ describe('the packed tarball', () => {
     };
     expect(Object.keys(manifest.scripts ?? {})).not.toContain('prepare');
     expect(manifest.scripts?.prepack).toBe('npm run build');
+  });
+
+  test("types run.callTool() by the host's tool in a strict host, as test/types does in the repository", async () => {
+    // The same two files, importing the package instead of the sources: the one must compile, and
+    // every misuse marked in the other must be an error (an unused @ts-expect-error fails the build).
+    const dir = path.join(host, 'types');
+    await fs.mkdir(dir);
+    for (const file of ['call-tool.typed.ts', 'call-tool.misuse.ts']) {
+      const text = await fs.readFile(path.join(ROOT, 'test', 'types', file), 'utf8');
+      await fs.writeFile(path.join(dir, file), text.replace("'../../src/index'", "'toolgate'"));
+    }
+    await fs.writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+    const strict = { ...hostCompilerOptions, noEmit: true };
+    await fs.writeFile(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: strict, files: ['call-tool.typed.ts', 'call-tool.misuse.ts'] }),
+    );
+    const compiled = await run(process.execPath, [TSC, '-p', dir], { cwd: host }).then(
+      () => '',
+      (err: { stdout?: string }) => err.stdout ?? String(err),
+    );
+    expect(compiled).toBe('');
   });
 
   test('is required by CommonJS and imported by ESM, with exactly the public values', async () => {
@@ -204,7 +227,7 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       tools: ['email_analyzer', 'lookup_order'],
-      order: { status: 'success', output: { order_id: 'SCP-1042', status: 'delivered' } },
+      order: { order_id: 'SCP-1042', status: 'delivered' },
       tasks: [],
     });
   });
@@ -227,6 +250,16 @@ describe.each(['cjs', 'esm'] as const)('the README example, compiled as %s', (di
       code: 'tool_forbidden',
       detail: expect.stringContaining('no sender address its gate could check'),
     });
+  });
+
+  test("then an order id that does not fit the tool's schema is a 422 naming the field where the body has it, and nothing runs", async () => {
+    const res = await fetch(`${base}/agents/${agent}/triage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'mara@thescoop.com', order_id: 1042, authentication_results: vouched('thescoop.com') }),
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ code: 'validation_error', detail: [{ loc: ['body', 'order_id'] }] });
   });
 
   test('then a Host a web page could rebind to 127.0.0.1 is refused 421 before anything runs', async () => {

@@ -36,3 +36,23 @@ test('each curl line of the README ends its answer with a newline, so each answe
   expect(commands.length).toBeGreaterThan(20);
   expect(commands.filter((command) => !/\s-w '\\n'(\s|$)/.test(command))).toEqual([]);
 });
+
+test('the README installs the plugin as test/package installs it: the packed tarball of this version, beside exactly the required peers', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    scripts: Record<string, string>;
+  };
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('npm pack'));
+  const lines = (block ?? '').split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  const required = Object.keys(manifest.peerDependencies).filter((p) => !manifest.peerDependenciesMeta[p]?.optional);
+  expect(lines[0]).toBe('npm install && npm pack');
+  const [npm, install, tarball, ...peers] = lines[1]!.split(/\s+/);
+  expect([npm, install, tarball]).toEqual(['npm', 'install', `/path/to/toolgate/toolgate-${manifest.version}.tgz`]);
+  expect(peers.sort()).toEqual(required.sort());
+  // What builds the tarball, as the README says: prepack, and no prepare.
+  expect(readme).toContain('`prepack` script');
+  expect(Object.keys(manifest.scripts)).not.toContain('prepare');
+});

@@ -13,6 +13,8 @@ const LISTENING = /toolgate listening on (http:\/\/[^\s:/]+:(\d+))/;
 export interface ServiceOptions {
   /** The process's whole environment; PORT is 0 (a free port) unless it names one. */
   env: NodeJS.ProcessEnv;
+  /** Its working directory, where `.toolgate` is unless TOOLGATE_DATA_DIR says otherwise; the repository by default. */
+  cwd?: string;
   startTimeoutMs?: number;
   stopTimeoutMs?: number;
 }
@@ -46,12 +48,17 @@ export function shellEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOOLGATE_') && k !== 'DATABASE_URL'));
 }
 
-export async function startService({ env, startTimeoutMs = 60_000, stopTimeoutMs = 15_000 }: ServiceOptions): Promise<RunningService> {
+export async function startService({
+  env,
+  cwd = ROOT,
+  startTimeoutMs = 60_000,
+  stopTimeoutMs = 15_000,
+}: ServiceOptions): Promise<RunningService> {
   // One process, node with tsx's loader, so SIGTERM reaches the service itself, as the README says to
   // signal it (not a tsx command that relays it to a child).
   // Its own process group, so that a kill on a timeout reaches anything it started.
   const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'service', 'server.ts')], {
-    cwd: ROOT,
+    cwd,
     detached: true,
     env: { PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
