@@ -94,7 +94,7 @@ export function agentPages(d: DashboardServices): Router {
       d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }),
     );
     if (!result.ok) return showNewAgent(req, res, result.status, values, result.errors);
-    redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
+    await redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
   });
 
   router.get('/agents/:id', (req, res) => showAgent(req, res, 200, {}));
@@ -105,7 +105,7 @@ export function agentPages(d: DashboardServices): Router {
     const result = await attempt(() => d.accessRules.add(agentId, rule as RuleInput), 'pattern');
     // The reason a pattern is refused shows beside "Access pattern", not beside the attach form.
     if (!result.ok) return showAgent(req, res, result.status, {}, rule, result.errors);
-    redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
+    await redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
   });
 
   router.post('/agents/:id/escalation', async (req, res) => {
@@ -113,7 +113,7 @@ export function agentPages(d: DashboardServices): Router {
     const value = textField(req, 'escalation_address').trim();
     const result = await attempt(() => d.agents.update(agentId, { escalation_address: value === '' ? null : value }));
     if (!result.ok) return showAgent(req, res, result.status, {}, undefined, {}, { value, errors: result.errors });
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}#escalation`,
@@ -126,14 +126,14 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     await d.accessRules.delete(agentId, pathId(req.params, 'ruleId'));
-    redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
+    await redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
   });
 
   router.post('/agents/:id/toolkits', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: textField(req, 'toolkit_id') }), 'toolkit_id');
     if (!result.ok) return showAgent(req, res, result.status, { toolkit_id: Object.values(result.errors).flat() });
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${result.value.id}`,
@@ -147,7 +147,7 @@ export function agentPages(d: DashboardServices): Router {
     const { agentId, attachmentId } = ids(req);
     const allow = checkedField(req, 'allow_proactive');
     const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${attachmentId}`,
@@ -185,7 +185,7 @@ export function agentPages(d: DashboardServices): Router {
           : `approvers: ${terms.approvers.join(', ')}`;
     // Only a change of terms voids what is pending (the database's trigger compares them likewise).
     const voided = JSON.stringify(before) !== JSON.stringify(terms) ? ' Requests pending under the old terms are void.' : '';
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
   });
 
   // Caps: added one at a time, removed by their place in the list; the list is written whole.
@@ -211,7 +211,7 @@ export function agentPages(d: DashboardServices): Router {
         errors: capErrors(result.errors),
       });
     const { tool_id, per, limit, window_s } = result.value;
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${attachmentId}#caps`,
@@ -227,7 +227,7 @@ export function agentPages(d: DashboardServices): Router {
     if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length)
       throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
@@ -236,20 +236,30 @@ export function agentPages(d: DashboardServices): Router {
     // The service parses the rule: a kind other than allow or deny comes back beside Kind.
     const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as RuleInput), 'pattern');
     if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Rule added: ${result.value.kind} ${result.value.pattern}.`);
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}`,
+      `Rule added: ${result.value.kind} ${result.value.pattern}.`,
+    );
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/rules/:ruleId/delete', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     await d.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/detach', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const attachment = await d.attachments.get(agentId, attachmentId);
     await d.attachments.detach(agentId, attachmentId);
-    redirectWith(req, res, `/agents/${agentId}`, `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`);
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}`,
+      `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`,
+    );
   });
   return router;
 }
