@@ -79,6 +79,18 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await shoot('agents');
   });
 
+  test('when the agents are listed, then each says who reaches it, from its access rules', async () => {
+    const whoReaches = async (name: string) =>
+      await page
+        .getByRole('row')
+        .filter({ has: page.getByRole('link', { name, exact: true }) })
+        .getByRole('cell')
+        .first()
+        .textContent();
+    expect(await whoReaches('Scout')).toBe('Only *@thescoop.com');
+    expect(await whoReaches('Sundae')).toBe('Every sender (no access rules)');
+  });
+
   test('when the keyboard starts on a page, then the first stop skips to its content', async () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');

@@ -8,7 +8,7 @@ import { capInputSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
-import { toolkitNamesByAgent } from '../usage';
+import { accessRulesByAgent, toolkitNamesByAgent } from '../usage';
 import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
 import { AttachmentPage, type ApprovalFormValues, type CapFormValues } from '../views/attachment';
@@ -74,8 +74,12 @@ export function agentPages(d: DashboardServices): Router {
   };
 
   router.get('/agents', async (req, res) => {
-    const [agents, toolkitsByAgent] = await Promise.all([d.agents.list(), toolkitNamesByAgent(d.sequelize)]);
-    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent }));
+    const [agents, toolkitsByAgent, rulesByAgent] = await Promise.all([
+      d.agents.list(),
+      toolkitNamesByAgent(d.sequelize),
+      accessRulesByAgent(d.sequelize),
+    ]);
+    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent, accessRulesByAgent: rulesByAgent }));
   });
 
   const showNewAgent = async (req: Request, res: Response, status: number, values: AgentFormValues, errors: FieldErrors) => {

@@ -4,10 +4,15 @@ import type { AttachmentView, RuleView } from '../../../services/attachments';
 import type { ToolkitView } from '../../../services/toolkits';
 import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
-import { gateSummary } from './plain-words';
+import { accessSummary, gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
-export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolkitsByAgent: Map<number, string[]> }) {
+export function AgentsPage(props: {
+  ctx: PageContext;
+  agents: AgentView[];
+  toolkitsByAgent: Map<number, string[]>;
+  accessRulesByAgent: Map<number, RuleView[]>;
+}) {
   const { ctx } = props;
   return (
     <Layout
@@ -27,6 +32,7 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
         <thead>
           <tr>
             <th scope="col">Agent</th>
+            <th scope="col">Who reaches it</th>
             <th scope="col">Toolkits attached</th>
             <th scope="col">
               <span class="visually-hidden">Links</span>
@@ -42,6 +48,7 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
                   <a href={`${ctx.base}/agents/${a.id}`}>{a.name}</a> <span class="muted">#{a.id}</span>
                   {a.description ? <p class="hint">{a.description}</p> : null}
                 </th>
+                <td>{accessSummary(props.accessRulesByAgent.get(a.id) ?? [])}</td>
                 <td>{toolkits.length === 0 ? <span class="warning-text">None: this agent has no tools</span> : toolkits.join(', ')}</td>
                 <td class="actions">
                   <a href={`${ctx.base}/who-gets-what?agent=${a.id}`} aria-label={`Who gets what from ${a.name}`}>
