@@ -124,12 +124,25 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(await row.getByText('Send email').count()).toBe(1);
   });
 
-  test('when the toolkit is attached to Sundae with the allow rule *@thescoop.com, then her page lists it behind that rule', async () => {
+  test('when an operator attaches the toolkit with an open gate, then a page says who would get what, and Cancel attaches nothing', async () => {
     await go('/admin/agents');
     await page.getByRole('link', { name: 'Sundae', exact: true }).click();
     await page.getByRole('heading', { name: 'Agent Toolkits' }).waitFor();
+    const toolkit = page.getByLabel('Toolkit', { exact: true });
+    expect(await toolkit.inputValue()).toBe('');
+    await toolkit.selectOption({ label: 'Outreach' });
+    await page.getByRole('button', { name: 'Attach toolkit' }).click();
+    await page.getByRole('heading', { name: 'Attach Outreach to Sundae with an open gate?' }).waitFor();
+    expect(await page.getByText('Every sender who reaches Sundae would be offered send_email').count()).toBe(1);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Agent Toolkits' }).waitFor();
+    expect(await page.getByRole('rowheader', { name: 'Outreach' }).count()).toBe(0);
+  });
+
+  test('when the toolkit is attached to Sundae with the allow rule *@thescoop.com, then her page lists it behind that rule', async () => {
     await page.getByLabel('Toolkit', { exact: true }).selectOption({ label: 'Outreach' });
     await page.getByRole('button', { name: 'Attach toolkit' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
     await page.getByLabel('Kind').selectOption('allow');
     await page.getByLabel('Pattern').fill('*@thescoop.com');

@@ -2,7 +2,8 @@
 import type { AgentView } from '../../../services/agents';
 import type { AttachmentView, RuleView } from '../../../services/attachments';
 import type { ToolkitView } from '../../../services/toolkits';
-import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { AttachForm, type AttachFormValues } from './attach-form';
+import { PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { accessSummary, gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
@@ -74,7 +75,7 @@ export function AgentPage(props: {
   accessRules: RuleView[];
   toolkits: ToolkitView[];
   toolNames: Map<string, string>;
-  errors: FieldErrors;
+  attach: AttachFormValues;
   accessRule: RuleFormValues;
   accessErrors: FieldErrors;
   escalation: { value: string; errors: FieldErrors };
@@ -211,27 +212,7 @@ export function AgentPage(props: {
         )}
 
         <h3 id="attach">Attach a toolkit</h3>
-        <ErrorSummary errors={props.errors} />
-        {attachable.length === 0 ? (
-          <p>Every toolkit is already attached to {agent.name}.</p>
-        ) : (
-          <PostForm
-            action={`${ctx.base}/agents/${agent.id}/toolkits`}
-            csrfToken={ctx.csrfToken}
-            class="inline-form"
-            label="Attach a toolkit"
-          >
-            <SelectField
-              id="toolkit"
-              name="toolkit_id"
-              label="Toolkit"
-              options={attachable.map((t) => ({ value: String(t.id), label: t.name }))}
-              errors={props.errors}
-              hint="It starts with an open gate (every sender) and scheduled runs off; set its terms on the next page."
-            />
-            <button type="submit">Attach toolkit</button>
-          </PostForm>
-        )}
+        <AttachForm ctx={ctx} agentId={agent.id} agentName={agent.name} attachable={attachable} form={props.attach} />
       </section>
     </Layout>
   );

@@ -59,3 +59,8 @@ export function accessSummary(rules: readonly Pick<RuleView, 'kind' | 'pattern'>
   if (denied.length > 0) return `All but ${denied.join(', ')}`;
   return 'Every sender (no access rules)';
 }
+
+/** `a`, `a and b`, `a, b and c`. */
+export function andList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
