@@ -276,6 +276,54 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(await decided.getByRole('button').count()).toBe(0);
   });
 
+  test('when a pending input is read on a wide window or a narrow one, then no value and no decision code breaks across lines, the input shows whole, and the page does not scroll sideways', async () => {
+    const filed = await fetch(`${service.url}/api/agents/1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'process_refund', input: { order_id: 'SCP-1043' }, sender: 'jane@acme.com' }),
+    });
+    expect(filed.status).toBe(202);
+    const request = ((await filed.json()) as { approval_request_id: number }).approval_request_id;
+    await go('/admin/approvals?agent=1&status=pending');
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^Request ${request}`) }) });
+    const code = (await row.locator('code.decision-code').textContent())!;
+    // How many lines a piece of the row's text takes: the distinct tops of the boxes its range lays out in.
+    const laidOut = (text: string) =>
+      row.evaluate((tr, wanted) => {
+        const walker = document.createTreeWalker(tr, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf(wanted);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + wanted.length);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+          return { lines: new Set(rects.map((r) => Math.round(r.top))).size, height: range.getBoundingClientRect().height };
+        }
+        return null;
+      }, text);
+    try {
+      // The operator's laptop (where the value broke in two) and a phone.
+      for (const width of [1280, 360]) {
+        await page.setViewportSize({ width, height: 740 });
+        const input = row.locator('pre');
+        const lineHeight = await input.evaluate((pre) => parseFloat(getComputedStyle(pre).lineHeight));
+        const value = await laidOut('"SCP-1043"');
+        expect({ width, lines: value?.lines, oneLineHigh: value!.height < lineHeight * 1.5 }).toEqual({
+          width,
+          lines: 1,
+          oneLineHigh: true,
+        });
+        expect({ width, codeLines: (await laidOut(code))?.lines }).toEqual({ width, codeLines: 1 });
+        // Whole: nothing of the input hides behind its own scroll, and the page is no wider than the window.
+        expect(await input.evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   test('when an operator signs out, then the pages ask for the token again', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
