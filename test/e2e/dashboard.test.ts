@@ -1,7 +1,9 @@
-// The operators' dashboard in headless Chromium, as an operator uses it: sign in, build a toolkit
-// from the checklist, grant it to Sundae behind an allow rule, see who gets what, meet a refused
-// pattern's reason, require approval for refunds and approve Jane's, run the enabled_tools dry run;
-// and a form posted without its CSRF token is refused. Controls are found by their accessible names, so the test also checks that every one
+// The operators' dashboard in headless Chromium, as an operator uses it: sign in, see who reaches
+// each agent, build a toolkit from the checklist, grant it to Sundae (past the open gate's
+// confirmation) behind an allow rule, see who gets what, meet a refused pattern's reason, read the
+// caps' tool menu, require approval for refunds and approve Jane's, read a pending input on a wide
+// window and a narrow one, run the enabled_tools dry run; and a form posted without its CSRF token
+// is refused. Controls are found by their accessible names, so the test also checks that every one
 // has one. TOOLGATE_SCREENSHOTS=1 saves each page to docs/screenshots (npm run screenshots).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -175,6 +177,30 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'offered to scheduled runs' }).waitFor();
     expect(await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).isChecked()).toBe(true);
+  });
+
+  test("when Scout's Operations caps are opened, then the tool menu shows each tool's full name, uncut", async () => {
+    await go('/admin/agents');
+    await page.getByRole('link', { name: 'Scout', exact: true }).click();
+    await page.getByRole('link', { name: 'Configure Access Settings of Operations' }).click();
+    const menu = page.getByLabel('Tool', { exact: true });
+    expect(await menu.locator('option').allTextContents()).toEqual([
+      'All its members together',
+      'Check flavor stock (check_flavor_stock)',
+      'Send email (send_email)',
+      'fax_order (no longer registered)',
+    ]);
+    // A menu only as wide as its longest option needs (Chromium's own width for it, with its arrow):
+    // the menu on the page must be at least that wide, or an option is cut off.
+    const { shown, needed } = await menu.evaluate((select: HTMLSelectElement) => {
+      const free = select.cloneNode(true) as HTMLSelectElement;
+      free.style.cssText = 'width: auto; min-width: 0; max-width: none; position: absolute; visibility: hidden';
+      document.body.append(free);
+      const sizes = { shown: select.getBoundingClientRect().width, needed: free.getBoundingClientRect().width };
+      free.remove();
+      return sizes;
+    });
+    expect(shown).toBeGreaterThanOrEqual(needed - 0.5);
   });
 
   test('when Who gets what checks jane@acme.com, then Send email is not offered; for Mara+billing@TheScoop.com it is, and why', async () => {

@@ -73,7 +73,12 @@ export function agentPages(d: DashboardServices): Router {
       errors: {},
     };
     const capForm = cap ?? { values: { tool_id: '', per: 'sender', limit: '', window: '1d' }, errors: {} };
-    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm }));
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(
+      res,
+      status,
+      AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm, toolNames }),
+    );
   };
 
   router.get('/agents', async (req, res) => {
