@@ -35,6 +35,13 @@ test('when an operator adds a cap, then Configure Access Settings shows it, and 
   ]);
 });
 
+test("when the caps' tool menu is shown, then each member is named in full: its display name and its id", async () => {
+  const shown = await v.get(page());
+  expect(shown.text).toMatch(
+    /<select id="cap-tool" name="tool_id"[^>]*><option value selected>All its members together<\/option><option value="process_refund">Process refund \(process_refund\)<\/option><\/select>/,
+  );
+});
+
 test('when a cap is written wrong, then the reason shows beside its field and nothing changes', async () => {
   const refused = await v.post(`${page()}/caps`, { _csrf: await v.token(page()), tool_id: '', per: 'agent', limit: '5', window: 'weekly' });
   expect(refused.status).toBe(422);

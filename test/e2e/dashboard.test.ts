@@ -1,7 +1,9 @@
-// The operators' dashboard in headless Chromium, as an operator uses it: sign in, build a toolkit
-// from the checklist, grant it to Sundae behind an allow rule, see who gets what, meet a refused
-// pattern's reason, require approval for refunds and approve Jane's, run the enabled_tools dry run;
-// and a form posted without its CSRF token is refused. Controls are found by their accessible names, so the test also checks that every one
+// The operators' dashboard in headless Chromium, as an operator uses it: sign in, see who reaches
+// each agent, build a toolkit from the checklist, grant it to Sundae (past the open gate's
+// confirmation) behind an allow rule, see who gets what, meet a refused pattern's reason, read the
+// caps' tool menu, require approval for refunds and approve Jane's, read a pending input on a wide
+// window and a narrow one, run the enabled_tools dry run; and a form posted without its CSRF token
+// is refused. Controls are found by their accessible names, so the test also checks that every one
 // has one. TOOLGATE_SCREENSHOTS=1 saves each page to docs/screenshots (npm run screenshots).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -79,6 +81,18 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await shoot('agents');
   });
 
+  test('when the agents are listed, then each says who reaches it, from its access rules', async () => {
+    const whoReaches = async (name: string) =>
+      await page
+        .getByRole('row')
+        .filter({ has: page.getByRole('link', { name, exact: true }) })
+        .getByRole('cell')
+        .first()
+        .textContent();
+    expect(await whoReaches('Scout')).toBe('Only *@thescoop.com');
+    expect(await whoReaches('Sundae')).toBe('Every sender (no access rules)');
+  });
+
   test('when the keyboard starts on a page, then the first stop skips to its content', async () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
@@ -112,12 +126,25 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(await row.getByText('Send email').count()).toBe(1);
   });
 
-  test('when the toolkit is attached to Sundae with the allow rule *@thescoop.com, then her page lists it behind that rule', async () => {
+  test('when an operator attaches the toolkit with an open gate, then a page says who would get what, and Cancel attaches nothing', async () => {
     await go('/admin/agents');
     await page.getByRole('link', { name: 'Sundae', exact: true }).click();
     await page.getByRole('heading', { name: 'Agent Toolkits' }).waitFor();
+    const toolkit = page.getByLabel('Toolkit', { exact: true });
+    expect(await toolkit.inputValue()).toBe('');
+    await toolkit.selectOption({ label: 'Outreach' });
+    await page.getByRole('button', { name: 'Attach toolkit' }).click();
+    await page.getByRole('heading', { name: 'Attach Outreach to Sundae with an open gate?' }).waitFor();
+    expect(await page.getByText('Every sender who reaches Sundae would be offered send_email').count()).toBe(1);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Agent Toolkits' }).waitFor();
+    expect(await page.getByRole('rowheader', { name: 'Outreach' }).count()).toBe(0);
+  });
+
+  test('when the toolkit is attached to Sundae with the allow rule *@thescoop.com, then her page lists it behind that rule', async () => {
     await page.getByLabel('Toolkit', { exact: true }).selectOption({ label: 'Outreach' });
     await page.getByRole('button', { name: 'Attach toolkit' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
     await page.getByLabel('Kind').selectOption('allow');
     await page.getByLabel('Pattern').fill('*@thescoop.com');
@@ -150,6 +177,30 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'offered to scheduled runs' }).waitFor();
     expect(await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).isChecked()).toBe(true);
+  });
+
+  test("when Scout's Operations caps are opened, then the tool menu shows each tool's full name, uncut", async () => {
+    await go('/admin/agents');
+    await page.getByRole('link', { name: 'Scout', exact: true }).click();
+    await page.getByRole('link', { name: 'Configure Access Settings of Operations' }).click();
+    const menu = page.getByLabel('Tool', { exact: true });
+    expect(await menu.locator('option').allTextContents()).toEqual([
+      'All its members together',
+      'Check flavor stock (check_flavor_stock)',
+      'Send email (send_email)',
+      'fax_order (no longer registered)',
+    ]);
+    // A menu only as wide as its longest option needs (Chromium's own width for it, with its arrow):
+    // the menu on the page must be at least that wide, or an option is cut off.
+    const { shown, needed } = await menu.evaluate((select: HTMLSelectElement) => {
+      const free = select.cloneNode(true) as HTMLSelectElement;
+      free.style.cssText = 'width: auto; min-width: 0; max-width: none; position: absolute; visibility: hidden';
+      document.body.append(free);
+      const sizes = { shown: select.getBoundingClientRect().width, needed: free.getBoundingClientRect().width };
+      free.remove();
+      return sizes;
+    });
+    expect(shown).toBeGreaterThanOrEqual(needed - 0.5);
   });
 
   test('when Who gets what checks jane@acme.com, then Send email is not offered; for Mara+billing@TheScoop.com it is, and why', async () => {
@@ -249,6 +300,54 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(await decided.textContent()).toContain('By an operator (dashboard)');
     expect(await decided.textContent()).toContain('"refunded":true');
     expect(await decided.getByRole('button').count()).toBe(0);
+  });
+
+  test('when a pending input is read on a wide window or a narrow one, then no value and no decision code breaks across lines, the input shows whole, and the page does not scroll sideways', async () => {
+    const filed = await fetch(`${service.url}/api/agents/1/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool: 'process_refund', input: { order_id: 'SCP-1043' }, sender: 'jane@acme.com' }),
+    });
+    expect(filed.status).toBe(202);
+    const request = ((await filed.json()) as { approval_request_id: number }).approval_request_id;
+    await go('/admin/approvals?agent=1&status=pending');
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^Request ${request}`) }) });
+    const code = (await row.locator('code.decision-code').textContent())!;
+    // How many lines a piece of the row's text takes: the distinct tops of the boxes its range lays out in.
+    const laidOut = (text: string) =>
+      row.evaluate((tr, wanted) => {
+        const walker = document.createTreeWalker(tr, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf(wanted);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + wanted.length);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+          return { lines: new Set(rects.map((r) => Math.round(r.top))).size, height: range.getBoundingClientRect().height };
+        }
+        return null;
+      }, text);
+    try {
+      // The operator's laptop (where the value broke in two) and a phone.
+      for (const width of [1280, 360]) {
+        await page.setViewportSize({ width, height: 740 });
+        const input = row.locator('pre');
+        const lineHeight = await input.evaluate((pre) => parseFloat(getComputedStyle(pre).lineHeight));
+        const value = await laidOut('"SCP-1043"');
+        expect({ width, lines: value?.lines, oneLineHigh: value!.height < lineHeight * 1.5 }).toEqual({
+          width,
+          lines: 1,
+          oneLineHigh: true,
+        });
+        expect({ width, codeLines: (await laidOut(code))?.lines }).toEqual({ width, codeLines: 1 });
+        // Whole: nothing of the input hides behind its own scroll, and the page is no wider than the window.
+        expect(await input.evaluate((pre) => pre.scrollWidth <= pre.clientWidth)).toBe(true);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   test('when an operator signs out, then the pages ask for the token again', async () => {

@@ -71,8 +71,12 @@ export function pageContext(req: Request): PageContext {
 }
 
 /** After a change: one message for the next page, then the page (303, so a reload does not resend). */
-export function redirectWith(req: Request, res: Response, path: string, flash: string): void {
+export async function redirectWith(req: Request, res: Response, path: string, flash: string): Promise<void> {
   req.session.flash = flash;
+  // Stored before the 303 goes out: left to express-session, the session is written while the
+  // response's last byte waits, and a browser that follows the redirect on its headers can read the
+  // session before it holds the message.
+  await new Promise<void>((resolve, reject) => req.session.save((err: unknown) => (err ? reject(err) : resolve())));
   res.redirect(303, `${req.baseUrl}${path}`);
 }
 

@@ -1,5 +1,6 @@
 // Who holds what, for the lists: read in one query each, not one per row.
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { RuleView } from '../../services/attachments';
 
 export async function attachmentCounts(sequelize: Sequelize): Promise<Map<number, number>> {
   const rows = await sequelize.query<{ toolkit_id: number; n: string }>(
@@ -23,5 +24,16 @@ export async function toolkitNamesByAgent(sequelize: Sequelize): Promise<Map<num
   );
   const byAgent = new Map<number, string[]>();
   for (const r of rows) byAgent.set(r.agent_id, [...(byAgent.get(r.agent_id) ?? []), r.name]);
+  return byAgent;
+}
+
+/** Each agent's access rules in the order they were added, for the agents list. */
+export async function accessRulesByAgent(sequelize: Sequelize): Promise<Map<number, RuleView[]>> {
+  const rows = await sequelize.query<RuleView & { agent_id: number }>(
+    'SELECT agent_id, id, kind, pattern FROM agent_access_rules ORDER BY agent_id, id',
+    { type: QueryTypes.SELECT },
+  );
+  const byAgent = new Map<number, RuleView[]>();
+  for (const { agent_id, ...rule } of rows) byAgent.set(agent_id, [...(byAgent.get(agent_id) ?? []), rule]);
   return byAgent;
 }

@@ -7,27 +7,30 @@ import { parse, pathId } from '../../../http/parse';
 import { capInputSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
+import { allowRules } from '../open-gate';
 import { renderPage } from '../render';
-import { toolkitNamesByAgent } from '../usage';
+import { accessRulesByAgent, toolkitNamesByAgent } from '../usage';
 import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
+import { NO_TOOLKIT_CHOSEN, type AttachFormValues } from '../views/attach-form';
 import { AttachmentPage, type ApprovalFormValues, type CapFormValues } from '../views/attachment';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
+import { openGateConfirmation } from './attach-confirmation';
+
+/** What an agent's page shows again after a refused form: that form as sent, beside its errors. */
+interface AgentPageForms {
+  attach?: AttachFormValues;
+  accessRule?: RuleFormValues;
+  accessErrors?: FieldErrors;
+  escalation?: { value: string; errors: FieldErrors };
+}
 
 export function agentPages(d: DashboardServices): Router {
   const router = Router();
   const ids = (req: Request) => ({ agentId: pathId(req.params, 'id'), attachmentId: pathId(req.params, 'attachmentId') });
 
-  const showAgent = async (
-    req: Request,
-    res: Response,
-    status: number,
-    errors: FieldErrors,
-    accessRule = { kind: 'allow', pattern: '' },
-    accessErrors: FieldErrors = {},
-    escalation?: { value: string; errors: FieldErrors },
-  ) => {
+  const showAgent = async (req: Request, res: Response, status: number, forms: AgentPageForms = {}) => {
     const agent = await d.agents.get(pathId(req.params, 'id'));
     const [attachments, accessRules, toolkits] = await Promise.all([
       d.attachments.list(agent.id),
@@ -45,10 +48,10 @@ export function agentPages(d: DashboardServices): Router {
         accessRules,
         toolkits,
         toolNames,
-        errors,
-        accessRule,
-        accessErrors,
-        escalation: escalation ?? { value: agent.escalation_address ?? '', errors: {} },
+        attach: forms.attach ?? { toolkit_id: '', allow: '', errors: {} },
+        accessRule: forms.accessRule ?? { kind: 'allow', pattern: '' },
+        accessErrors: forms.accessErrors ?? {},
+        escalation: forms.escalation ?? { value: agent.escalation_address ?? '', errors: {} },
       }),
     );
   };
@@ -70,12 +73,21 @@ export function agentPages(d: DashboardServices): Router {
       errors: {},
     };
     const capForm = cap ?? { values: { tool_id: '', per: 'sender', limit: '', window: '1d' }, errors: {} };
-    renderPage(res, status, AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm }));
+    const toolNames = new Map(d.registry.manifest.list().map((t) => [t.id, t.display_name]));
+    renderPage(
+      res,
+      status,
+      AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm, toolNames }),
+    );
   };
 
   router.get('/agents', async (req, res) => {
-    const [agents, toolkitsByAgent] = await Promise.all([d.agents.list(), toolkitNamesByAgent(d.sequelize)]);
-    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent }));
+    const [agents, toolkitsByAgent, rulesByAgent] = await Promise.all([
+      d.agents.list(),
+      toolkitNamesByAgent(d.sequelize),
+      accessRulesByAgent(d.sequelize),
+    ]);
+    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent, accessRulesByAgent: rulesByAgent }));
   });
 
   const showNewAgent = async (req: Request, res: Response, status: number, values: AgentFormValues, errors: FieldErrors) => {
@@ -94,26 +106,26 @@ export function agentPages(d: DashboardServices): Router {
       d.agents.create({ name: values.name, description: values.description || null, toolkit_ids: values.toolkitIds }),
     );
     if (!result.ok) return showNewAgent(req, res, result.status, values, result.errors);
-    redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
+    await redirectWith(req, res, `/agents/${result.value.id}`, `Agent ${result.value.name} created.`);
   });
 
-  router.get('/agents/:id', (req, res) => showAgent(req, res, 200, {}));
+  router.get('/agents/:id', (req, res) => showAgent(req, res, 200));
 
   router.post('/agents/:id/access-rules', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
     const result = await attempt(() => d.accessRules.add(agentId, rule as RuleInput), 'pattern');
     // The reason a pattern is refused shows beside "Access pattern", not beside the attach form.
-    if (!result.ok) return showAgent(req, res, result.status, {}, rule, result.errors);
-    redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
+    if (!result.ok) return showAgent(req, res, result.status, { accessRule: rule, accessErrors: result.errors });
+    await redirectWith(req, res, `/agents/${agentId}#access-rules`, `Access rule added: ${result.value.kind} ${result.value.pattern}.`);
   });
 
   router.post('/agents/:id/escalation', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     const value = textField(req, 'escalation_address').trim();
     const result = await attempt(() => d.agents.update(agentId, { escalation_address: value === '' ? null : value }));
-    if (!result.ok) return showAgent(req, res, result.status, {}, undefined, {}, { value, errors: result.errors });
-    redirectWith(
+    if (!result.ok) return showAgent(req, res, result.status, { escalation: { value, errors: result.errors } });
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}#escalation`,
@@ -126,18 +138,30 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     await d.accessRules.delete(agentId, pathId(req.params, 'ruleId'));
-    redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
+    await redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
   });
 
+  // Attach: a toolkit must be chosen, and one that holds gate tools is attached with an open gate
+  // only once its confirmation page has been answered (an allow rule given here needs none).
   router.post('/agents/:id/toolkits', async (req, res) => {
     const agentId = pathId(req.params, 'id');
-    const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: textField(req, 'toolkit_id') }), 'toolkit_id');
-    if (!result.ok) return showAgent(req, res, result.status, { toolkit_id: Object.values(result.errors).flat() });
-    redirectWith(
+    const form: AttachFormValues = { toolkit_id: textField(req, 'toolkit_id'), allow: textField(req, 'allow'), errors: {} };
+    if (form.toolkit_id === '') return showAgent(req, res, 422, { attach: { ...form, errors: { toolkit_id: [NO_TOOLKIT_CHOSEN] } } });
+    const rules = allowRules(form.allow);
+    if (rules.length === 0) {
+      const confirmation = await openGateConfirmation(d, req, agentId);
+      if (confirmation) return renderPage(res, 200, confirmation);
+    }
+    const result = await attempt(() => d.attachments.attach(agentId, { toolkit_id: form.toolkit_id, rules }), 'toolkit_id');
+    if (!result.ok) return showAgent(req, res, result.status, { attach: { ...form, errors: attachErrors(result.errors) } });
+    const { toolkit, rules: stored } = result.value;
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${result.value.id}`,
-      `${result.value.toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`,
+      stored.length === 0
+        ? `${toolkit.name} attached with an open gate. Add rules below to limit who unlocks it.`
+        : `${toolkit.name} attached: only senders matching ${stored.map((r) => r.pattern).join(', ')} unlock it.`,
     );
   });
 
@@ -147,7 +171,7 @@ export function agentPages(d: DashboardServices): Router {
     const { agentId, attachmentId } = ids(req);
     const allow = checkedField(req, 'allow_proactive');
     const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${attachmentId}`,
@@ -185,7 +209,7 @@ export function agentPages(d: DashboardServices): Router {
           : `approvers: ${terms.approvers.join(', ')}`;
     // Only a change of terms voids what is pending (the database's trigger compares them likewise).
     const voided = JSON.stringify(before) !== JSON.stringify(terms) ? ' Requests pending under the old terms are void.' : '';
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#approval`, `Saved: ${words}.${voided}`);
   });
 
   // Caps: added one at a time, removed by their place in the list; the list is written whole.
@@ -211,7 +235,7 @@ export function agentPages(d: DashboardServices): Router {
         errors: capErrors(result.errors),
       });
     const { tool_id, per, limit, window_s } = result.value;
-    redirectWith(
+    await redirectWith(
       req,
       res,
       `/agents/${agentId}/toolkits/${attachmentId}#caps`,
@@ -227,7 +251,7 @@ export function agentPages(d: DashboardServices): Router {
     if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length)
       throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
@@ -236,22 +260,38 @@ export function agentPages(d: DashboardServices): Router {
     // The service parses the rule: a kind other than allow or deny comes back beside Kind.
     const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as RuleInput), 'pattern');
     if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, `Rule added: ${result.value.kind} ${result.value.pattern}.`);
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}`,
+      `Rule added: ${result.value.kind} ${result.value.pattern}.`,
+    );
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/rules/:ruleId/delete', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     await d.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
-    redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/detach', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const attachment = await d.attachments.get(agentId, attachmentId);
     await d.attachments.detach(agentId, attachmentId);
-    redirectWith(req, res, `/agents/${agentId}`, `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`);
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}`,
+      `${attachment.toolkit.name} detached: its tools and rules no longer apply to this agent.`,
+    );
   });
   return router;
+}
+
+/** A refused attach's issues: a refused pattern beside Admit only, anything else beside Toolkit. */
+function attachErrors(errors: FieldErrors): FieldErrors {
+  const { rules, ...rest } = errors;
+  return { ...(rules ? { allow: rules } : {}), toolkit_id: Object.values(rest).flat() };
 }
 
 /** A refused cap's issues beside their fields: the service's check of the list (`caps`) names a tool. */

@@ -36,7 +36,7 @@ export function approvalPages(d: DashboardServices): Router {
             ? `: ${decided.tool} ran once`
             : `: ${decided.tool} ran and failed (${decided.result.error})`
           : '';
-        redirectWith(req, res, back, `Request ${requestId} ${decided.status}${outcome}.`);
+        await redirectWith(req, res, back, `Request ${requestId} ${decided.status}${outcome}.`);
       } catch (err) {
         // Decided, expired or void meanwhile, or over a cap (it stays pending): the operator reads why, and nothing ran.
         if (err instanceof ConflictError || err instanceof CapExceededError) return redirectWith(req, res, back, err.message);

@@ -46,7 +46,7 @@ export function toolkitPages(d: DashboardServices): Router {
       'name',
     );
     if (!result.ok) return showForm(req, res, result.status, values, result.errors);
-    redirectWith(req, res, '/toolkits', `Toolkit ${result.value.name} created. Attach it to an agent from the agent's page.`);
+    await redirectWith(req, res, '/toolkits', `Toolkit ${result.value.name} created. Attach it to an agent from the agent's page.`);
   });
 
   router.get('/toolkits/:toolkitId', async (req, res) => {
@@ -73,7 +73,12 @@ export function toolkitPages(d: DashboardServices): Router {
         result.errors,
         toolkit,
       );
-    redirectWith(req, res, '/toolkits', `Toolkit ${result.value.name} saved. Agents that hold it have the change from their next run.`);
+    await redirectWith(
+      req,
+      res,
+      '/toolkits',
+      `Toolkit ${result.value.name} saved. Agents that hold it have the change from their next run.`,
+    );
   });
 
   router.get('/toolkits/:toolkitId/delete', async (req, res) => {
@@ -86,7 +91,7 @@ export function toolkitPages(d: DashboardServices): Router {
   router.post('/toolkits/:toolkitId/delete', async (req, res) => {
     const toolkit = await d.toolkits.get(pathId(req.params, 'toolkitId'));
     await d.toolkits.delete(toolkit.id);
-    redirectWith(req, res, '/toolkits', `Toolkit ${toolkit.name} deleted.`);
+    await redirectWith(req, res, '/toolkits', `Toolkit ${toolkit.name} deleted.`);
   });
   return router;
 }

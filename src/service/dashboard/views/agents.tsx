@@ -2,12 +2,18 @@
 import type { AgentView } from '../../../services/agents';
 import type { AttachmentView, RuleView } from '../../../services/attachments';
 import type { ToolkitView } from '../../../services/toolkits';
-import { ErrorSummary, PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { AttachForm, type AttachFormValues } from './attach-form';
+import { PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
-import { gateSummary } from './plain-words';
+import { accessSummary, gateSummary } from './plain-words';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
-export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolkitsByAgent: Map<number, string[]> }) {
+export function AgentsPage(props: {
+  ctx: PageContext;
+  agents: AgentView[];
+  toolkitsByAgent: Map<number, string[]>;
+  accessRulesByAgent: Map<number, RuleView[]>;
+}) {
   const { ctx } = props;
   return (
     <Layout
@@ -27,6 +33,7 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
         <thead>
           <tr>
             <th scope="col">Agent</th>
+            <th scope="col">Who reaches it</th>
             <th scope="col">Toolkits attached</th>
             <th scope="col">
               <span class="visually-hidden">Links</span>
@@ -42,6 +49,7 @@ export function AgentsPage(props: { ctx: PageContext; agents: AgentView[]; toolk
                   <a href={`${ctx.base}/agents/${a.id}`}>{a.name}</a> <span class="muted">#{a.id}</span>
                   {a.description ? <p class="hint">{a.description}</p> : null}
                 </th>
+                <td>{accessSummary(props.accessRulesByAgent.get(a.id) ?? [])}</td>
                 <td>{toolkits.length === 0 ? <span class="warning-text">None: this agent has no tools</span> : toolkits.join(', ')}</td>
                 <td class="actions">
                   <a href={`${ctx.base}/who-gets-what?agent=${a.id}`} aria-label={`Who gets what from ${a.name}`}>
@@ -67,7 +75,7 @@ export function AgentPage(props: {
   accessRules: RuleView[];
   toolkits: ToolkitView[];
   toolNames: Map<string, string>;
-  errors: FieldErrors;
+  attach: AttachFormValues;
   accessRule: RuleFormValues;
   accessErrors: FieldErrors;
   escalation: { value: string; errors: FieldErrors };
@@ -204,27 +212,7 @@ export function AgentPage(props: {
         )}
 
         <h3 id="attach">Attach a toolkit</h3>
-        <ErrorSummary errors={props.errors} />
-        {attachable.length === 0 ? (
-          <p>Every toolkit is already attached to {agent.name}.</p>
-        ) : (
-          <PostForm
-            action={`${ctx.base}/agents/${agent.id}/toolkits`}
-            csrfToken={ctx.csrfToken}
-            class="inline-form"
-            label="Attach a toolkit"
-          >
-            <SelectField
-              id="toolkit"
-              name="toolkit_id"
-              label="Toolkit"
-              options={attachable.map((t) => ({ value: String(t.id), label: t.name }))}
-              errors={props.errors}
-              hint="It starts with an open gate (every sender) and scheduled runs off; set its terms on the next page."
-            />
-            <button type="submit">Attach toolkit</button>
-          </PostForm>
-        )}
+        <AttachForm ctx={ctx} agentId={agent.id} agentName={agent.name} attachable={attachable} form={props.attach} />
       </section>
     </Layout>
   );

@@ -46,57 +46,61 @@ export function ApprovalsPage(props: {
         <section aria-labelledby="requests">
           <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} most recent` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>
           {props.requests.length === 0 ? null : (
-            <table>
-              <caption class="visually-hidden">{`Approval requests of ${agent.name}`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Request</th>
-                  <th scope="col">Tool and input</th>
-                  <th scope="col">Asked by</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Decision</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.requests.map((r) => (
-                  <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
-                    <th scope="row">
-                      Request {r.id}
-                      {r.status === 'pending' ? (
-                        <p class="hint">
-                          Decision code <code class="decision-code">{r.code}</code>: an approver replies <q>approve {r.code}</q> or{' '}
-                          <q>deny {r.code}</q> in its thread
-                        </p>
-                      ) : null}
-                      <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
-                    </th>
-                    <td>
-                      <code>{r.tool}</code>
-                      <pre class="input">
-                        <VisibleText text={JSON.stringify(r.input, null, 2)} />
-                      </pre>
-                    </td>
-                    <td>
-                      {r.requested_by.routing_key !== null ? (
-                        <VisibleText text={r.requested_by.routing_key} />
-                      ) : (
-                        <span class="muted">{requesterName(r.requested_by)}</span>
-                      )}
-                      {r.requested_by.thread_id ? (
-                        <p class="hint">
-                          in thread <code>{r.requested_by.thread_id}</code>
-                        </p>
-                      ) : null}
-                    </td>
-                    <td>
-                      <span class={`badge ${r.status}`}>{r.status}</span>
-                      {r.void_reason ? <p class="hint">{r.void_reason}</p> : null}
-                    </td>
-                    <td>{r.status === 'pending' ? <Decide ctx={ctx} request={r} /> : <Decided request={r} />}</td>
+            // Focusable, so the keyboard scrolls it too when it is wider than the window. On a narrow
+            // window its rows stack instead (dashboard.css), each cell under its column's name.
+            <div class="table-scroll" role="region" aria-label={`Approval requests of ${agent.name}`} tabIndex={0}>
+              <table class="stacked">
+                <caption class="visually-hidden">{`Approval requests of ${agent.name}`}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Request</th>
+                    <th scope="col">Tool and input</th>
+                    <th scope="col">Asked by</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Decision</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {props.requests.map((r) => (
+                    <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
+                      <th scope="row">
+                        Request {r.id}
+                        {r.status === 'pending' ? (
+                          <p class="hint">
+                            Decision code <code class="decision-code">{r.code}</code>: an approver replies <q>approve {r.code}</q> or{' '}
+                            <q>deny {r.code}</q> in its thread
+                          </p>
+                        ) : null}
+                        <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
+                      </th>
+                      <td data-label="Tool and input">
+                        <code>{r.tool}</code>
+                        <pre class="input">
+                          <VisibleText text={JSON.stringify(r.input, null, 2)} />
+                        </pre>
+                      </td>
+                      <td data-label="Asked by">
+                        {r.requested_by.routing_key !== null ? (
+                          <VisibleText text={r.requested_by.routing_key} />
+                        ) : (
+                          <span class="muted">{requesterName(r.requested_by)}</span>
+                        )}
+                        {r.requested_by.thread_id ? (
+                          <p class="hint">
+                            in thread <code>{r.requested_by.thread_id}</code>
+                          </p>
+                        ) : null}
+                      </td>
+                      <td data-label="Status">
+                        <span class={`badge ${r.status}`}>{r.status}</span>
+                        {r.void_reason ? <p class="hint">{r.void_reason}</p> : null}
+                      </td>
+                      <td data-label="Decision">{r.status === 'pending' ? <Decide ctx={ctx} request={r} /> : <Decided request={r} />}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </section>
       ) : null}

@@ -31,6 +31,7 @@ export function AttachmentPage(props: {
   errors: FieldErrors;
   approval: ApprovalFormValues;
   cap: { values: CapFormValues; errors: FieldErrors };
+  toolNames: ReadonlyMap<string, string>;
 }) {
   const { ctx, agent, attachment, errors } = props;
   const here = `${ctx.base}/agents/${agent.id}/toolkits/${attachment.id}`;
@@ -138,11 +139,12 @@ export function AttachmentPage(props: {
             id="cap-tool"
             name="tool_id"
             label="Tool"
+            class="fit"
             value={props.cap.values.tool_id}
             errors={props.cap.errors}
             options={[
               { value: '', label: 'All its members together' },
-              ...attachment.toolkit.member_tool_ids.map((id) => ({ value: id, label: id })),
+              ...attachment.toolkit.member_tool_ids.map((id) => ({ value: id, label: toolLabel(id, props.toolNames) })),
             ]}
           />
           <SelectField
@@ -194,6 +196,12 @@ export function AttachmentPage(props: {
       </section>
     </Layout>
   );
+}
+
+/** A member as the menu names it: its display name and id, or its id and that it is gone from the code. */
+function toolLabel(id: string, names: ReadonlyMap<string, string>): string {
+  const name = names.get(id);
+  return name === undefined ? `${id} (no longer registered)` : `${name} (${id})`;
 }
 
 function approvalSummary(attachment: AttachmentView): string {

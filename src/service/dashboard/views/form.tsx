@@ -43,6 +43,8 @@ interface FieldFrame {
   label: string;
   errors?: FieldErrors;
   hint?: string;
+  /** A class beside `field`, for a field laid out apart from the others (`fit`: as wide as its control). */
+  class?: string;
 }
 
 /** The label, the hint, the control and its error, linked to one another. */
@@ -51,7 +53,7 @@ function Field(props: FieldFrame & { control: (aria: ControlAria) => VNode }) {
   const invalid = (messages?.length ?? 0) > 0;
   const described = [props.hint ? `${props.id}-hint` : null, invalid ? `${props.id}-error` : null].filter(Boolean).join(' ') || undefined;
   return (
-    <div class={`field${invalid ? ' invalid' : ''}`}>
+    <div class={['field', props.class, invalid ? 'invalid' : null].filter(Boolean).join(' ')}>
       <label for={props.id}>{props.label}</label>
       {props.hint ? (
         <p class="hint" id={`${props.id}-hint`}>

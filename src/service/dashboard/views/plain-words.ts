@@ -50,3 +50,17 @@ export function accessInWords(decision: Pick<AttachmentExplanation, 'admitted' |
       return `${agentName} has no access rules: it handles a message from any sender.`;
   }
 }
+
+/** Who an agent's access rules let reach it (SEMANTICS §9), short enough for a list. */
+export function accessSummary(rules: readonly Pick<RuleView, 'kind' | 'pattern'>[]): string {
+  const allowed = rules.filter((r) => r.kind === 'allow').map((r) => r.pattern);
+  const denied = rules.filter((r) => r.kind === 'deny').map((r) => r.pattern);
+  if (allowed.length > 0) return `Only ${allowed.join(', ')}${denied.length > 0 ? `, except ${denied.join(', ')}` : ''}`;
+  if (denied.length > 0) return `All but ${denied.join(', ')}`;
+  return 'Every sender (no access rules)';
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+export function andList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
