@@ -568,6 +568,8 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_EMBEDDINGS:
     'OpenAIEmbeddings was given no model, dimensions outside 1 to 16000, or a batchSize outside 1 to 2048: give a model name, and whole numbers within those ranges.',
   ERR_TOOLGATE_ENV: "The service's environment is not a valid configuration: change the variable the message names.",
+  ERR_TOOLGATE_HOST_TABLES:
+    "tg.migrate() found tables of the names toolgate's migrations would create, which toolgate did not create (nothing was changed): adopt the legacy application's agents, tool_calls, documents or tasks with adoptLegacyTables: true, or give toolgate a schema of its own.",
   ERR_TOOLGATE_HOST_TOOL_BUILTIN: "A host tool says builtin: true, which only toolgate's own tools are: set builtin: false.",
   ERR_TOOLGATE_LEGACY_NAME:
     "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",

@@ -65,6 +65,7 @@ function optionTypeError(name: string, takes: string, given: unknown): never {
 }
 
 const isFunction = (given: unknown) => typeof given === 'function';
+const isBoolean = (given: unknown) => typeof given === 'boolean';
 const isString = (given: unknown) => typeof given === 'string';
 const isObject = (given: unknown): given is Record<string, unknown> => typeof given === 'object' && given !== null && !Array.isArray(given);
 const MODEL_METHODS = ['analyzeEmail', 'writeReply', 'answerQuestion', 'chat', 'agentStep'] as const;
@@ -251,6 +252,13 @@ export const toolgateOptionsSchema = z
   .strictObject({
     /** A Sequelize instance on PostgreSQL; toolgate defines its models on it. */
     sequelize: z.custom<Sequelize>().transform((given, ctx) => asIssue(ctx, () => sequelizeOf(given))),
+    /**
+     * Whether tg.migrate() adopts the legacy application's tables (agents, tool_calls, documents,
+     * tasks) where the database has them: their columns and rows kept, toolgate's columns, keys and
+     * indexes added. Default false: a database holding a table of one of toolgate's names that
+     * toolgate did not create is refused before anything changes (HostTablesError).
+     */
+    adoptLegacyTables: ofType<boolean>('adoptLegacyTables', 'true or false', isBoolean),
     /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
     routes: checkedBy(routeGroupsOf),
     /**

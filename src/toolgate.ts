@@ -95,7 +95,9 @@ export interface Toolgate {
   explain(agentId: number, run: Run): Promise<Resolution>;
   /**
    * Applies pending schema migrations, then indexes documents that have no search chunks yet, and,
-   * with embeddings, uses pgvector's HNSW index where the server has the extension.
+   * with embeddings, uses pgvector's HNSW index where the server has the extension. Refuses, with
+   * nothing changed, a database holding a table of one of toolgate's names that toolgate did not
+   * create, unless `adoptLegacyTables` says to adopt the legacy application's (HostTablesError).
    */
   migrate(): Promise<string[]>;
   /** How many chunks hold a vector of the configured embeddings; null without embeddings. */
@@ -295,7 +297,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     errorHandler: () => errorHandler({ logger }),
     explain: (agentId, run) => runs.explain(agentId, run),
     migrate: async () => {
-      const applied = await migrateUp(sequelize);
+      const applied = await migrateUp(sequelize, { adoptLegacyTables: options.adoptLegacyTables === true });
       await documents.indexUnchunked();
       if (documents.embedder) await vectorIndex.prepare(documents.embedder.space());
       return applied;

@@ -14,10 +14,13 @@
 //   a dedicated connection (not one from Sequelize's pool, which could hand lock and unlock to
 //   different sessions, or run out while migrations need it).
 import path from 'node:path';
-import type { QueryInterface, Sequelize } from 'sequelize';
+import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
 import SequelizeModule = require('sequelize');
+import { quoteIdent } from './database-url';
 import { dedicatedClient } from './dedicated-client';
+import { refuseHostTables } from './host-tables';
+import { tablesMadeBy } from './toolgate-tables';
 
 /** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
 export const MIGRATION_LOCK_KEY = '7415926535897';
@@ -30,6 +33,15 @@ export interface MigratorOptions {
   folder?: string;
   /** umzug's logger; default: silent. */
   logger?: ConstructorParameters<typeof Umzug<QueryInterface>>[0]['logger'];
+}
+
+export interface MigrateUpOptions extends MigratorOptions {
+  /**
+   * Adopt the legacy application's tables (agents, tool_calls, documents, tasks) where they exist.
+   * Without it, a database that holds one of them, or any other table of a name toolgate's pending
+   * migrations would create, is refused before anything changes (HostTablesError).
+   */
+  adoptLegacyTables?: boolean;
 }
 
 type MigrationFn = (queryInterface: QueryInterface, sequelize: typeof SequelizeModule) => Promise<unknown>;
@@ -66,7 +78,7 @@ function scripts(sequelize: Sequelize, folder: string, modelName: string, logger
       }),
     },
     context: sequelize.getQueryInterface(),
-    storage: new ExtensionAgnosticStorage(new SequelizeStorage({ sequelize, modelName }), ext),
+    storage: new ExtensionAgnosticStorage(sequelize, new SequelizeStorage({ sequelize, modelName }), modelName, ext),
     logger,
   });
 }
@@ -78,9 +90,24 @@ export async function seedUp(sequelize: Sequelize, opts: MigratorOptions = {}): 
   return ran.map((m) => m.name);
 }
 
-/** Applies every pending migration; returns the names applied, in order. */
-export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
-  const applied = await withUnboundedQueries(sequelize, (own) => withMigrationLock(own, () => migrator(own, opts).up()));
+/**
+ * Applies every pending migration; returns the names applied, in order. Before the first, it makes
+ * sure that none would create or adopt a table toolgate did not make, unless asked to adopt the
+ * legacy application's (refuseHostTables): a host's own `tasks` is never altered behind its back.
+ */
+export async function migrateUp(sequelize: Sequelize, opts: MigrateUpOptions = {}): Promise<string[]> {
+  const { adoptLegacyTables = false, ...migratorOptions } = opts;
+  const applied = await withUnboundedQueries(sequelize, (own) =>
+    withMigrationLock(own, async () => {
+      const umzug = migrator(own, migratorOptions);
+      // Another folder's migrations (a test's probe) make none of toolgate's tables.
+      if (opts.folder === undefined) {
+        const pending = await umzug.pending();
+        await refuseHostTables(own, tablesMadeBy(pending.map((m) => m.name)), { adoptLegacyTables });
+      }
+      return umzug.up();
+    }),
+  );
   return applied.map((m) => m.name);
 }
 
@@ -122,12 +149,13 @@ async function withUnboundedQueries<T>(sequelize: Sequelize, fn: (own: Sequelize
   }
 }
 
-/** Names of the migration files not applied yet, in order. */
+/**
+ * Names of the migration files not applied yet, in order. It only reads: a database without
+ * SequelizeMeta has every migration pending, and keeps having no SequelizeMeta (a /readyz on a
+ * database whose schema was undone must not start making it again).
+ */
 export async function pendingMigrations(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
-  const umzug = migrator(sequelize, opts);
-  // Under the lock too: SequelizeStorage creates SequelizeMeta on first use, and two concurrent
-  // CREATE TABLE IF NOT EXISTS can collide.
-  const pending = await withMigrationLock(sequelize, () => umzug.pending());
+  const pending = await migrator(sequelize, opts).pending();
   return pending.map((m) => m.name);
 }
 
@@ -148,6 +176,18 @@ export async function withMigrationLock<T>(sequelize: Sequelize, fn: () => Promi
   }
 }
 
+/** The names a bookkeeping table holds, in order; none when there is no such table. */
+async function storedNames(sequelize: Sequelize, table: string): Promise<string[]> {
+  const quoted = quoteIdent(table);
+  const [found] = await sequelize.query<{ present: boolean }>('SELECT to_regclass(:quoted) IS NOT NULL AS present', {
+    replacements: { quoted },
+    type: QueryTypes.SELECT,
+  });
+  if (!found?.present) return [];
+  const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${quoted} ORDER BY name`, { type: QueryTypes.SELECT });
+  return rows.map((r) => r.name);
+}
+
 function method(file: string, which: 'up' | 'down'): MigrationFn {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(file) as MigrationModule;
@@ -162,18 +202,21 @@ const SCRIPT_EXT = /\.(ts|js|cts|cjs|mts|mjs)$/;
  * SequelizeStorage with one spelling per migration: rows are written as `<stem>.ts` (the source
  * file's name, as sequelize-cli writes it) and any stored `<stem>.js|.cjs|…` is reported under the
  * running file's name `<stem><ext>`. Unlogging removes every spelling stored for that migration.
+ * Reading never creates the table (SequelizeStorage's own read does): only logging a migration does.
  */
 class ExtensionAgnosticStorage implements UmzugStorage<QueryInterface> {
   private readonly spellings = new Map<string, Set<string>>();
 
   constructor(
+    private readonly sequelize: Sequelize,
     private readonly inner: SequelizeStorage,
+    private readonly table: string,
     private readonly ext: string,
   ) {}
 
   async executed(): Promise<string[]> {
     this.spellings.clear();
-    for (const stored of await this.inner.executed()) {
+    for (const stored of await storedNames(this.sequelize, this.table)) {
       const name = stored.replace(SCRIPT_EXT, this.ext);
       if (!this.spellings.has(name)) this.spellings.set(name, new Set());
       this.spellings.get(name)!.add(stored);

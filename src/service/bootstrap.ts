@@ -108,6 +108,7 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       embeddings: createEmbeddings(process.env),
       agentRuns: config.agentRuns,
       approvals: { expiryMs: config.approvalExpiryMs },
+      adoptLegacyTables: config.adoptLegacyTables,
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

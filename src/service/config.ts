@@ -65,6 +65,7 @@ const envSchema = z.object({
   ),
   TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default(OPTION_DEFAULTS.bodyLimit),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
+  TOOLGATE_ADOPT_LEGACY_TABLES: z.enum(['on', 'off']).default('off'),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
@@ -116,6 +117,8 @@ export interface ServiceConfig {
   bodyLimit: string;
   /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/service/demo/demo-mode.ts). */
   demo: DemoSetting;
+  /** The migrations adopt the legacy application's tables where they exist (else such a table stops them). */
+  adoptLegacyTables: boolean;
   log: boolean;
   /** pretty or JSON lines; `auto`: pretty on a terminal only. */
   logFormat: LogFormat;
@@ -186,6 +189,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     authservId: e.TOOLGATE_AUTHSERV_ID,
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO,
+    adoptLegacyTables: e.TOOLGATE_ADOPT_LEGACY_TABLES === 'on',
     log: e.TOOLGATE_LOG === 'info',
     logFormat: e.TOOLGATE_LOG_FORMAT,
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },

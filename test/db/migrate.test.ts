@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
-import { migrateDown, migrateUp, pendingMigrations } from '../../src/db/migrate';
+import { migrateDown, migrateUp, migrator, pendingMigrations } from '../../src/db/migrate';
+import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 
 // The repository's migrations, which the migrator runs when given no folder.
@@ -88,6 +89,24 @@ describe('an empty database', () => {
       await Promise.all(instances.slice(1).map((s) => s.close()));
     }
     expect(await recorded(db.sequelize)).toEqual(migrationFiles);
+  });
+
+  it('gets from each migration, applied in turn, exactly the tables TOOLGATE_TABLES says it makes', async () => {
+    const db = await track(createEmptyDatabase());
+    const umzug = migrator(db.sequelize);
+    const made: Record<string, string[]> = {};
+    let before = await userTables(db.sequelize);
+    for (const file of migrationFiles) {
+      await umzug.up({ step: 1 });
+      const after = await userTables(db.sequelize);
+      const added = after.filter((t) => !before.includes(t));
+      if (added.length > 0) made[file.replace(/\.ts$/, '')] = added;
+      before = after;
+    }
+    const listed: Record<string, string[]> = {};
+    for (const t of TOOLGATE_TABLES) (listed[t.migration] ??= []).push(t.name);
+    for (const names of Object.values(listed)) names.sort();
+    expect(made).toEqual(listed);
   });
 
   it('works with a pool of one connection (the lock has its own)', async () => {

@@ -82,8 +82,8 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
     expect(await cluster.dump(url)).toBe(backup);
   });
 
-  test('then step 4, npm run migrate, adopts the schema and grants with the four builtins only', async () => {
-    const deploy = await sh('npm', ['run', 'migrate']);
+  test('then step 4, npm run migrate -- --adopt-legacy-tables, adopts the schema and grants with the four builtins only', async () => {
+    const deploy = await sh('npm', ['run', 'migrate', '--', '--adopt-legacy-tables']);
     expect(deploy.stderr).not.toContain('failed');
     expect(deploy.code).toBe(0);
     expect(deploy.stdout).toContain('Registered tools: document_search, email_analyzer, reply_generator, task_creator\n');
@@ -135,7 +135,7 @@ describe('when the legacy database already keeps a SequelizeMeta of its own', ()
       );
       const before = await cluster.dump(own);
       const env = { DATABASE_URL: own };
-      expect((await sh('npm', ['run', 'migrate'], env)).code).toBe(0);
+      expect((await sh('npm', ['run', 'migrate', '--', '--adopt-legacy-tables'], env)).code).toBe(0);
       const back = await sh('npm', ['run', 'migrate', '--', '--undo'], env);
       expect(back.code).toBe(0);
       expect(back.stdout).toContain('SequelizeMeta kept');

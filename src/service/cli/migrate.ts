@@ -1,7 +1,9 @@
-// `npm run migrate`: the deploy path. Applies the schema migrations (adopting a legacy database in
-// place), then the enabled_tools data migration, verified inside its transaction. Safe to run on
-// every deploy: a second run changes nothing, and agents the legacy application added since are
-// picked up. `--json` prints the data migration's report as JSON.
+// `npm run migrate`: the deploy path. Applies the schema migrations, then the enabled_tools data
+// migration, verified inside its transaction. Safe to run on every deploy: a second run changes
+// nothing, and agents the legacy application added since are picked up. `--json` prints the data
+// migration's report as JSON. `--adopt-legacy-tables` (or TOOLGATE_ADOPT_LEGACY_TABLES=on) adopts
+// the legacy application's tables in place; without it, a table of one of toolgate's names that
+// toolgate did not create stops the run before anything changes.
 //
 // `npm run migrate -- --undo` is the way back (docs/MIGRATING.md): every schema migration reverted,
 // then the bookkeeping table SequelizeMeta dropped once it is empty, so the legacy database is left
@@ -18,7 +20,11 @@ import { runCli } from './run-cli';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, undo: { type: 'boolean', default: false } },
+    options: {
+      json: { type: 'boolean', default: false },
+      undo: { type: 'boolean', default: false },
+      'adopt-legacy-tables': { type: 'boolean', default: false },
+    },
     strict: true,
   });
   const db = await openCliDatabase();
@@ -31,7 +37,7 @@ async function main(): Promise<number> {
   }
   const bar = progressBar();
   try {
-    const applied = await migrateUp(db.sequelize);
+    const applied = await migrateUp(db.sequelize, { adoptLegacyTables: values['adopt-legacy-tables'] || db.config.adoptLegacyTables });
     if (!values.json) console.log(applied.length > 0 ? `Schema migrations applied: ${applied.join(', ')}` : 'Schema: up to date.');
     const report = await migrateEnabledTools(db.sequelize, db.manifest, { mode: 'apply', onProgress: bar.update });
     bar.stop();
