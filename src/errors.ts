@@ -564,6 +564,8 @@ export const CONFIG_ERROR_CODES = {
     'tg.checkHost() was given something other than { allowedHosts: [host names] }: give names alone, such as shop.internal (no scheme, port or path).',
   ERR_TOOLGATE_DATABASE:
     'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
+  ERR_TOOLGATE_DB_SCHEMA:
+    'The schema toolgate is to keep its tables in (createToolgate({ schema }), createSequelize(url, { schema }), TOOLGATE_DB_SCHEMA) is not a name it takes: give lowercase letters, digits and _, at most 47 characters, such as "toolgate" (not public, pg_* or information_schema).',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",
   ERR_TOOLGATE_EMBEDDINGS:
     'OpenAIEmbeddings was given no model, dimensions outside 1 to 16000, or a batchSize outside 1 to 2048: give a model name, and whole numbers within those ranges.',

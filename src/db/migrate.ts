@@ -12,7 +12,10 @@
 //   agree on what is applied.
 // - Several instances starting at once: every command runs under a PostgreSQL advisory lock held by
 //   a dedicated connection (not one from Sequelize's pool, which could hand lock and unlock to
-//   different sessions, or run out while migrations need it).
+//   different sessions, or run out while migrations need it). A toolgate in a schema of its own
+//   (src/db/schema.ts) has a lock of its own, so it never waits for another's.
+// - In a schema of its own, the schema is made before the first migration, and every toolgate
+//   function in it has its search_path pinned after each run (src/db/schema-setup.ts).
 import path from 'node:path';
 import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
@@ -20,10 +23,14 @@ import SequelizeModule = require('sequelize');
 import { quoteIdent } from './database-url';
 import { dedicatedClient } from './dedicated-client';
 import { refuseHostTables } from './host-tables';
+import { lockKeySql, schemaOf } from './schema';
+import { createSchema, pinFunctions } from './schema-setup';
 import { tablesMadeBy } from './toolgate-tables';
 
 /** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
 export const MIGRATION_LOCK_KEY = '7415926535897';
+/** That key, or its schema's, as the connection's toolgate.schema setting says. */
+const MIGRATION_LOCK = lockKeySql('toolgate migrations', '$1');
 
 const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
 export const DEFAULT_SEEDERS_FOLDER = path.join(__dirname, '..', '..', 'seeders');
@@ -99,13 +106,20 @@ export async function migrateUp(sequelize: Sequelize, opts: MigrateUpOptions = {
   const { adoptLegacyTables = false, ...migratorOptions } = opts;
   const applied = await withUnboundedQueries(sequelize, (own) =>
     withMigrationLock(own, async () => {
+      const schema = schemaOf(own);
+      if (schema !== null) await createSchema(own, schema);
       const umzug = migrator(own, migratorOptions);
       // Another folder's migrations (a test's probe) make none of toolgate's tables.
       if (opts.folder === undefined) {
         const pending = await umzug.pending();
         await refuseHostTables(own, tablesMadeBy(pending.map((m) => m.name)), { adoptLegacyTables });
       }
-      return umzug.up();
+      try {
+        return await umzug.up();
+      } finally {
+        // Also after a failed run: the migrations that committed made their functions.
+        if (schema !== null) await pinFunctions(own, schema);
+      }
     }),
   );
   return applied.map((m) => m.name);
@@ -115,9 +129,15 @@ export async function migrateUp(sequelize: Sequelize, opts: MigrateUpOptions = {
 export async function migrateDown(sequelize: Sequelize, opts: MigrateDownOptions & MigratorOptions = { step: 1 }): Promise<string[]> {
   const { folder, logger, ...down } = opts;
   const reverted = await withUnboundedQueries(sequelize, (own) =>
-    withMigrationLock(own, () =>
-      migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 }),
-    ),
+    withMigrationLock(own, async () => {
+      const schema = schemaOf(own);
+      try {
+        return await migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 });
+      } finally {
+        // A down() may put back an older function with CREATE OR REPLACE, which forgets its setting.
+        if (schema !== null) await pinFunctions(own, schema);
+      }
+    }),
   );
   return reverted.map((m) => m.name);
 }
@@ -165,11 +185,11 @@ export async function withMigrationLock<T>(sequelize: Sequelize, fn: () => Promi
   client.on('error', () => undefined); // losing the connection releases the lock; fn's own queries report it
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [MIGRATION_LOCK_KEY]);
     try {
       return await fn();
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
     await client.end().catch(() => undefined);

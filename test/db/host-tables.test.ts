@@ -43,8 +43,8 @@ async function productDatabase(name: string, assignee: string): Promise<{ url: s
 }
 
 /** What tg.migrate() threw, or null. */
-async function migrateError(sequelize: Sequelize): Promise<(Error & { code?: string; tables?: string[] }) | null> {
-  const tg = createToolgate({ sequelize, adminToken: 'host-admin-token-0123456789' });
+async function migrateError(sequelize: Sequelize, schema?: string): Promise<(Error & { code?: string; tables?: string[] }) | null> {
+  const tg = createToolgate({ sequelize, adminToken: 'host-admin-token-0123456789', ...(schema ? { schema } : {}) });
   try {
     await tg.migrate();
     return null;
@@ -77,6 +77,28 @@ describe('when a host database has a tasks table of its own', () => {
       expect(await table()).toBe(tableBefore);
       // Nothing of toolgate's either: no SequelizeMeta, no agents, no function, no trigger.
       expect(await cluster.dump(url)).toBe(databaseBefore);
+    },
+  );
+});
+
+describe('when toolgate is given a schema of its own on that database', () => {
+  test.each([
+    ['nullable', 'product_schema_nullable', 'TEXT'],
+    ['NOT NULL', 'product_schema_not_null', 'TEXT NOT NULL'],
+  ])(
+    "with assignee %s, then tg.migrate() makes its own tasks there, and a pg_dump of the host's tasks is unchanged",
+    async (_case, name, assignee) => {
+      const { url, sequelize } = await productDatabase(name, assignee);
+      const table = () => cluster.dump(url, ['--table', 'public.tasks']);
+      const publicSchema = () => cluster.dump(url, ['--schema', 'public']);
+      const [tableBefore, publicBefore] = [await table(), await publicSchema()];
+
+      expect(await migrateError(sequelize, 'toolgate')).toBeNull();
+
+      expect(await table()).toBe(tableBefore);
+      // The whole public schema too: nothing of toolgate's is in it.
+      expect(await publicSchema()).toBe(publicBefore);
+      expect(await cluster.dump(url, ['--schema', 'toolgate'])).toContain('CREATE TABLE toolgate.tasks');
     },
   );
 });

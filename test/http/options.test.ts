@@ -113,6 +113,7 @@ describe('when an option that toolgate calls is not of its type', () => {
 const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K] } = {
   sequelize,
   adoptLegacyTables: true,
+  schema: 'toolgate_options',
   adminToken: TOKEN('a'),
   schedulerToken: TOKEN('s'),
   clientTokens: [TOKEN('c'), TOKEN('d')],

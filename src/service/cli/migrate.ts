@@ -11,6 +11,8 @@
 import { parseArgs } from 'node:util';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp, withMigrationLock } from '../../db/migrate';
+import { schemaOf } from '../../db/schema';
+import { dropSchemaIfEmpty } from '../../db/schema-setup';
 import { ParityMismatchError } from '../../errors';
 import { openCliDatabase } from './cli-database';
 import { formatReport } from '../../legacy/format-report';
@@ -61,8 +63,21 @@ async function undo(sequelize: Sequelize, json: boolean): Promise<number> {
   // migration's own undo has nothing to add here.
   const reverted = await migrateDown(sequelize, { to: 0 });
   const bookkeeping = await dropEmptyBookkeeping(sequelize);
+  // toolgate's own schema (TOOLGATE_DB_SCHEMA), which migrate made: gone once nothing is left in it.
+  const schema = schemaOf(sequelize);
+  const ownSchema = schema === null ? undefined : await withMigrationLock(sequelize, () => dropSchemaIfEmpty(sequelize, schema));
   if (json) {
-    console.log(JSON.stringify({ schema_migrations_reverted: reverted, sequelize_meta: bookkeeping }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          schema_migrations_reverted: reverted,
+          sequelize_meta: bookkeeping,
+          ...(schema === null ? {} : { schema: { name: schema, result: ownSchema } }),
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   console.log(reverted.length > 0 ? `Schema migrations reverted: ${reverted.join(', ')}` : 'Schema: no toolgate migration to revert.');
@@ -73,6 +88,15 @@ async function undo(sequelize: Sequelize, json: boolean): Promise<number> {
         ? "SequelizeMeta kept: it still names migrations that are not toolgate's."
         : 'SequelizeMeta: absent.',
   );
+  if (schema !== null) {
+    console.log(
+      ownSchema === 'dropped'
+        ? `Schema ${schema} dropped: nothing was left in it.`
+        : ownSchema === 'kept'
+          ? `Schema ${schema} kept: it still holds what toolgate did not make (the demo's seeder records or tables, say).`
+          : `Schema ${schema}: absent.`,
+    );
+  }
   return 0;
 }
 
