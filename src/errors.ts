@@ -86,6 +86,11 @@ export const ERROR_CODES = {
   },
   upstream_error: { status: 502, meaning: 'the language model failed, timed out or broke the schema' },
   unavailable: { status: 503, meaning: 'the database cannot be reached; nothing was granted; see Retry-After' },
+  tables_missing: {
+    status: 503,
+    meaning:
+      "toolgate's tables are missing from its database (its migrations never ran there, or were undone); nothing was granted; an operator runs the migrations; see Retry-After",
+  },
   authentication_unavailable: {
     status: 503,
     meaning: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After",
@@ -357,6 +362,23 @@ export class UnavailableError extends HttpError {
       'The service cannot reach its database right now; nothing was granted. Retry shortly.',
       {},
       { 'Retry-After': '5' },
+    );
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * toolgate's tables are not in its database: the migrations never ran there, or an undo took them
+ * away under a running service. Not a fault of the request nor of toolgate's code, and nothing to
+ * grant from: a 503 that says what an operator does, never a 500.
+ */
+export class TablesMissingError extends HttpError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'tables_missing',
+      "toolgate's tables are missing from its database: its schema migrations never ran there, or were undone. Nothing was granted. Run the migrations (npm run migrate, or tg.migrate() in a host), then retry.",
+      {},
+      { 'Retry-After': '30' },
     );
     if (options?.cause !== undefined) this.cause = options.cause;
   }
