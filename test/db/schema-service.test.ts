@@ -104,6 +104,8 @@ describe('when an operator runs toolgate with TOOLGATE_DB_SCHEMA on a database w
     expect(await call.json()).toMatchObject({ status: 'success' });
     expect(await rows(`SELECT title FROM ${SCHEMA}.tasks`)).toEqual([{ title: 'Call Jane back' }]);
     expect(await rows(`SELECT tool_id, status FROM ${SCHEMA}.tool_calls`)).toEqual([{ tool_id: 'task_creator', status: 'success' }]);
+    // The service beats from its start, in the schema: an undo would see it alive.
+    expect(await rows(`SELECT count(*)::int AS n FROM ${SCHEMA}.toolgate_instances WHERE stopped_at IS NULL`)).toEqual([{ n: 1 }]);
 
     const v = await signedIn(service.url as unknown as Express, ADMIN);
     expect((await v.get('/admin/agents')).text).toContain('Sundae');
