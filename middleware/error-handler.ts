@@ -3,7 +3,7 @@
 // renders toolgate's own errors and passes every other error on to its own handlers.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError } from 'sequelize';
-import { isDatabaseUnavailable } from '../src/db/unavailable';
+import { isDatabaseUnavailable, isSchemaMissing } from '../src/db/unavailable';
 import {
   BadRequestError,
   HttpError,
@@ -11,6 +11,7 @@ import {
   MisconfiguredError,
   NotFoundError,
   RouteNotFoundError,
+  TablesMissingError,
   ToolgateConfigError,
   UnavailableError,
 } from '../src/errors';
@@ -55,6 +56,7 @@ function toHttpError(err: unknown, renderAll: boolean): HttpError | null {
   if (err instanceof ToolgateConfigError) return new MisconfiguredError(err);
   if (!renderAll) return null;
   if (isDatabaseUnavailable(err)) return new UnavailableError();
+  if (isSchemaMissing(err)) return new TablesMissingError();
   // Express's own errors for bad requests (e.g. a malformed URL) carry a 4xx status.
   const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -90,6 +90,11 @@ export const ERROR_CODES = {
   },
   upstream_error: { status: 502, meaning: 'the language model failed, timed out or broke the schema' },
   unavailable: { status: 503, meaning: 'the database cannot be reached; nothing was granted; see Retry-After' },
+  tables_missing: {
+    status: 503,
+    meaning:
+      "toolgate's tables are missing from its database (its migrations never ran there, or were undone); nothing was granted; an operator runs the migrations; see Retry-After",
+  },
   authentication_unavailable: {
     status: 503,
     meaning: "the host's own authentication (roleOf) failed; nothing was granted; see Retry-After",
@@ -378,6 +383,23 @@ export class UnavailableError extends HttpError {
   }
 }
 
+/**
+ * toolgate's tables are not in its database: the migrations never ran there, or an undo took them
+ * away under a running service. Not a fault of the request nor of toolgate's code, and nothing to
+ * grant from: a 503 that says what an operator does, never a 500.
+ */
+export class TablesMissingError extends HttpError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      'tables_missing',
+      "toolgate's tables are missing from its database: its schema migrations never ran there, or were undone. Nothing was granted. Run the migrations (npm run migrate, or tg.migrate() in a host), then retry.",
+      {},
+      { 'Retry-After': '30' },
+    );
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 /** A caller over its budget on the client routes: the HTTP.md error shape, with when to retry. */
 export class RateLimitedError extends HttpError {
   constructor(retryAfterSeconds: number) {
@@ -580,10 +602,14 @@ export const CONFIG_ERROR_CODES = {
     'tg.checkHost() was given something other than { allowedHosts: [host names] }: give names alone, such as shop.internal (no scheme, port or path).',
   ERR_TOOLGATE_DATABASE:
     'createToolgate() was not given a Sequelize on PostgreSQL: pass one from createSequelize(url), or your own with the dialect "postgres".',
+  ERR_TOOLGATE_DB_SCHEMA:
+    'The schema toolgate is to keep its tables in (createToolgate({ schema }), createSequelize(url, { schema }), TOOLGATE_DB_SCHEMA) is not a name it takes: give lowercase letters, digits and _, at most 47 characters, such as "toolgate" (not public, pg_* or information_schema).',
   ERR_TOOLGATE_DUPLICATE_TOOL: "Two tools share an id, or a host tool reuses a builtin tool's: give each tool an id of its own.",
   ERR_TOOLGATE_EMBEDDINGS:
     'OpenAIEmbeddings was given no model, dimensions outside 1 to 16000, or a batchSize outside 1 to 2048: give a model name, and whole numbers within those ranges.',
   ERR_TOOLGATE_ENV: "The service's environment is not a valid configuration: change the variable the message names.",
+  ERR_TOOLGATE_HOST_TABLES:
+    "tg.migrate() found tables of the names toolgate's migrations would create, which toolgate did not create (nothing was changed): adopt the legacy application's agents, tool_calls, documents or tasks with adoptLegacyTables: true, or give toolgate a schema of its own.",
   ERR_TOOLGATE_HOST_TOOL_BUILTIN: "A host tool says builtin: true, which only toolgate's own tools are: set builtin: false.",
   ERR_TOOLGATE_LEGACY_NAME:
     "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",

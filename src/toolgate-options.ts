@@ -17,6 +17,7 @@ import type { LanguageModel } from './llm/language-model';
 import { OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from './option-bounds';
 import { checkPolicyCacheOptions, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from './rate-limit-options';
+import { checkSchemaName } from './db/schema';
 import { checkHostTools } from './tools/check-host-tools';
 import type { HostTool } from './tools/tool-registry';
 import type { ToolgateLogger } from './toolgate-logger';
@@ -65,6 +66,7 @@ function optionTypeError(name: string, takes: string, given: unknown): never {
 }
 
 const isFunction = (given: unknown) => typeof given === 'function';
+const isBoolean = (given: unknown) => typeof given === 'boolean';
 const isString = (given: unknown) => typeof given === 'string';
 const isObject = (given: unknown): given is Record<string, unknown> => typeof given === 'object' && given !== null && !Array.isArray(given);
 const MODEL_METHODS = ['analyzeEmail', 'writeReply', 'answerQuestion', 'chat', 'agentStep'] as const;
@@ -251,6 +253,24 @@ export const toolgateOptionsSchema = z
   .strictObject({
     /** A Sequelize instance on PostgreSQL; toolgate defines its models on it. */
     sequelize: z.custom<Sequelize>().transform((given, ctx) => asIssue(ctx, () => sequelizeOf(given))),
+    /**
+     * Whether tg.migrate() adopts the legacy application's tables (agents, tool_calls, documents,
+     * tasks) where the database has them: their columns and rows kept, toolgate's columns, keys and
+     * indexes added. Default false: a database holding a table of one of toolgate's names that
+     * toolgate did not create is refused before anything changes (HostTablesError).
+     */
+    adoptLegacyTables: ofType<boolean>('adoptLegacyTables', 'true or false', isBoolean),
+    /**
+     * A PostgreSQL schema of toolgate's own, which tg.migrate() creates: every table, function and
+     * trigger of toolgate's, and its SequelizeMeta, go there and nowhere else. toolgate then runs its
+     * queries on a pool of its own whose connections search that schema alone (made from the
+     * `sequelize` given, with its pool settings), unless that Sequelize already does
+     * (createSequelize(url, { schema })); host tools still get the host's Sequelize. Default: none,
+     * the tables go where the connection's search_path puts them (public).
+     */
+    schema: checkedBy<string, string | undefined>((given) =>
+      given === undefined ? undefined : checkSchemaName(given, 'createToolgate({ schema })'),
+    ),
     /** Route groups to leave out of `router`, e.g. `{ chat: false, documents: false }`. Default: all on. */
     routes: checkedBy(routeGroupsOf),
     /**

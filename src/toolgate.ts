@@ -24,6 +24,7 @@ import { dedicatedClient } from './db/dedicated-client';
 import { NotificationsUndeliveredError } from './db/policy-listener';
 import { Instances } from './db/instances';
 import { migrateUp } from './db/migrate';
+import { policyChannel, schemaOf, sequelizeInSchema } from './db/schema';
 import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
 import type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-embedder';
 import { DocumentStore } from './documents/document-store';
@@ -95,7 +96,9 @@ export interface Toolgate {
   explain(agentId: number, run: Run): Promise<Resolution>;
   /**
    * Applies pending schema migrations, then indexes documents that have no search chunks yet, and,
-   * with embeddings, uses pgvector's HNSW index where the server has the extension.
+   * with embeddings, uses pgvector's HNSW index where the server has the extension. Refuses, with
+   * nothing changed, a database holding a table of one of toolgate's names that toolgate did not
+   * create, unless `adoptLegacyTables` says to adopt the legacy application's (HostTablesError).
    */
   migrate(): Promise<string[]>;
   /** How many chunks hold a vector of the configured embeddings; null without embeddings. */
@@ -119,7 +122,11 @@ export interface Toolgate {
    * waits, at most `timeoutMs`, for the ones it is serving. Then call close().
    */
   drain(timeoutMs: number): Promise<{ drained: boolean; left: number }>;
-  /** Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat, the sweeper, the re-embedding job and an HNSW build). Does not close the Sequelize. */
+  /**
+   * Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat,
+   * the sweeper, the re-embedding job and an HNSW build). Does not close the host's Sequelize; with a
+   * `schema`, closes the pool toolgate opened for it.
+   */
   close(): Promise<void>;
 }
 
@@ -149,7 +156,12 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const { limits, messageIdDomain } = options.agentRuns;
   const approvalExpiryMs = options.approvals;
   const recovery = options.recovery;
-  const sequelize = options.sequelize;
+  // With a schema of its own, toolgate works on a Sequelize whose connections search that schema
+  // alone (src/db/schema.ts); the host's stays the host's, for its tools among others.
+  const hostSequelize = options.sequelize;
+  const schema = options.schema ?? schemaOf(hostSequelize);
+  const sequelize = schema === null ? hostSequelize : sequelizeInSchema(hostSequelize, schema);
+  const ownPool = sequelize !== hostSequelize;
   const models = defineModels(sequelize);
   const model = options.model ?? new LocalModel();
   const tasks = new TaskStore(sequelize);
@@ -180,6 +192,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
   const instances = new Instances(sequelize, { heartbeatMs: recovery.heartbeatMs, staleAfterMs: recovery.staleAfterMs });
   const runs = new RunService(sequelize, registry, {
+    toolSequelize: hostSequelize,
     approvals: { store: approvalStore, expiryMs: approvalExpiryMs },
     instances,
     graceMs: recovery.graceMs,
@@ -192,7 +205,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     onFault: (err, context) => {
       logger?.error({ ...context, err: errorFields(err) }, "toolgate's own fault after a tool ran: answered with what ran, not a 5xx");
     },
-    policies: policySources(sequelize, cacheConfig, metrics, logger),
+    policies: policySources(sequelize, cacheConfig, metrics, logger, policyChannel(schema)),
     observer: {
       gate: (s, cache) => metrics.gate(s, cache),
       hit: () => metrics.hit(),
@@ -295,7 +308,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     errorHandler: () => errorHandler({ logger }),
     explain: (agentId, run) => runs.explain(agentId, run),
     migrate: async () => {
-      const applied = await migrateUp(sequelize);
+      const applied = await migrateUp(sequelize, { adoptLegacyTables: options.adoptLegacyTables === true });
       await documents.indexUnchunked();
       if (documents.embedder) await vectorIndex.prepare(documents.embedder.space());
       return applied;
@@ -319,6 +332,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       await runs.close();
       // Said so others need not wait for the heartbeat to go stale; a database that is gone is no matter.
       await instances.stop().catch(() => undefined);
+      if (ownPool) await sequelize.close().catch(() => undefined);
     },
   };
   internals.set(tg, parts);
@@ -333,6 +347,7 @@ function policySources(
   config: PolicyCacheConfig,
   metrics: ToolgateMetrics,
   logger: ToolgateLogger | undefined,
+  channel: string,
 ): ((read: PolicyRead) => PolicySource) | undefined {
   const cache = { maxAgents: config.maxAgents, maxAgeMs: config.maxAgeMs };
   switch (config.mode) {
@@ -343,7 +358,7 @@ function policySources(
     case 'listen':
       return (read) => {
         const client = () => dedicatedClient(sequelize, { keepAlive: true, application_name: 'toolgate policy listener' });
-        const policies = new ListenedPolicies(sequelize, read, client, { ...cache, listener: config.listener });
+        const policies = new ListenedPolicies(sequelize, read, client, { ...cache, listener: config.listener, channel });
         policies.on('invalidated', (i: Invalidation) => metrics.invalidated(i.source));
         policies.on('connecting', () => metrics.listener('connecting'));
         policies.on('closed', () => metrics.listener('closed'));

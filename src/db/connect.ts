@@ -1,5 +1,6 @@
 // One place that turns a postgres:// URL into a Sequelize instance.
 import { Sequelize, type PoolOptions } from 'sequelize';
+import { checkSchemaName, inSchema } from './schema';
 
 /**
  * The node-postgres driver. It ships no types and @types/pg is not a dependency, so this declares
@@ -71,6 +72,12 @@ export interface CreateSequelizeOptions {
    * request is answered 503 instead of hanging. Default 5000 ms; 0: no limit (migrations).
    */
   queryTimeoutMs?: number;
+  /**
+   * A schema of toolgate's own: every connection starts with search_path set to it alone
+   * (src/db/schema.ts), so a toolgate on this Sequelize keeps all its tables there and needs no pool
+   * of its own. Default: none (the database's own search_path, public).
+   */
+  schema?: string;
 }
 
 /** How long past the server's own statement timeout the client waits for any answer at all. */
@@ -80,6 +87,12 @@ export function createSequelize(url: string, opts: CreateSequelizeOptions = {}):
   const connectTimeoutMs = opts.connectTimeoutMs ?? 5_000;
   const queryTimeoutMs = opts.queryTimeoutMs ?? 5_000;
   const timeouts = queryTimeoutMs > 0 ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + READ_TIMEOUT_MARGIN_MS } : {};
+  const dialectOptions = {
+    // An unreachable server fails after this long instead of hanging on the TCP connect.
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...timeouts,
+  };
   return new Sequelize(url, {
     dialect: 'postgres',
     // The driver itself, so Sequelize never resolves `pg` from the working directory.
@@ -94,11 +107,9 @@ export function createSequelize(url: string, opts: CreateSequelizeOptions = {}):
       evict: 1_000,
       ...opts.pool,
     },
-    dialectOptions: {
-      // An unreachable server fails after this long instead of hanging on the TCP connect.
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-      ...timeouts,
-    },
+    dialectOptions:
+      opts.schema === undefined
+        ? dialectOptions
+        : inSchema(dialectOptions, checkSchemaName(opts.schema, 'createSequelize(url, { schema })')),
   });
 }

@@ -3,6 +3,7 @@
 // (it was killed, or shut down), what it held is closed by the sweeper or answered to a retry, and
 // never run again. An instance registers itself before it first writes anything it holds.
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Sequelize } from 'sequelize';
 
 export interface InstanceTimings {
@@ -53,9 +54,11 @@ export class Instances {
   }
 
   async #beat(): Promise<void> {
+    // Where it runs and how long it may be silent, so that the schema's undo can tell it is alive and name it.
     await this.sequelize.query(
-      `INSERT INTO toolgate_instances (id) VALUES (:id) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now() WHERE toolgate_instances.stopped_at IS NULL`,
-      { replacements: { id: this.id } },
+      `INSERT INTO toolgate_instances (id, hostname, pid, stale_after_ms) VALUES (:id, :hostname, :pid, :stale)
+       ON CONFLICT (id) DO UPDATE SET heartbeat_at = now() WHERE toolgate_instances.stopped_at IS NULL`,
+      { replacements: { id: this.id, hostname: hostname().slice(0, 255), pid: process.pid, stale: this.timings.staleAfterMs } },
     );
   }
 }

@@ -12,15 +12,25 @@
 //   agree on what is applied.
 // - Several instances starting at once: every command runs under a PostgreSQL advisory lock held by
 //   a dedicated connection (not one from Sequelize's pool, which could hand lock and unlock to
-//   different sessions, or run out while migrations need it).
+//   different sessions, or run out while migrations need it). A toolgate in a schema of its own
+//   (src/db/schema.ts) has a lock of its own, so it never waits for another's.
+// - In a schema of its own, the schema is made before the first migration, and every toolgate
+//   function in it has its search_path pinned after each run (src/db/schema-setup.ts).
 import path from 'node:path';
-import type { QueryInterface, Sequelize } from 'sequelize';
+import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
 import SequelizeModule = require('sequelize');
+import { quoteIdent } from './database-url';
 import { dedicatedClient } from './dedicated-client';
+import { refuseHostTables } from './host-tables';
+import { lockKeySql, schemaOf } from './schema';
+import { createSchema, pinFunctions } from './schema-setup';
+import { tablesMadeBy } from './toolgate-tables';
 
 /** pg_advisory_lock key for "toolgate migrations" (advisory locks are per database). */
 export const MIGRATION_LOCK_KEY = '7415926535897';
+/** That key, or its schema's, as the connection's toolgate.schema setting says. */
+const MIGRATION_LOCK = lockKeySql('toolgate migrations', '$1');
 
 const DEFAULT_MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
 export const DEFAULT_SEEDERS_FOLDER = path.join(__dirname, '..', '..', 'seeders');
@@ -30,6 +40,15 @@ export interface MigratorOptions {
   folder?: string;
   /** umzug's logger; default: silent. */
   logger?: ConstructorParameters<typeof Umzug<QueryInterface>>[0]['logger'];
+}
+
+export interface MigrateUpOptions extends MigratorOptions {
+  /**
+   * Adopt the legacy application's tables (agents, tool_calls, documents, tasks) where they exist.
+   * Without it, a database that holds one of them, or any other table of a name toolgate's pending
+   * migrations would create, is refused before anything changes (HostTablesError).
+   */
+  adoptLegacyTables?: boolean;
 }
 
 type MigrationFn = (queryInterface: QueryInterface, sequelize: typeof SequelizeModule) => Promise<unknown>;
@@ -66,7 +85,7 @@ function scripts(sequelize: Sequelize, folder: string, modelName: string, logger
       }),
     },
     context: sequelize.getQueryInterface(),
-    storage: new ExtensionAgnosticStorage(new SequelizeStorage({ sequelize, modelName }), ext),
+    storage: new ExtensionAgnosticStorage(sequelize, new SequelizeStorage({ sequelize, modelName }), modelName, ext),
     logger,
   });
 }
@@ -78,9 +97,31 @@ export async function seedUp(sequelize: Sequelize, opts: MigratorOptions = {}): 
   return ran.map((m) => m.name);
 }
 
-/** Applies every pending migration; returns the names applied, in order. */
-export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
-  const applied = await withUnboundedQueries(sequelize, (own) => withMigrationLock(own, () => migrator(own, opts).up()));
+/**
+ * Applies every pending migration; returns the names applied, in order. Before the first, it makes
+ * sure that none would create or adopt a table toolgate did not make, unless asked to adopt the
+ * legacy application's (refuseHostTables): a host's own `tasks` is never altered behind its back.
+ */
+export async function migrateUp(sequelize: Sequelize, opts: MigrateUpOptions = {}): Promise<string[]> {
+  const { adoptLegacyTables = false, ...migratorOptions } = opts;
+  const applied = await withUnboundedQueries(sequelize, (own) =>
+    withMigrationLock(own, async () => {
+      const schema = schemaOf(own);
+      if (schema !== null) await createSchema(own, schema);
+      const umzug = migrator(own, migratorOptions);
+      // Another folder's migrations (a test's probe) make none of toolgate's tables.
+      if (opts.folder === undefined) {
+        const pending = await umzug.pending();
+        await refuseHostTables(own, tablesMadeBy(pending.map((m) => m.name)), { adoptLegacyTables });
+      }
+      try {
+        return await umzug.up();
+      } finally {
+        // Also after a failed run: the migrations that committed made their functions.
+        if (schema !== null) await pinFunctions(own, schema);
+      }
+    }),
+  );
   return applied.map((m) => m.name);
 }
 
@@ -88,9 +129,15 @@ export async function migrateUp(sequelize: Sequelize, opts: MigratorOptions = {}
 export async function migrateDown(sequelize: Sequelize, opts: MigrateDownOptions & MigratorOptions = { step: 1 }): Promise<string[]> {
   const { folder, logger, ...down } = opts;
   const reverted = await withUnboundedQueries(sequelize, (own) =>
-    withMigrationLock(own, () =>
-      migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 }),
-    ),
+    withMigrationLock(own, async () => {
+      const schema = schemaOf(own);
+      try {
+        return await migrator(own, { folder, logger }).down(Object.keys(down).length ? (down as MigrateDownOptions) : { step: 1 });
+      } finally {
+        // A down() may put back an older function with CREATE OR REPLACE, which forgets its setting.
+        if (schema !== null) await pinFunctions(own, schema);
+      }
+    }),
   );
   return reverted.map((m) => m.name);
 }
@@ -122,12 +169,13 @@ async function withUnboundedQueries<T>(sequelize: Sequelize, fn: (own: Sequelize
   }
 }
 
-/** Names of the migration files not applied yet, in order. */
+/**
+ * Names of the migration files not applied yet, in order. It only reads: a database without
+ * SequelizeMeta has every migration pending, and keeps having no SequelizeMeta (a /readyz on a
+ * database whose schema was undone must not start making it again).
+ */
 export async function pendingMigrations(sequelize: Sequelize, opts: MigratorOptions = {}): Promise<string[]> {
-  const umzug = migrator(sequelize, opts);
-  // Under the lock too: SequelizeStorage creates SequelizeMeta on first use, and two concurrent
-  // CREATE TABLE IF NOT EXISTS can collide.
-  const pending = await withMigrationLock(sequelize, () => umzug.pending());
+  const pending = await migrator(sequelize, opts).pending();
   return pending.map((m) => m.name);
 }
 
@@ -137,15 +185,27 @@ export async function withMigrationLock<T>(sequelize: Sequelize, fn: () => Promi
   client.on('error', () => undefined); // losing the connection releases the lock; fn's own queries report it
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`, [MIGRATION_LOCK_KEY]);
     try {
       return await fn();
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`, [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** The names a bookkeeping table holds, in order; none when there is no such table. */
+async function storedNames(sequelize: Sequelize, table: string): Promise<string[]> {
+  const quoted = quoteIdent(table);
+  const [found] = await sequelize.query<{ present: boolean }>('SELECT to_regclass(:quoted) IS NOT NULL AS present', {
+    replacements: { quoted },
+    type: QueryTypes.SELECT,
+  });
+  if (!found?.present) return [];
+  const rows = await sequelize.query<{ name: string }>(`SELECT name FROM ${quoted} ORDER BY name`, { type: QueryTypes.SELECT });
+  return rows.map((r) => r.name);
 }
 
 function method(file: string, which: 'up' | 'down'): MigrationFn {
@@ -162,18 +222,21 @@ const SCRIPT_EXT = /\.(ts|js|cts|cjs|mts|mjs)$/;
  * SequelizeStorage with one spelling per migration: rows are written as `<stem>.ts` (the source
  * file's name, as sequelize-cli writes it) and any stored `<stem>.js|.cjs|…` is reported under the
  * running file's name `<stem><ext>`. Unlogging removes every spelling stored for that migration.
+ * Reading never creates the table (SequelizeStorage's own read does): only logging a migration does.
  */
 class ExtensionAgnosticStorage implements UmzugStorage<QueryInterface> {
   private readonly spellings = new Map<string, Set<string>>();
 
   constructor(
+    private readonly sequelize: Sequelize,
     private readonly inner: SequelizeStorage,
+    private readonly table: string,
     private readonly ext: string,
   ) {}
 
   async executed(): Promise<string[]> {
     this.spellings.clear();
-    for (const stored of await this.inner.executed()) {
+    for (const stored of await storedNames(this.sequelize, this.table)) {
       const name = stored.replace(SCRIPT_EXT, this.ext);
       if (!this.spellings.has(name)) this.spellings.set(name, new Set());
       this.spellings.get(name)!.add(stored);

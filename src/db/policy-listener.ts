@@ -14,8 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfigErrorCode } from '../errors';
 import type { PgClient } from './connect';
+import { policyChannel } from './schema';
 
-const POLICY_CHANNEL = 'toolgate_policy';
+const POLICY_CHANNEL = policyChannel(null);
 
 export type ListenerState = 'idle' | 'connecting' | 'listening' | 'lost' | 'closed';
 
@@ -58,9 +59,9 @@ export const DEFAULT_LISTENER_OPTIONS: PolicyListenerOptions = {
 /** The listening connection LISTENs but is not told: the cache must not be trusted on it. */
 export class NotificationsUndeliveredError extends Error {
   readonly code: ConfigErrorCode = 'ERR_TOOLGATE_NOTIFY_UNDELIVERED';
-  constructor(timeoutMs: number) {
+  constructor(timeoutMs: number, channel = POLICY_CHANNEL) {
     super(
-      `A probe notification sent on ${POLICY_CHANNEL} through the pool did not reach the listening connection within ${timeoutMs} ms, so runs read policies through the database. ` +
+      `A probe notification sent on ${channel} through the pool did not reach the listening connection within ${timeoutMs} ms, so runs read policies through the database. ` +
         "The likely cause is a connection pooler in transaction mode (PgBouncer) or a proxy that drops notifications: give toolgate a direct connection to PostgreSQL, or use policyCache 'strict'.",
     );
     this.name = 'NotificationsUndeliveredError';
@@ -86,6 +87,8 @@ export class PolicyListener {
     private readonly send: SendNotification,
     private readonly handlers: PolicyListenerHandlers,
     private readonly options: PolicyListenerOptions = DEFAULT_LISTENER_OPTIONS,
+    /** toolgate_policy, or the channel of toolgate's own schema, which no other toolgate's triggers tell. */
+    private readonly channel: string = POLICY_CHANNEL,
   ) {}
 
   get state(): ListenerState {
@@ -128,7 +131,7 @@ export class PolicyListener {
       if (current()) this.#lose(new Error('the listening connection ended'));
     });
     client.on('notification', (message) => {
-      if (!current() || message.channel !== POLICY_CHANNEL) return;
+      if (!current() || message.channel !== this.channel) return;
       const told = parsePayload(message.payload);
       // Every instance's probes reach every instance: only this one's own are looked for.
       if (told.kind === 'probe') this.#probes.get(told.nonce)?.();
@@ -139,7 +142,7 @@ export class PolicyListener {
       // Nothing awaits this connection, so it must not hold the process: a host that stops its
       // server (or whose main ends) exits without close(), as it would without toolgate.
       client.unref();
-      await client.query(`LISTEN ${POLICY_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       this.#backendPid = rows[0]?.pid ?? null;
       await this.#probe();
@@ -189,12 +192,16 @@ export class PolicyListener {
     this.#probes.set(nonce, back);
     try {
       try {
-        await this.send(POLICY_CHANNEL, `${PROBE_PREFIX}${nonce}`);
+        await this.send(this.channel, `${PROBE_PREFIX}${nonce}`);
       } catch (err) {
         if (lostIfUnsent) throw err;
         return;
       }
-      await deadline(arrived, this.options.probeTimeoutMs, () => new NotificationsUndeliveredError(this.options.probeTimeoutMs));
+      await deadline(
+        arrived,
+        this.options.probeTimeoutMs,
+        () => new NotificationsUndeliveredError(this.options.probeTimeoutMs, this.channel),
+      );
     } finally {
       this.#probes.delete(nonce);
     }

@@ -5,6 +5,7 @@
 // queries, by reading the agent's vectors.
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
+import { scopedNameSql } from '../db/schema';
 import type { EmbeddingSpace } from '../llm/embeddings';
 import { HNSW_MAX_DIMENSIONS, type VectorEngine } from './vector-search';
 
@@ -112,6 +113,15 @@ export class VectorIndex {
     } catch (err) {
       return { engine: 'exact', index: null, reason: `pgvector could not be created here (${(err as Error).message})` };
     }
+    // A toolgate in a schema of its own searches that schema alone: pgvector installed in another
+    // (public, by the host) is out of its reach, and its type and operator would not resolve.
+    const [[found]] = (await this.sequelize.query(`SELECT to_regtype('vector') IS NOT NULL AS reachable`)) as [
+      { reachable: boolean }[],
+      unknown,
+    ];
+    if (!found?.reachable) {
+      return { engine: 'exact', index: null, reason: "pgvector is installed in a schema outside toolgate's search_path" };
+    }
     return { engine: 'pgvector', index: null };
   }
 
@@ -122,7 +132,7 @@ export class VectorIndex {
     const { rows: me } = await connection.query('SELECT pg_backend_pid() AS pid');
     this.builder = Number(me[0]?.pid);
     // One builder at a time across instances: another's build in progress looks like an invalid index.
-    const lock = `hashtext('toolgate_hnsw:${index}')`;
+    const lock = `hashtext(${scopedNameSql(`toolgate_hnsw:${index}`)})`;
     let locked = false;
     try {
       const { rows: got } = await connection.query(`SELECT pg_try_advisory_lock(${lock}) AS locked`);

@@ -38,7 +38,7 @@ export class ListenedPolicies extends EventEmitter implements PolicySource {
     sequelize: Sequelize,
     private readonly read: PolicyRead,
     connect: () => PgClient,
-    options: PolicyCacheOptions & { listener: PolicyListenerOptions },
+    options: PolicyCacheOptions & { listener: PolicyListenerOptions; channel?: string },
   ) {
     super();
     this.#cache = new PolicyCache(options);
@@ -68,6 +68,7 @@ export class ListenedPolicies extends EventEmitter implements PolicySource {
         },
       },
       options.listener,
+      options.channel,
     );
     this.#unwatch = watchPolicyWrites(sequelize, () => {
       this.#cache.clear();

@@ -48,6 +48,8 @@ export interface RunApprovals {
 }
 
 export interface RunServiceOptions {
+  /** The Sequelize a tool's context carries: the host's, also when toolgate's own tables are on a pool of their own. */
+  toolSequelize?: Sequelize;
   approvals: RunApprovals;
   /** This instance, which holds the `started` records it writes. */
   instances: Instances;
@@ -88,7 +90,7 @@ export class RunService {
     this.deps = {
       legacyName: (id) => this.registry.legacyName(id),
       implementation: (id) => this.registry.implementation(id),
-      toolContext: { sequelize: this.sequelize },
+      toolContext: { sequelize: options.toolSequelize ?? this.sequelize },
       record: async (record) => {
         await orUnavailable(recordToolCall(this.sequelize, record));
         told(record.status);

@@ -44,7 +44,7 @@ export interface OpenedDatabase {
  * (`npm start`); a command that seeds nothing never starts the demo itself.
  */
 export async function openDatabase(
-  config: Pick<ServiceConfig, 'dataDir' | 'databaseUrl' | 'demo'>,
+  config: Pick<ServiceConfig, 'dataDir' | 'databaseUrl' | 'demo' | 'schema'>,
   options: { queryTimeoutMs: number; seeds: boolean; ownSignals?: boolean },
 ): Promise<OpenedDatabase> {
   const db = await resolveDatabase({
@@ -53,7 +53,9 @@ export async function openDatabase(
     env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
     ownSignals: options.ownSignals,
   });
-  const sequelize = createSequelize(db.url, { queryTimeoutMs: options.queryTimeoutMs });
+  // With TOOLGATE_DB_SCHEMA, every connection searches toolgate's schema alone: the toolgate, the
+  // demo's seeders and tools, and the CLIs all share this one pool.
+  const sequelize = createSequelize(db.url, { queryTimeoutMs: options.queryTimeoutMs, schema: config.schema });
   const close = async () => {
     await sequelize.close().catch(() => undefined);
     await db.stop();
@@ -108,6 +110,8 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       embeddings: createEmbeddings(process.env),
       agentRuns: config.agentRuns,
       approvals: { expiryMs: config.approvalExpiryMs },
+      adoptLegacyTables: config.adoptLegacyTables,
+      ...(config.schema ? { schema: config.schema } : {}),
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

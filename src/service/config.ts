@@ -7,6 +7,7 @@ import { isBodyLimit } from '../../middleware/json-body';
 import { isValidAuthservId } from '../core/sender-authentication';
 import { isHostName } from '../core/host-name';
 import { DEMO_SETTINGS, type DemoSetting } from './demo/demo-mode';
+import { checkSchemaName } from '../db/schema';
 import { ToolgateConfigError } from '../errors';
 import { LOG_FORMATS, type LogFormat } from './logger';
 import { HOUR_MS, OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from '../option-bounds';
@@ -65,6 +66,16 @@ const envSchema = z.object({
   ),
   TOOLGATE_BODY_LIMIT: z.string().refine(isBodyLimit, 'a size such as 1mb or 512kb').default(OPTION_DEFAULTS.bodyLimit),
   TOOLGATE_DEMO: z.enum(DEMO_SETTINGS).default('auto'),
+  TOOLGATE_ADOPT_LEGACY_TABLES: z.enum(['on', 'off']).default('off'),
+  TOOLGATE_DB_SCHEMA: optionalText.transform((name, ctx) => {
+    if (name === undefined) return undefined;
+    try {
+      return checkSchemaName(name, 'TOOLGATE_DB_SCHEMA');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
   TOOLGATE_LOG: z.enum(['info', 'silent']).default('info'),
   TOOLGATE_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   TOOLGATE_DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
@@ -116,6 +127,10 @@ export interface ServiceConfig {
   bodyLimit: string;
   /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/service/demo/demo-mode.ts). */
   demo: DemoSetting;
+  /** The migrations adopt the legacy application's tables where they exist (else such a table stops them). */
+  adoptLegacyTables: boolean;
+  /** A schema of toolgate's own for all its tables (src/db/schema.ts); none: the database's search_path. */
+  schema: string | undefined;
   log: boolean;
   /** pretty or JSON lines; `auto`: pretty on a terminal only. */
   logFormat: LogFormat;
@@ -186,6 +201,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     authservId: e.TOOLGATE_AUTHSERV_ID,
     bodyLimit: e.TOOLGATE_BODY_LIMIT,
     demo: e.TOOLGATE_DEMO,
+    adoptLegacyTables: e.TOOLGATE_ADOPT_LEGACY_TABLES === 'on',
+    schema: e.TOOLGATE_DB_SCHEMA,
     log: e.TOOLGATE_LOG === 'info',
     logFormat: e.TOOLGATE_LOG_FORMAT,
     rateLimit: e.TOOLGATE_RATE_LIMIT === false ? false : { ...e.TOOLGATE_RATE_LIMIT, store: e.TOOLGATE_RATE_LIMIT_STORE },

@@ -4,6 +4,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { z } from 'zod';
 import type { Agent, Models } from '../../models';
 import type { ToolManifest } from '../core/tool-manifest';
+import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
@@ -103,11 +104,14 @@ export class AgentService {
     const input = parse(agentInputSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       // Starts racing each other take turns on the name, so they make one agent, not one each.
-      await this.sequelize.query("SELECT pg_advisory_xact_lock(hashtext('toolgate.agents.ensure'), hashtext(lower(:name)))", {
-        replacements: { name: input.name },
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+      await this.sequelize.query(
+        `SELECT pg_advisory_xact_lock(hashtext(${scopedNameSql('toolgate.agents.ensure')}), hashtext(lower(:name)))`,
+        {
+          replacements: { name: input.name },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
       const found = await this.sequelize.query<{ id: number }>('SELECT id FROM agents WHERE lower(name) = lower(:name) ORDER BY id', {
         replacements: { name: input.name },
         type: QueryTypes.SELECT,

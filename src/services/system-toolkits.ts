@@ -5,6 +5,7 @@ import { col, fn, where, type Sequelize, type Transaction } from 'sequelize';
 import type { Models, Toolkit } from '../../models';
 import type { SystemKey } from '../../models/toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
+import { lockKeySql } from '../db/schema';
 import { ConflictError } from '../errors';
 import { toolkitView, type ToolkitView } from './toolkits';
 
@@ -30,10 +31,12 @@ const SYSTEM_TOOLKITS: Record<SystemKey, { name: string; description: string }> 
 
 // A constant key for pg_advisory_xact_lock: every instance's sync waits for the one before.
 const SYNC_LOCK_KEY = 0x746f6f6c; // "tool"
+/** A toolgate in a schema of its own waits for its own syncs only. */
+const SYNC_LOCK = lockKeySql('toolgate system toolkits', ':key');
 
 export async function syncSystemToolkits(sequelize: Sequelize, models: Models, manifest: ToolManifest): Promise<SyncReport> {
   return sequelize.transaction(async (transaction) => {
-    await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: SYNC_LOCK_KEY }, transaction });
+    await sequelize.query(`SELECT pg_advisory_xact_lock(${SYNC_LOCK})`, { replacements: { key: SYNC_LOCK_KEY }, transaction });
     const created: SystemKey[] = [];
     const liveIds = manifest.list().map((t) => t.id);
 

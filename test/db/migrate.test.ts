@@ -6,6 +6,7 @@ import path from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
 import { migrateDown, migrateUp, pendingMigrations } from '../../src/db/migrate';
+import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 
 // The repository's migrations, which the migrator runs when given no folder.
@@ -88,6 +89,24 @@ describe('an empty database', () => {
       await Promise.all(instances.slice(1).map((s) => s.close()));
     }
     expect(await recorded(db.sequelize)).toEqual(migrationFiles);
+  });
+
+  it('loses, as each migration is reverted in turn, exactly the tables TOOLGATE_TABLES says it makes', async () => {
+    const db = await track(createEmptyDatabase());
+    await migrateUp(db.sequelize);
+    const made: Record<string, string[]> = {};
+    let before = await userTables(db.sequelize);
+    for (let left = migrationFiles.length; left > 0; left--) {
+      const [reverted] = await migrateDown(db.sequelize);
+      const after = await userTables(db.sequelize);
+      const gone = before.filter((t) => !after.includes(t));
+      if (gone.length > 0) made[reverted!.replace(/\.ts$/, '')] = gone;
+      before = after;
+    }
+    const listed: Record<string, string[]> = {};
+    for (const t of TOOLGATE_TABLES) (listed[t.migration] ??= []).push(t.name);
+    for (const names of Object.values(listed)) names.sort();
+    expect(made).toEqual(listed);
   });
 
   it('works with a pool of one connection (the lock has its own)', async () => {

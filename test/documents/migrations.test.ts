@@ -53,7 +53,7 @@ describe('adopting a legacy documents table', () => {
       indexes: await indexes(db.sequelize),
       constraints: await constraints(db.sequelize),
     };
-    await createToolgate({ sequelize: db.sequelize }).migrate();
+    await createToolgate({ sequelize: db.sequelize, adoptLegacyTables: true }).migrate();
   });
   afterAll(() => db.drop());
 
@@ -88,7 +88,7 @@ describe('adopting a legacy documents table', () => {
     )) as [{ id: number }[], unknown];
     const store = new DocumentStore(db.sequelize);
     expect((await store.search(2, 'pistachio', 5)).hits).toEqual([]);
-    await createToolgate({ sequelize: db.sequelize }).migrate();
+    await createToolgate({ sequelize: db.sequelize, adoptLegacyTables: true }).migrate();
     expect((await store.search(2, 'pistachio', 5)).hits.map((h) => h.document_id)).toEqual([late!.id]);
     expect(await store.indexUnchunked()).toBe(0);
   });
@@ -114,7 +114,7 @@ describe('adopting a legacy documents table', () => {
   });
 
   it('when migrated up again, then the legacy table is adopted again the same way', async () => {
-    await migrateUp(db.sequelize);
+    await migrateUp(db.sequelize, { adoptLegacyTables: true });
     expect(await legacyRows(db.sequelize)).toEqual(before.rows);
     expect((await new DocumentStore(db.sequelize).list(1)).map((d) => d.title)).toEqual(['returns.txt', '']);
   });
@@ -128,7 +128,7 @@ describe('a legacy documents table toolgate could not write to', () => {
         CREATE TABLE documents (id SERIAL PRIMARY KEY, agent_id INTEGER, filename VARCHAR NOT NULL, content TEXT);
         INSERT INTO documents (agent_id, filename, content) VALUES (1, 'a.txt', 'Alpha.');`);
       const before = await columns(db.sequelize);
-      await expect(migrateUp(db.sequelize)).rejects.toThrow(/"documents" table: .*filename/);
+      await expect(migrateUp(db.sequelize, { adoptLegacyTables: true })).rejects.toThrow(/"documents" table: .*filename/);
       expect(await columns(db.sequelize)).toEqual(before);
       expect(await rows(db.sequelize, 'SELECT id, agent_id, filename, content FROM documents')).toEqual([
         { id: 1, agent_id: 1, filename: 'a.txt', content: 'Alpha.' },

@@ -99,6 +99,7 @@ describe('when an option that toolgate calls is not of its type', () => {
     [{ embeddings: { model: '', embed: () => [] } }, /embeddings.*model name/],
     [{ tools: { lookup_order: {} } }, /tools.*a list/],
     [{ adminToken: 1234567890123456 }, /adminToken.*a string/],
+    [{ adoptLegacyTables: 'yes' }, /adoptLegacyTables.*true or false/],
   ])('then %p is refused at construction with ERR_TOOLGATE_OPTION_TYPE', (options, message) => {
     expect(thrown({ sequelize, ...options })).toMatchObject({ code: 'ERR_TOOLGATE_OPTION_TYPE', message: expect.stringMatching(message) });
   });
@@ -111,6 +112,8 @@ describe('when an option that toolgate calls is not of its type', () => {
  */
 const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K] } = {
   sequelize,
+  adoptLegacyTables: true,
+  schema: 'toolgate_options',
   adminToken: TOKEN('a'),
   schedulerToken: TOKEN('s'),
   clientTokens: [TOKEN('c'), TOKEN('d')],

@@ -28,7 +28,9 @@ describe('when a legacy agents table has a required column toolgate would not fi
     await sql.query(`CREATE TABLE agents (id SERIAL PRIMARY KEY, name TEXT NOT NULL, enabled_tools TEXT, owner_id INTEGER NOT NULL);
       INSERT INTO agents (name, enabled_tools, owner_id) VALUES ('A', 'email_analyzer', 7);`);
     const before = await legacySnapshot(sql);
-    await expect(migrateUp(sql)).rejects.toThrow(/Cannot adopt the legacy "agents" table: .*owner_id are NOT NULL without a default/);
+    await expect(migrateUp(sql, { adoptLegacyTables: true })).rejects.toThrow(
+      /Cannot adopt the legacy "agents" table: .*owner_id are NOT NULL without a default/,
+    );
     expect(await legacySnapshot(sql)).toEqual(before);
   });
 });
@@ -37,13 +39,15 @@ describe('when a legacy agents table has a column of a type toolgate cannot read
   test('then the migration refuses, naming the column and the type it needs', async () => {
     const sql = await emptyDatabase();
     await sql.query(`CREATE TABLE agents (id SERIAL PRIMARY KEY, name TEXT NOT NULL, enabled_tools JSONB)`);
-    await expect(migrateUp(sql)).rejects.toThrow(/its "enabled_tools" column is jsonb, where toolgate needs text or character varying/);
+    await expect(migrateUp(sql, { adoptLegacyTables: true })).rejects.toThrow(
+      /its "enabled_tools" column is jsonb, where toolgate needs text or character varying/,
+    );
   });
 
   test('then an id that is not a key is refused too, since grants must reference it', async () => {
     const sql = await emptyDatabase();
     await sql.query(`CREATE TABLE agents (id INTEGER, name TEXT NOT NULL, enabled_tools TEXT)`);
-    await expect(migrateUp(sql)).rejects.toThrow(/"id" column is not a primary key or unique/);
+    await expect(migrateUp(sql, { adoptLegacyTables: true })).rejects.toThrow(/"id" column is not a primary key or unique/);
   });
 });
 
@@ -54,7 +58,7 @@ describe('when the legacy agents table already has every column toolgate needs',
         enabled_tools VARCHAR(2000), created_at TIMESTAMP, updated_at TIMESTAMP, escalation_address VARCHAR(320));
       INSERT INTO agents (name, enabled_tools) VALUES ('Big ids', 'email_analyzer');`);
     const before = await legacySnapshot(sql, { tables: ['agents'] });
-    await migrateUp(sql);
+    await migrateUp(sql, { adoptLegacyTables: true });
     expect(await legacySnapshot(sql, { tables: ['agents'] })).toEqual(before);
     await migrateDown(sql, { to: 0 });
     expect(await legacySnapshot(sql, { tables: ['agents'] })).toEqual(before);
@@ -64,7 +68,7 @@ describe('when the legacy agents table already has every column toolgate needs',
 describe('when the migrations run on an empty database', () => {
   test('then the tables they create are marked as created by toolgate', async () => {
     const sql = await emptyDatabase();
-    await migrateUp(sql);
+    await migrateUp(sql, { adoptLegacyTables: true });
     expect(await tableComment(sql, 'agents')).toBe('created by toolgate');
     expect(await tableComment(sql, 'tool_calls')).toBe('created by toolgate');
   });

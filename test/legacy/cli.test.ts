@@ -70,8 +70,17 @@ describe('when an admin previews a legacy database before adopting it', () => {
 });
 
 describe('when the deploy path runs on the legacy database', () => {
-  test('then it adopts the schema, migrates every agent, verifies, and reports as JSON', async () => {
-    const result = await run('migrate.ts', ['--json']);
+  test('then, not told to adopt the legacy tables, it refuses naming them and the flag, and changes nothing', async () => {
+    const before = await fingerprint(sql);
+    const result = await run('migrate.ts', []);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('"agents", "tool_calls", "documents", "tasks"');
+    expect(result.stderr).toContain('npm run migrate -- --adopt-legacy-tables');
+    expect(await fingerprint(sql)).toEqual(before);
+  });
+
+  test('then, with --adopt-legacy-tables, it adopts the schema, migrates every agent, verifies, and reports as JSON', async () => {
+    const result = await run('migrate.ts', ['--json', '--adopt-legacy-tables']);
     expect(result.stderr).toBe('');
     const out = JSON.parse(result.stdout);
     expect(out.schema_migrations_applied[0]).toBe('20261130000001-create-agents.ts');

@@ -33,7 +33,7 @@ beforeAll(async () => {
   sql = db.sequelize;
   await buildLegacyDatabase(sql);
   legacyBefore = await legacySnapshot(sql, { legacyOnly: true });
-  await migrateUp(sql);
+  await migrateUp(sql, { adoptLegacyTables: true });
   tg = createToolgate({ sequelize: sql, adminToken: ADMIN });
   await tg.syncSystemToolkits();
   app = createApp(tg, { logger: createLogger(false), extraApiRoutes: [mountRoutes(migrationsRoutes, internalsOf(tg), internalsOf(tg))] });

@@ -3,6 +3,7 @@
 // setting at its default. No demo may reach that database, no demo tool may be granted, and the
 // documented way back must give the database back as a pg_dump of it was before the first step.
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,8 @@ let dataDir: string;
 let backup: string;
 let orderDesk: number;
 let service: RunningService | undefined;
+/** The rows the legacy application wrote while toolgate served, by table. */
+const legacyWrites: { table: string; ids: number[] }[] = [];
 
 interface Run {
   code: number;
@@ -47,6 +50,7 @@ function sh(command: string, args: string[], extra: Record<string, string> = {})
 }
 
 const rows = <T extends object>(query: string) => sql.query<T>(query, { type: QueryTypes.SELECT });
+const run = promisify(execFile);
 
 beforeAll(async () => {
   cluster = await startDebianCluster();
@@ -82,8 +86,8 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
     expect(await cluster.dump(url)).toBe(backup);
   });
 
-  test('then step 4, npm run migrate, adopts the schema and grants with the four builtins only', async () => {
-    const deploy = await sh('npm', ['run', 'migrate']);
+  test('then step 4, npm run migrate -- --adopt-legacy-tables, adopts the schema and grants with the four builtins only', async () => {
+    const deploy = await sh('npm', ['run', 'migrate', '--', '--adopt-legacy-tables']);
     expect(deploy.stderr).not.toContain('failed');
     expect(deploy.code).toBe(0);
     expect(deploy.stdout).toContain('Registered tools: document_search, email_analyzer, reply_generator, task_creator\n');
@@ -108,20 +112,85 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
     };
     expect(offered.tools).toEqual(['email_analyzer']);
     expect(service.output()).toMatch(/demo off.*DATABASE_URL/);
-
-    expect((await service.stop()).code).toBe(0);
   });
 
-  test('then step 6, the way back with the service stopped, gives back the database of the backup', async () => {
+  test('then step 5, side by side: legacy clients call tools through toolgate, and the legacy application writes rows of its own', async () => {
+    const call = (tool: string, input: unknown) =>
+      fetch(`${service!.url}/api/agents/${orderDesk}/tool-calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tool, input, sender: 'jane@acme.com' }),
+      });
+    // Granted by the legacy string, and refused at dispatch (a status the legacy application never writes).
+    expect((await call('email_analyzer', { body: 'My order SCP-1042 arrived melted.' })).status).toBe(200);
+    expect((await call('document_search', { query: 'pistachio' })).status).toBe(403);
+    expect(await rows('SELECT status FROM tool_calls WHERE tool_id IS NOT NULL ORDER BY id')).toEqual([
+      { status: 'success' },
+      { status: 'denied' },
+    ]);
+
+    const ids = async (table: string, query: string) =>
+      legacyWrites.push({ table, ids: (await rows<{ id: number }>(query)).map((r) => r.id) });
+    await ids(
+      'tool_calls',
+      `INSERT INTO tool_calls (agent_id, tool_name, input_data, status, execution_time_ms) VALUES (${orderDesk}, 'email_analyzer', '{"subject": "Late"}', 'success', 91.5) RETURNING id`,
+    );
+    await ids('tasks', `INSERT INTO tasks (agent_id, title) VALUES (${orderDesk}, 'Call the courier') RETURNING id`);
+    legacyWrites.push({ table: 'agents', ids: await insertLegacyAgents(sql, [{ name: 'Added since', enabled_tools: 'task_creator' }]) });
+  });
+
+  test('then step 6 refuses while the service is still running, naming it, and changes nothing', async () => {
+    const before = await cluster.dump(url);
+    const back = await sh('npm', ['run', 'migrate', '--', '--undo']);
+    expect(back.code).toBe(1);
+    expect(back.stderr).toMatch(new RegExp(`migrate --undo refused: .*inst_[0-9a-f]+ on ${os.hostname()} \\(pid \\d+\\), last heartbeat`));
+    expect(await cluster.dump(url)).toBe(before);
+  });
+
+  test("then step 6, the way back with the service stopped, gives back the backup plus the legacy application's own rows", async () => {
+    expect((await service!.stop()).code).toBe(0);
     const back = await sh('npm', ['run', 'migrate', '--', '--undo']);
     expect(back.stderr).not.toContain('failed');
     expect(back.code).toBe(0);
+    expect(back.stdout).toContain('tool_calls: 2 row(s) toolgate wrote removed (those with tool_id or run)');
     // Newest first, down to the first migration, which adopted the legacy agents table.
     expect(back.stdout).toMatch(/^Schema migrations reverted: .*, 20261130000001-create-agents\.ts$/m);
     expect(back.stdout).toContain('SequelizeMeta dropped');
-    expect(await cluster.dump(url)).toBe(backup);
+    expect(await cluster.dump(url)).toBe(await backupPlusLegacyWrites());
   });
 });
+
+/**
+ * The backup of step 1, restored into a database of its own, plus the rows the legacy application
+ * wrote since (copied with the ids it got), and each sequence where the live database has it: the
+ * ids toolgate's rows took are not given again. Anything else toolgate left (a row, a column, an
+ * index, a comment) makes the two dumps differ.
+ */
+async function backupPlusLegacyWrites(): Promise<string> {
+  const expectedUrl = withDatabase(cluster.url, 'legacy_expected');
+  await withClient(cluster.url, (c) => c.query('CREATE DATABASE legacy_expected'));
+  const file = path.join(dataDir, 'backup.sql');
+  await fs.writeFile(file, backup);
+  await run(path.join(cluster.bin, 'psql'), ['--dbname', expectedUrl, '--quiet', '-v', 'ON_ERROR_STOP=1', '--file', file]);
+  const expected = createSequelize(expectedUrl);
+  try {
+    for (const { table, ids } of legacyWrites) {
+      const [found] = await rows<{ json: string }>(
+        `SELECT json_agg(t ORDER BY t.id)::text AS json FROM ${table} t WHERE t.id IN (${ids.join(', ')})`,
+      );
+      await expected.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, :json::json)`, {
+        replacements: { json: found!.json },
+      });
+    }
+    for (const { s } of await rows<{ s: string }>(`SELECT sequencename AS s FROM pg_sequences WHERE schemaname = 'public'`)) {
+      const [at] = await rows<{ last_value: string; is_called: boolean }>(`SELECT last_value, is_called FROM ${s}`);
+      await expected.query(`SELECT setval('${s}', ${at!.last_value}, ${at!.is_called})`);
+    }
+  } finally {
+    await expected.close();
+  }
+  return cluster.dump(expectedUrl);
+}
 
 describe('when the legacy database already keeps a SequelizeMeta of its own', () => {
   test('then the way back keeps that table and its rows, and the dump still equals the backup', async () => {
@@ -135,7 +204,7 @@ describe('when the legacy database already keeps a SequelizeMeta of its own', ()
       );
       const before = await cluster.dump(own);
       const env = { DATABASE_URL: own };
-      expect((await sh('npm', ['run', 'migrate'], env)).code).toBe(0);
+      expect((await sh('npm', ['run', 'migrate', '--', '--adopt-legacy-tables'], env)).code).toBe(0);
       const back = await sh('npm', ['run', 'migrate', '--', '--undo'], env);
       expect(back.code).toBe(0);
       expect(back.stdout).toContain('SequelizeMeta kept');

@@ -40,6 +40,9 @@ describe('when the environment holds a bad setting', () => {
     [{ TOOLGATE_AGENT_HISTORY_CHARS: '10' }, 'TOOLGATE_AGENT_HISTORY_CHARS'],
     [{ TOOLGATE_MESSAGE_ID_DOMAIN: 'not a host' }, 'TOOLGATE_MESSAGE_ID_DOMAIN'],
     [{ TOOLGATE_APPROVAL_EXPIRY_HOURS: '0' }, 'TOOLGATE_APPROVAL_EXPIRY_HOURS'],
+    [{ TOOLGATE_DB_SCHEMA: 'Tool-Gate' }, 'TOOLGATE_DB_SCHEMA'],
+    [{ TOOLGATE_DB_SCHEMA: 'public' }, 'TOOLGATE_DB_SCHEMA'],
+    [{ TOOLGATE_ADOPT_LEGACY_TABLES: 'yes' }, 'TOOLGATE_ADOPT_LEGACY_TABLES'],
   ])('then %j stops the start naming %s', (env, variable) => {
     expect(() => readConfig(env)).toThrow(ToolgateConfigError);
     expect(() => readConfig(env)).toThrow(variable);
@@ -60,6 +63,15 @@ describe('when the environment holds a bad setting', () => {
       approvalExpiryMs: 72 * 3_600_000,
     });
     expect(readConfig({}).agentRuns.messageIdDomain).toBeUndefined();
+    // toolgate's tables where the database's search_path puts them, and no legacy table adopted unasked.
+    expect(readConfig({})).toMatchObject({ schema: undefined, adoptLegacyTables: false });
+  });
+
+  test('then the schema and the adoption of the legacy tables are read as the plugin takes them', () => {
+    expect(readConfig({ TOOLGATE_DB_SCHEMA: ' toolgate ', TOOLGATE_ADOPT_LEGACY_TABLES: 'on' })).toMatchObject({
+      schema: 'toolgate',
+      adoptLegacyTables: true,
+    });
   });
 
   test('then the thread and approval settings are read as the plugin takes them', () => {

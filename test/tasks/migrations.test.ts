@@ -47,7 +47,7 @@ describe('adopting a legacy tasks table', () => {
     db = await createEmptyDatabase();
     await db.sequelize.query(LEGACY_SCHEMA);
     before = { rows: await legacyRows(db.sequelize), columns: await columns(db.sequelize), indexes: await indexes(db.sequelize) };
-    await migrateUp(db.sequelize);
+    await migrateUp(db.sequelize, { adoptLegacyTables: true });
   });
   afterAll(() => db.drop());
 
@@ -105,7 +105,7 @@ describe('a legacy tasks table toolgate could not write to', () => {
     try {
       await db.sequelize.query('CREATE TABLE tasks (id SERIAL PRIMARY KEY, agent_id INTEGER, title VARCHAR, due DATE)');
       const before = await columns(db.sequelize);
-      await expect(migrateUp(db.sequelize)).rejects.toThrow(/"tasks" table: .*"due" column is date/);
+      await expect(migrateUp(db.sequelize, { adoptLegacyTables: true })).rejects.toThrow(/"tasks" table: .*"due" column is date/);
       expect(await columns(db.sequelize)).toEqual(before);
     } finally {
       await db.drop();

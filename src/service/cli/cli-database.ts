@@ -3,7 +3,7 @@
 // run must change nothing; the deploy path applies them itself).
 import type { Sequelize } from 'sequelize';
 import { openDatabase } from '../bootstrap';
-import { readConfig } from '../config';
+import { readConfig, type ServiceConfig } from '../config';
 import type { ToolManifest } from '../../core/tool-manifest';
 import { SCOOP_TOOLS } from '../demo/scoop-tools';
 import { ToolRegistry } from '../../tools/tool-registry';
@@ -12,11 +12,14 @@ export interface CliDatabase {
   sequelize: Sequelize;
   /** The manifest `npm start` serves: the builtins, plus the demo tools only where the demo is active (src/service/demo/demo-mode.ts). */
   manifest: ToolManifest;
+  /** The service's settings, as the environment gives them. */
+  config: ServiceConfig;
   close(): Promise<void>;
 }
 
 export async function openCliDatabase(): Promise<CliDatabase> {
   // An operator's batch over every agent: no request is waiting, so no per-query time limit.
-  const { sequelize, demo, close } = await openDatabase(readConfig(), { queryTimeoutMs: 0, seeds: false });
-  return { sequelize, manifest: new ToolRegistry(demo.active ? SCOOP_TOOLS : []).manifest, close };
+  const config = readConfig();
+  const { sequelize, demo, close } = await openDatabase(config, { queryTimeoutMs: 0, seeds: false });
+  return { sequelize, manifest: new ToolRegistry(demo.active ? SCOOP_TOOLS : []).manifest, config, close };
 }

@@ -1,8 +1,8 @@
 // What the dashboard answers when a page cannot be shown: the same statuses as the API, as a page
 // that says what happened and what to do, in plain words.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isDatabaseUnavailable } from '../../db/unavailable';
-import { CsrfError, HttpError, NotFoundError, PageNotFoundError } from '../../errors';
+import { isDatabaseUnavailable, isSchemaMissing } from '../../db/unavailable';
+import { CsrfError, HttpError, NotFoundError, PageNotFoundError, TablesMissingError } from '../../errors';
 import type { ServiceLogger } from '../logger';
 import { renderPage } from './render';
 import { ErrorPage } from './views/error-page';
@@ -36,6 +36,7 @@ function toPageError(err: unknown): { status: number; message: string } {
   if (err instanceof HttpError) return err;
   if (isDatabaseUnavailable(err))
     return { status: 503, message: 'The database cannot be reached right now; nothing was changed. Try again in a few seconds.' };
+  if (isSchemaMissing(err)) return new TablesMissingError();
   const status = (err as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return { status, message: 'The request could not be read. Go back and try again.' };

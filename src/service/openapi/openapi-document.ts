@@ -118,7 +118,7 @@ export function impliedErrors(route: RouteDescription, hasPathIds: boolean, unde
   // The router takes no new requests once it drains for a shutdown, and while its client routes are
   // open it answers only the host names it may be reached by.
   if (underApi) ['shutting_down', 'host_not_allowed'].forEach((c) => codes.add(c as ErrorCode));
-  if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable'].forEach((c) => codes.add(c as ErrorCode));
+  if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable', 'tables_missing'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
   if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
   if (route.query) codes.add('validation_error');

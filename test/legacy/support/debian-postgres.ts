@@ -16,8 +16,8 @@ export interface DebianCluster {
   url: string;
   /** The folder of this major's binaries: initdb, pg_ctl, pg_dump, psql. */
   bin: string;
-  /** A plain-text pg_dump of one database of this cluster, with a fixed \restrict key. */
-  dump(url: string): Promise<string>;
+  /** A plain-text pg_dump of one database of this cluster, with a fixed \restrict key (`args`: pg_dump's own, e.g. --table). */
+  dump(url: string, args?: string[]): Promise<string>;
   /** Stops the server and removes its folder. Idempotent. */
   stop(): Promise<void>;
 }
@@ -80,8 +80,9 @@ export async function startDebianCluster(): Promise<DebianCluster> {
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       bin,
-      dump: async (url) =>
-        (await run(path.join(bin, 'pg_dump'), ['--dbname', url, '--restrict-key', 'toolgate'], { maxBuffer: 64 * 1024 * 1024 })).stdout,
+      dump: async (url, args = []) =>
+        (await run(path.join(bin, 'pg_dump'), ['--dbname', url, '--restrict-key', 'toolgate', ...args], { maxBuffer: 64 * 1024 * 1024 }))
+          .stdout,
       stop,
     };
   } catch (err) {
