@@ -1,5 +1,5 @@
 /**
- * Jest: the tests that need no database (the core, the run, the middleware, the models), for a
+ * Jest: the tests that need no database (the core, the run, the middleware, the models, the MCP client's pure parts), for a
  * loop of seconds: `npm run test:unit`. `npm test` runs them too, with everything else.
  */
 const base = require('./jest.config.js');
@@ -8,5 +8,5 @@ module.exports = {
   ...base,
   globalSetup: undefined,
   globalTeardown: undefined,
-  roots: ['<rootDir>/test/core', '<rootDir>/test/run', '<rootDir>/test/middleware', '<rootDir>/test/llm'],
+  roots: ['<rootDir>/test/core', '<rootDir>/test/run', '<rootDir>/test/middleware', '<rootDir>/test/llm', '<rootDir>/test/mcp/unit'],
 };

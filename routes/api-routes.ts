@@ -11,6 +11,7 @@ import { chatRoutes } from './chat';
 import { documentsRoutes } from './documents';
 import { emailRoutes } from './email';
 import { embeddingsRoutes } from './embeddings';
+import { mcpRoutes } from './mcp';
 import { migrationsRoutes } from './migrations';
 import { resolutionRoutes } from './resolution';
 import { mountRoutes, type MountServices, type RouteSection } from './route';
@@ -42,6 +43,7 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'agent_runs', section: agentRunsRoutes },
   { group: 'admin', section: approvalRequestsRoutes },
   { group: 'admin', section: toolCallRecordsRoutes },
+  { group: 'admin', section: mcpRoutes },
   { group: 'email', section: emailRoutes, legacySentence: true },
   { group: 'documents', section: documentsRoutes, legacySentence: true },
   { group: 'documents', section: embeddingsRoutes },

@@ -448,6 +448,7 @@ export const errorResponse = z.object({
   code: z.string().describe('stable: branch on it, never on detail'),
   request_id: z.string().optional(),
   tool: z.string().optional().describe('on tool_forbidden and not_dispatchable'),
+  reason: z.literal('tool_changed').optional().describe('on tool_forbidden of a held MCP tool: its server changed its definition'),
   bound: z.string().optional().describe('on input_too_complex: the parsing bound the input is past, such as json_depth'),
   loc: z
     .array(z.union([z.string(), z.number()]))

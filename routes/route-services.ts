@@ -13,6 +13,7 @@ import type { EmbeddingJob } from '../src/documents/embedding-job';
 import type { VectorIndex } from '../src/documents/vector-index';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
+import type { McpServers } from '../src/mcp/mcp-servers';
 import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
 import type { RateLimitStoreKind } from '../src/rate-limit-options';
 import type { RunService } from '../src/run/run-service';
@@ -55,4 +56,6 @@ export interface RouteServices {
   syncSystemToolkits(): Promise<SyncReport>;
   /** Where callers' budgets are counted: `postgres` (shared by every instance) or `memory` (this process). */
   limitStore: RateLimitStoreKind;
+  /** The MCP servers and their pinned tools (SEMANTICS §14); none configured, it lists nothing. */
+  mcp: McpServers;
 }

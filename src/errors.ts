@@ -169,7 +169,8 @@ export class ForbiddenError extends HttpError {
  * access rules, or no attachment carrying it. Spelled here, not imported from the core, so that
  * errors stay the ground every layer stands on; src/run/tool-run.ts holds the two lists together.
  */
-export type NotOfferedReason = 'deny_rule' | 'allow_list_default' | 'no_routing_key' | 'proactive_off' | 'access_rules' | 'not_carried';
+export type NotOfferedReason =
+  'deny_rule' | 'allow_list_default' | 'no_routing_key' | 'proactive_off' | 'access_rules' | 'not_carried' | 'tool_changed';
 
 /**
  * A tool not offered to this run: why, when the run knows, and what an operator can change. The
@@ -182,6 +183,8 @@ export class ToolForbiddenError extends HttpError {
   constructor(tool: string, reason: NotOfferedReason | null = null, options: { legacySentence?: boolean } = {}) {
     super('tool_forbidden', options.legacySentence ? `This agent does not have ${tool} tool enabled` : notOfferedSentence(tool, reason), {
       tool,
+      // A held MCP tool says so in a field (SEMANTICS §14): a caller may wait for an operator, not change its sender.
+      ...(reason === 'tool_changed' ? { reason } : {}),
     });
     this.tool = tool;
     this.reason = reason;
@@ -206,6 +209,8 @@ const NOT_OFFERED_BECAUSE: Record<NotOfferedReason, string> = {
   access_rules:
     "the agent's access rules refuse this sender. Refused at dispatch, nothing ran; an operator can change the agent's access rules",
   not_carried: 'no toolkit attached to this agent carries it. Refused at dispatch, nothing ran; an operator can attach a toolkit that does',
+  tool_changed:
+    'its MCP server changed its definition since it was pinned, so it is held. Refused at dispatch, nothing ran; an operator can accept the new definition',
 };
 
 /**
@@ -613,6 +618,10 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_HOST_TOOL_BUILTIN: "A host tool says builtin: true, which only toolgate's own tools are: set builtin: false.",
   ERR_TOOLGATE_LEGACY_NAME:
     "A host tool's legacy_name is empty, too long or holds control characters: give the name the legacy enabled_tools strings use.",
+  ERR_TOOLGATE_MCP_CONFIG:
+    'The MCP configuration (the mcp option, or the file TOOLGATE_MCP_CONFIG names) is not {"mcpServers": {"<name>": {"command", "args", "env"} | {"url", "headers"}}} with snake_case names of at most 14 characters: correct the entry the message names.',
+  ERR_TOOLGATE_MCP_ENV:
+    'An MCP server refers to ${VAR} in its env, headers or url, and the environment does not set that variable: set it before toolgate starts (its value is read when the server is connected, and shown nowhere).',
   ERR_TOOLGATE_MODEL_ENV: 'The TOOLGATE_MODEL_* or TOOLGATE_EMBEDDING_* variables are not valid: change the one the message names.',
   ERR_TOOLGATE_MODEL_KEY:
     'TOOLGATE_MODEL_PROVIDER=openai has no API key: set TOOLGATE_MODEL_API_KEY (or OPENAI_API_KEY), or unset the provider to use the local model.',

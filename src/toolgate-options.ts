@@ -18,6 +18,7 @@ import { OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from './option-bo
 import { checkPolicyCacheOptions, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from './rate-limit-options';
 import { checkSchemaName } from './db/schema';
+import { checkMcpConfig, type McpConfigInput, type McpServerConfig } from './mcp/mcp-config';
 import { checkHostTools } from './tools/check-host-tools';
 import type { HostTool } from './tools/tool-registry';
 import type { ToolgateLogger } from './toolgate-logger';
@@ -289,6 +290,11 @@ export const toolgateOptionsSchema = z
     recovery: checkedBy(recoveryOf),
     /** The host's own tools, beside the four builtins. */
     tools: checkedBy(hostToolsOf),
+    /**
+     * MCP servers whose tools join the manifest (SEMANTICS §14), in the format of an MCP client's
+     * configuration file: `{ mcpServers: { files: { command, args, env } | { url, headers } } }`.
+     */
+    mcp: checkedBy<McpConfigInput, readonly McpServerConfig[]>((given) => checkMcpConfig(given)),
     /**
      * How runs get their agent's compiled policy: `listen` (the default: cached per instance, dropped
      * on PostgreSQL notifications, read through while the LISTEN does not hold; its connection never

@@ -53,6 +53,8 @@ import { warnSendersAsGiven } from './senders-as-given';
 import { TaskStore } from './tasks/task-store';
 import type { ToolgateLogger } from './toolgate-logger';
 import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
+import { McpServers } from './mcp/mcp-servers';
+import { PinnedToolStore } from './mcp/pinned-tool-store';
 import { builtinTools } from './tools/builtin-tools';
 import { ToolRegistry } from './tools/tool-registry';
 
@@ -71,7 +73,7 @@ export interface EnabledToolsMigrationRequest {
 export interface Toolgate {
   /** The HTTP routes (JSON parsing, tokens and roles included). Mount with `app.use('/api', tg.router)`. */
   readonly router: Router;
-  /** The tool manifest: the four builtins and the host's tools. */
+  /** The tool manifest: the four builtins, the host's tools, and the MCP servers' pinned tools (once started). */
   readonly tools: readonly ToolDefinition[];
   readonly toolkits: ToolkitService;
   readonly agents: AgentService;
@@ -111,7 +113,12 @@ export interface Toolgate {
   embedPending(request?: Pick<EmbedPendingOptions, 'onBatch' | 'signal'>): Promise<number>;
   /** Starts embedPending in the background on this instance, unless it runs already (null without embeddings). */
   reembed(): EmbeddingJobView | null;
-  /** Creates or refreshes the system toolkits (All Tools, Default Tools). Run it on every deploy. */
+  /**
+   * Reads the MCP servers' pinned tools into the manifest, then connects to the servers and waits
+   * for each one's first listing (SEMANTICS §14). Once; syncSystemToolkits() calls it first.
+   */
+  startMcp(): Promise<void>;
+  /** Creates or refreshes the system toolkits (All Tools, Default Tools), after startMcp(). Run it on every deploy. */
   syncSystemToolkits(): Promise<SyncReport>;
   /** Turns agents' legacy `enabled_tools` strings into toolkits, with the same access (SEMANTICS §6). */
   migrateEnabledTools(request?: EnabledToolsMigrationRequest): Promise<MigrationReport>;
@@ -124,8 +131,8 @@ export interface Toolgate {
   drain(timeoutMs: number): Promise<{ drained: boolean; left: number }>;
   /**
    * Stops what runs in the background (the policy listener, the rate limit's pruning, the heartbeat,
-   * the sweeper, the re-embedding job and an HNSW build). Does not close the host's Sequelize; with a
-   * `schema`, closes the pool toolgate opened for it.
+   * the sweeper, the re-embedding job, an HNSW build and the MCP servers). Does not close the host's
+   * Sequelize; with a `schema`, closes the pool toolgate opened for it.
    */
   close(): Promise<void>;
 }
@@ -186,6 +193,14 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   const now = () => new Date();
   const registry = new ToolRegistry(options.tools, builtinTools({ model, documents, tasks, now }));
   const manifest = registry.manifest;
+  const mcp = new McpServers(options.mcp, {
+    store: new PinnedToolStore(sequelize),
+    registry,
+    env: process.env,
+    logger,
+    // Compiled policies know which member ids are live: one compiled before an MCP tool came or went is stale.
+    onManifestChanged: () => runs.policies.clear?.(),
+  });
   const cacheConfig = options.policyCache;
   const rateLimit = options.rateLimit;
   const metrics = new ToolgateMetrics(sequelize);
@@ -213,6 +228,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       toolCall: (status) => metrics.toolCall(status),
       approvalFiled: () => metrics.approvals('requested'),
     },
+    ...(mcp.configured ? { withheld: mcp.withheld } : {}),
   });
   const runStore = new RunStore(sequelize, instances);
   const sweeper = new Sweeper(sequelize, instances, {
@@ -261,8 +277,12 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     idempotencyKey: (routeOf) => idempotencyKey(idempotencyKeys, routeOf),
     instances,
     requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
-    syncSystemToolkits: () => syncSystemToolkits(sequelize, models, manifest),
+    syncSystemToolkits: async () => {
+      await mcp.start();
+      return syncSystemToolkits(sequelize, models, manifest);
+    },
     limitStore,
+    mcp,
   };
 
   const router = Router();
@@ -296,7 +316,9 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
 
   const tg: Toolgate = {
     router,
-    tools: manifest.list(),
+    get tools() {
+      return manifest.list();
+    },
     toolkits: parts.toolkits,
     agents: parts.agents,
     attachments: parts.attachments,
@@ -316,6 +338,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     embeddingProgress: async () => (documents.embedder ? documents.embedder.progress() : null),
     embedPending: async (request = {}) => (documents.embedder ? documents.embedder.embedPending(request) : 0),
     reembed: () => embeddingJob?.start() ?? null,
+    startMcp: () => mcp.start(),
     syncSystemToolkits: parts.syncSystemToolkits,
     migrateEnabledTools: (request = {}) =>
       migrateEnabledTools(sequelize, manifest, {
@@ -329,6 +352,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       await vectorIndex.stop();
       rateLimitStore?.shutdown();
       sweeper.stop();
+      await mcp.close();
       await runs.close();
       // Said so others need not wait for the heartbeat to go stale; a database that is gone is no matter.
       await instances.stop().catch(() => undefined);

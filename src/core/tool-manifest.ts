@@ -49,30 +49,35 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze(
 export const BUILTIN_LEGACY_NAMES: ReadonlyMap<string, string> = new Map(builtinEntries.map(([id, { legacy_name }]) => [id, legacy_name]));
 
 export class ToolManifest {
-  readonly ids: ReadonlySet<string>;
-  readonly #tools: readonly ToolDefinition[];
-  readonly #byId: ReadonlyMap<string, ToolDefinition>;
+  readonly #fixed: readonly ToolDefinition[];
+  #tools: readonly ToolDefinition[] = [];
+  #byId: ReadonlyMap<string, ToolDefinition> = new Map();
+  #ids: ReadonlySet<string> = new Set();
 
   constructor(tools: readonly ToolDefinition[]) {
-    const byId = new Map<string, ToolDefinition>();
-    const positions = new Map<string, number>();
-    tools.forEach((entry, index) => {
-      const tool = validTool(entry, index);
-      const first = positions.get(tool.id);
-      if (first !== undefined) {
-        throw new ToolgateConfigError(
-          'ERR_TOOLGATE_DUPLICATE_TOOL',
-          `The tool id "${tool.id}" is registered twice (entries #${first} and #${index}): ids are what toolkits store, so each must be unique. Rename one tool or register it once.`,
-        );
-      }
-      positions.set(tool.id, index);
-      byId.set(tool.id, tool);
-    });
+    this.#fixed = indexed(tools, new Map());
+    this.#set([]);
+  }
+
+  /** Every id, as it stands now: the tools registered in code never change, MCP servers' may. */
+  get ids(): ReadonlySet<string> {
+    return this.#ids;
+  }
+
+  /**
+   * Replaces the tools that join at run time: the MCP servers' pinned tools (src/mcp/), listed
+   * after the tools registered in code, never in their place.
+   */
+  setExternal(tools: readonly ToolDefinition[]): void {
+    this.#set(indexed(tools, new Map(this.#fixed.map((t, i) => [t.id, i]))));
+  }
+
+  #set(external: readonly ToolDefinition[]): void {
     // Builtins lead so that a host's registration order can never reshuffle the dashboard's checklist.
-    const all = [...byId.values()];
-    this.#tools = Object.freeze([...all.filter((t) => t.builtin), ...all.filter((t) => !t.builtin)]);
-    this.#byId = byId;
-    this.ids = new Set(this.#tools.map((t) => t.id));
+    const all = [...this.#fixed.filter((t) => t.builtin), ...this.#fixed.filter((t) => !t.builtin), ...external];
+    this.#tools = Object.freeze(all);
+    this.#byId = new Map(all.map((t) => [t.id, t]));
+    this.#ids = new Set(all.map((t) => t.id));
   }
 
   list(): ToolDefinition[] {
@@ -90,6 +95,24 @@ export class ToolManifest {
   builtinIds(): string[] {
     return this.#tools.filter((t) => t.builtin).map((t) => t.id);
   }
+}
+
+/** The entries validated, each id once (`positions` holds the ids already taken, by entry number). */
+function indexed(tools: readonly ToolDefinition[], positions: Map<string, number>): readonly ToolDefinition[] {
+  const valid: ToolDefinition[] = [];
+  tools.forEach((entry, index) => {
+    const tool = validTool(entry, index);
+    const first = positions.get(tool.id);
+    if (first !== undefined) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_DUPLICATE_TOOL',
+        `The tool id "${tool.id}" is registered twice (entries #${first} and #${index}): ids are what toolkits store, so each must be unique. Rename one tool or register it once.`,
+      );
+    }
+    positions.set(tool.id, index);
+    valid.push(tool);
+  });
+  return valid;
 }
 
 /**
@@ -122,6 +145,13 @@ export function createManifest(hostTools: readonly ToolDefinition[] = []): ToolM
       throw new ToolgateConfigError(
         'ERR_TOOLGATE_DUPLICATE_TOOL',
         `The host tool "${tool.id}" (entry #${index}) reuses the id of a builtin tool: toolkits would not tell them apart. Give the host tool another id.`,
+      );
+    }
+    // `<server>__<tool>` is an MCP server's namespace: a tool of the code's own never takes one.
+    if (typeof tool.id === 'string' && tool.id.includes('__')) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_TOOL_DEFINITION',
+        `The host tool "${tool.id}" (entry #${index}) has a double underscore, which names an MCP server's tool (<server>__<tool>). Give it a snake_case id with single underscores.`,
       );
     }
     // A host tool flagged builtin would be seeded into every new agent's Default Tools.

@@ -2,13 +2,18 @@
 // and every TypeScript type derived from it, so the shapes have a single source of truth.
 import { z } from 'zod';
 
+/** The longest tool id: what toolkits store. */
+export const MAX_TOOL_ID = 64;
+
+// One double underscore may part a prefix from the rest: `<server>__<tool>` names an MCP server's
+// tool (src/mcp/mcp-tool-id.ts), and no tool registered in code may use it (tool-manifest.ts).
 export const toolIdSchema = z
   .string()
   .regex(
-    /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/,
-    'a tool id is snake_case: lowercase letters, digits and single underscores, starting with a letter',
+    /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*(?:__[a-z0-9]+(?:_[a-z0-9]+)*)?$/,
+    "a tool id is snake_case: lowercase letters, digits and single underscores, starting with a letter (an MCP server's tool: <server>__<tool>)",
   )
-  .max(64);
+  .max(MAX_TOOL_ID);
 
 export const toolKindSchema = z.enum(['gate', 'enhancement']);
 export type ToolKind = z.infer<typeof toolKindSchema>;

@@ -101,6 +101,10 @@ export class ListenedPolicies extends EventEmitter implements PolicySource {
     return this.#cache.peek(agentId);
   }
 
+  clear(): void {
+    this.#cache.clear();
+  }
+
   start(): void {
     if (this.#listener.state !== 'idle') return;
     this.#listener.start();

@@ -19,6 +19,8 @@ export interface PolicySource {
   readonly size: number;
   /** Starts what it runs in the background now rather than at the first run (the listener). */
   start?(): void;
+  /** Drops every policy it holds: the manifest's tools changed (an MCP server's), so each is compiled again. */
+  clear?(): void;
   close(): Promise<void>;
 }
 

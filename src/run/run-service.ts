@@ -61,6 +61,8 @@ export interface RunServiceOptions {
   onFault?: ToolRunDeps['onFault'];
   policies?: (read: PolicyRead) => PolicySource;
   observer?: RunObserver;
+  /** Tools refused at dispatch whatever the policy grants (held MCP tools), read at each check. */
+  withheld?: ReadonlySet<string>;
 }
 
 export class RunService {
@@ -133,6 +135,7 @@ export class RunService {
         return id;
       },
       approvalExpiryMs: approvals.expiryMs,
+      ...(options.withheld ? { withheld: options.withheld } : {}),
     };
   }
 

@@ -29,6 +29,7 @@ import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ToolContext, ToolImplementation } from '../tools/tool-registry';
+import { withheldFrom } from './withheld-offer';
 
 export type DispatchRun = Extract<Run, { kind: DispatchKind }>;
 
@@ -72,6 +73,8 @@ export interface ToolRunDeps {
   approvalExpiryMs: number;
   /** Told of every decision at dispatch (metrics); must not throw. */
   onDecision?(decision: DispatchDecision): void;
+  /** Tools refused at dispatch whatever the policy grants, read at each check: held MCP tools (SEMANTICS §14). */
+  withheld?: ReadonlySet<string>;
 }
 
 /** What the dispatch path decided for one tool, for metrics: never a sender, a key or any text. */
@@ -137,6 +140,8 @@ export class ToolRun {
   private readonly policy: CompiledPolicy;
   /** The run's tools, resolved once: what is offered and what dispatch checks are this one offer. */
   private readonly offered: RunOffer;
+  /** What the policy offers, before any tool is withheld: a withheld tool is refused as `tool_changed` only if offered here. */
+  private readonly granted: RunOffer;
   private readonly deps: ToolRunDeps;
   private sortedTools: readonly string[] | undefined;
   private explained: Resolution | undefined;
@@ -146,7 +151,8 @@ export class ToolRun {
     this.agent = agent;
     this.dispatched = run;
     this.policy = policy;
-    this.offered = policy.offer(run);
+    this.granted = policy.offer(run);
+    this.offered = deps.withheld ? withheldFrom(this.granted, deps.withheld) : this.granted;
     this.access = this.offered.access;
     this.deps = deps;
   }
@@ -299,6 +305,12 @@ export class ToolRun {
     };
     const now = grant(this.policy);
     if ('not_granted' in now) return { status: 'not_granted', reason: now.not_granted };
+    if (this.deps.withheld?.has(request.tool)) {
+      return {
+        status: 'not_granted',
+        reason: "the tool's definition changed since it was asked, and it is held until an operator accepts it",
+      };
+    }
     const tool = this.deps.implementation(request.tool);
     if (!tool) return { status: 'not_granted', reason: 'the tool has no implementation to run' };
     // A call with no input is kept as null.
@@ -445,6 +457,7 @@ export class ToolRun {
 
   /** Why a tool is not granted, from the explained resolution: computed for refusals and skips only. */
   private whyNotOffered(toolId: string): NotOfferedReason | 'needs_approval' | 'offered' {
+    if (this.deps.withheld?.has(toolId) && this.granted.has(toolId)) return 'tool_changed';
     if (this.needsApproval(toolId)) return 'needs_approval';
     if (this.offered.has(toolId)) return 'offered';
     const resolution = this.resolution;

@@ -43,6 +43,10 @@ export class VersionedPolicies implements PolicySource {
     return { policy, outcome: 'miss' };
   }
 
+  clear(): void {
+    this.#cache.clear();
+  }
+
   async close(): Promise<void> {
     this.#cache.disable();
   }

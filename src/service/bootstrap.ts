@@ -14,7 +14,7 @@ import { createEmbeddings, createLanguageModel } from '../llm/select-model';
 import type { ServiceLogger } from './logger';
 import { senderAsGiven } from '../../middleware/sender-check';
 import type { SyncReport } from '../services/system-toolkits';
-import { createToolgate, type Toolgate } from '../toolgate';
+import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate';
 
 export interface Opened {
   sequelize: Sequelize;
@@ -112,6 +112,7 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       approvals: { expiryMs: config.approvalExpiryMs },
       adoptLegacyTables: config.adoptLegacyTables,
       ...(config.schema ? { schema: config.schema } : {}),
+      ...(config.mcp === undefined ? {} : { mcp: config.mcp as ToolgateOptions['mcp'] }),
     });
     const applied = await toolgate.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

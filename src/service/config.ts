@@ -1,5 +1,6 @@
 // The service's configuration, read from the environment once at start and checked with zod, so a
 // bad value stops the service with a sentence naming the variable instead of failing later.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { ClientRoutes } from '../../middleware/auth';
@@ -87,6 +88,8 @@ const envSchema = z.object({
     (d) => d === undefined || isHostName(d.toLowerCase()),
     'a host name, such as mail.thescoop.com',
   ),
+  // The MCP servers' configuration file (SEMANTICS §14): read at start, checked by createToolgate.
+  TOOLGATE_MCP_CONFIG: optionalText,
   TOOLGATE_APPROVAL_EXPIRY_HOURS: whole(APPROVAL_EXPIRY_HOURS, OPTION_DEFAULTS.approvalExpiryMs / HOUR_MS),
   TOOLGATE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
@@ -149,6 +152,8 @@ export interface ServiceConfig {
   /** A token that may read GET /metrics (the admin token may too). */
   metricsToken: string | undefined;
   policyCache: PolicyCacheSettings;
+  /** The MCP servers, as TOOLGATE_MCP_CONFIG's file holds them (`{"mcpServers": …}`); undefined without one. */
+  mcp: unknown;
 }
 
 /** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
@@ -219,5 +224,25 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     shutdownTimeoutMs: e.TOOLGATE_SHUTDOWN_TIMEOUT_MS,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,
+    mcp: e.TOOLGATE_MCP_CONFIG === undefined ? undefined : readMcpConfigFile(e.TOOLGATE_MCP_CONFIG),
   };
+}
+
+/** The file's JSON, whatever it holds: createToolgate checks it, with the sentence its shape calls for. */
+function readMcpConfigFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_MCP_CONFIG',
+      `TOOLGATE_MCP_CONFIG names ${JSON.stringify(file)}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): name an MCP configuration file.`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not the parser's words: they quote the text, which may hold a value written in it.
+    throw new ToolgateConfigError('ERR_TOOLGATE_MCP_CONFIG', `TOOLGATE_MCP_CONFIG names ${JSON.stringify(file)}, which is not JSON.`);
+  }
 }

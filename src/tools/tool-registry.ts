@@ -66,8 +66,22 @@ export function defineTool<S extends z.ZodType, R>(tool: HostTool<S, R>): HostTo
   return tool;
 }
 
+/**
+ * A tool that joins the registry at run time, not in code: an MCP server's pinned tool (src/mcp/).
+ * Its input is checked by its zod schema as any tool's is; the model is offered `input_schema`, the
+ * JSON Schema its server gave, which that zod schema checks by a validator of its own.
+ */
+export interface ExternalTool {
+  definition: ToolDefinition;
+  implementation: ToolImplementation;
+  input_schema: Record<string, unknown>;
+  /** The longest one call may run, in ms. */
+  timeoutMs: number;
+}
+
 export class ToolRegistry {
   readonly manifest: ToolManifest;
+  private external: ReadonlyMap<string, ExternalTool> = new Map();
   private readonly hostTools: ReadonlyMap<string, HostTool>;
   private readonly implementations: ReadonlyMap<string, ToolImplementation>;
   private readonly specs: ReadonlyMap<string, AgentToolSpec>;
@@ -104,19 +118,30 @@ export class ToolRegistry {
     );
   }
 
-  /** What calls a tool, host or builtin; undefined for a tool nobody implemented. */
+  /** Replaces the tools that join at run time, in the manifest too (refused there like any entry). */
+  setExternal(tools: readonly ExternalTool[]): void {
+    this.manifest.setExternal(tools.map((t) => t.definition));
+    this.external = new Map(tools.map((t) => [t.definition.id, t]));
+  }
+
+  /** What calls a tool, host, builtin or external; undefined for a tool nobody implemented. */
   implementation(id: string): ToolImplementation | undefined {
-    return this.implementations.get(id);
+    return this.implementations.get(id) ?? this.external.get(id)?.implementation;
   }
 
   /** The tool as a model is offered it: id, display name, summary and its input's JSON Schema. */
   spec(id: string): AgentToolSpec | undefined {
-    return this.specs.get(id);
+    const fixed = this.specs.get(id);
+    if (fixed) return fixed;
+    const external = this.external.get(id);
+    if (!external) return undefined;
+    const { display_name, summary } = external.definition;
+    return { id, display_name, summary, input_schema: external.input_schema };
   }
 
-  /** The longest one call of the tool may run (the host's timeoutMs, else the default). */
+  /** The longest one call of the tool may run (the host's or the external tool's timeoutMs, else the default). */
   timeoutOf(id: string): number {
-    return this.hostTools.get(id)?.timeoutMs ?? OPTION_DEFAULTS.toolTimeoutMs;
+    return this.hostTools.get(id)?.timeoutMs ?? this.external.get(id)?.timeoutMs ?? OPTION_DEFAULTS.toolTimeoutMs;
   }
 
   legacyName(id: string): string {

@@ -144,6 +144,8 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
   agentRuns: { maxSteps: 4, maxToolCalls: 8, historyChars: 8_000, messageIdDomain: 'Mail.TheScoop.com' },
   approvals: { expiryMs: 3_600_000 },
   recovery: { heartbeatMs: 1_000, staleAfterMs: 5_000, sweepIntervalMs: 2_000, graceMs: 1_000 },
+  // Connected when its tools are first needed (tg.startMcp()), never at construction.
+  mcp: { mcpServers: { shop: { url: 'http://127.0.0.1:9/mcp', timeoutMs: 5_000 } } },
 };
 
 describe('when createToolgate is given every option it takes', () => {

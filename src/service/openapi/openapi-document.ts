@@ -120,7 +120,8 @@ export function impliedErrors(route: RouteDescription, hasPathIds: boolean, unde
   if (underApi) ['shutting_down', 'host_not_allowed'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone') ['unauthenticated', 'forbidden', 'unavailable', 'tables_missing'].forEach((c) => codes.add(c as ErrorCode));
   if (route.roles !== 'anyone' && route.roles.includes('client')) codes.add('rate_limited');
-  if (hasPathIds) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
+  // A path parameter, an id or one with a schema of its own, is refused when malformed and names something that may not exist.
+  if (hasPathIds || route.params) ['not_found', 'validation_error'].forEach((c) => codes.add(c as ErrorCode));
   if (route.query) codes.add('validation_error');
   if (route.body)
     ['invalid_json', 'payload_too_large', 'unsupported_media_type', 'validation_error', 'input_too_complex'].forEach((c) =>
