@@ -3,7 +3,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDatabase, quoteIdent, withClient, withDatabase } from '../src/db/database-url';
+import { ensureDatabase, withClient, withDatabase } from '../src/db/database-url';
+import { quoteIdent } from '../src/db/quote-ident';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 
 export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@
 // rows are all kept, and the undo says so.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ADDED_MARK, CREATED_MARK, columnsOf, tableComment } from '../../migrations/lib/adopt-table';
-import { quoteIdent } from './database-url';
+import { quoteIdent } from './quote-ident';
 
 /** Each adoptable table, and the columns toolgate fills in every row it writes there. */
 const MARKERS: Record<string, readonly string[]> = {

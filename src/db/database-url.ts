@@ -2,6 +2,7 @@
 // dataDir (see embedded.ts), with the service's database created on it when missing.
 import { pg, type PgClient } from './connect';
 import { startEmbeddedPostgres } from './embedded';
+import { quoteIdent } from './quote-ident';
 
 export interface ResolvedDatabase {
   url: string;
@@ -66,8 +67,4 @@ export async function withClient<T>(url: string, fn: (client: PgClient) => Promi
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-export function quoteIdent(name: string): string {
-  return '"' + name.replace(/"/g, '""') + '"';
 }

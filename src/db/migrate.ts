@@ -20,7 +20,7 @@ import path from 'node:path';
 import { QueryTypes, type QueryInterface, type Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug, type MigrateDownOptions, type UmzugStorage } from 'umzug';
 import SequelizeModule = require('sequelize');
-import { quoteIdent } from './database-url';
+import { quoteIdent } from './quote-ident';
 import { dedicatedClient } from './dedicated-client';
 import { refuseHostTables } from './host-tables';
 import { lockKeySql, schemaOf } from './schema';

@@ -7,7 +7,7 @@
 // finds toolgate's tables however it is called. Pinned after every run, up or down, because a
 // migration's CREATE OR REPLACE FUNCTION resets what the function was set to.
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { quoteIdent } from './database-url';
+import { quoteIdent } from './quote-ident';
 
 export async function createSchema(sequelize: Sequelize, schema: string): Promise<void> {
   await sequelize.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
-import { quoteIdent, withClient, withDatabase } from '../../src/db/database-url';
+import { withClient, withDatabase } from '../../src/db/database-url';
+import { quoteIdent } from '../../src/db/quote-ident';
 import { migrateUp } from '../../src/db/migrate';
 import { DocumentStore } from '../../src/documents/document-store';
 import { VectorIndex } from '../../src/documents/vector-index';

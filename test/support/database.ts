@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { createSequelize, type CreateSequelizeOptions } from '../../src/db/connect';
-import { quoteIdent, withClient, withDatabase } from '../../src/db/database-url';
+import { withClient, withDatabase } from '../../src/db/database-url';
+import { quoteIdent } from '../../src/db/quote-ident';
 
 export interface TestDatabase {
   sequelize: Sequelize;

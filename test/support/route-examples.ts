@@ -113,5 +113,8 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
     }),
     'post /toolkits/sync': () => ({ path: '/api/toolkits/sync', body: { note: 'sync' } }),
     'post /embeddings/reindex': () => ({ path: '/api/embeddings/reindex', body: { note: 'reindex' } }),
+    // No MCP server is configured in the tests that use this table: each answers a 404 or a 422, never a 5xx.
+    'post /mcp/servers/:name/refresh': () => ({ path: '/api/mcp/servers/files/refresh', body: { note: 'refresh' } }),
+    'post /mcp/tools/:id/accept': () => ({ path: '/api/mcp/tools/files__read_text_file/accept', body: { note: 'accept' } }),
   };
 }
