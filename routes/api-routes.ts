@@ -12,6 +12,7 @@ import { documentsRoutes } from './documents';
 import { emailRoutes } from './email';
 import { embeddingsRoutes } from './embeddings';
 import { mcpRoutes } from './mcp';
+import { mcpSessionsRoutes } from './mcp-sessions';
 import { migrationsRoutes } from './migrations';
 import { resolutionRoutes } from './resolution';
 import { mountRoutes, type MountServices, type RouteSection } from './route';
@@ -40,6 +41,7 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'admin', section: accessRulesRoutes },
   { group: 'admin', section: resolutionRoutes },
   { group: 'dispatch', section: dispatchRoutes },
+  { group: 'dispatch', section: mcpSessionsRoutes },
   { group: 'agent_runs', section: agentRunsRoutes },
   { group: 'admin', section: approvalRequestsRoutes },
   { group: 'admin', section: toolCallRecordsRoutes },

@@ -1,6 +1,6 @@
 // What the bundled routes work with. Each router takes the few members it uses (a Pick of this), so
 // a route file depends on services, never on the plugin object that mounts it.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { RouteOf } from '../middleware/idempotency-key';
@@ -14,6 +14,7 @@ import type { VectorIndex } from '../src/documents/vector-index';
 import type { EmailDeps } from '../src/email/email-deps';
 import type { LanguageModel } from '../src/llm/language-model';
 import type { McpServers } from '../src/mcp/mcp-servers';
+import type { McpSessions } from '../src/mcp-sessions/mcp-sessions';
 import type { ToolgateMetrics } from '../src/metrics/toolgate-metrics';
 import type { RateLimitStoreKind } from '../src/rate-limit-options';
 import type { RunService } from '../src/run/run-service';
@@ -58,4 +59,8 @@ export interface RouteServices {
   limitStore: RateLimitStoreKind;
   /** The MCP servers and their pinned tools (SEMANTICS §14); none configured, it lists nothing. */
   mcp: McpServers;
+  /** MCP sessions: one run's tools served to an MCP client at tg.mcpEndpoint (SEMANTICS §14). */
+  mcpSessions: McpSessions;
+  /** The URL a session's opening answers: the mcpSessions.url option, resolved against where the request reached. */
+  mcpSessionUrl(req: Request): string;
 }

@@ -622,6 +622,8 @@ export const CONFIG_ERROR_CODES = {
     'The MCP configuration (the mcp option, or the file TOOLGATE_MCP_CONFIG names) is not {"mcpServers": {"<name>": {"command", "args", "env"} | {"url", "headers"}}} with snake_case names of at most 14 characters: correct the entry the message names.',
   ERR_TOOLGATE_MCP_ENV:
     'An MCP server refers to ${VAR} in its env, headers or url, and the environment does not set that variable: set it before toolgate starts (its value is read when the server is connected, and shown nowhere).',
+  ERR_TOOLGATE_MCP_SESSIONS:
+    'The mcpSessions option is not { ttlMs, url, pollMs } with ttlMs from a minute to a day, pollMs from 100 ms to a minute and url a path such as "/mcp" or an absolute http(s) URL: correct the setting the message names.',
   ERR_TOOLGATE_MODEL_ENV: 'The TOOLGATE_MODEL_* or TOOLGATE_EMBEDDING_* variables are not valid: change the one the message names.',
   ERR_TOOLGATE_MODEL_KEY:
     'TOOLGATE_MODEL_PROVIDER=openai has no API key: set TOOLGATE_MODEL_API_KEY (or OPENAI_API_KEY), or unset the provider to use the local model.',

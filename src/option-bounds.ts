@@ -36,6 +36,12 @@ export const OPTION_DEFAULTS = {
   recovery: { heartbeatMs: 5_000, staleAfterMs: 30_000, sweepIntervalMs: 15_000, graceMs: 30_000 },
   /** A host tool's longest call. */
   toolTimeoutMs: 60_000,
+  /**
+   * MCP sessions (SEMANTICS §14): a quarter of an hour, an agent loop's working time on one message;
+   * where the endpoint is, resolved against the origin a session was opened at; how often live
+   * connections are checked for a changed listing, a close or an expiry.
+   */
+  mcpSessions: { ttlMs: 15 * 60_000, url: '/mcp', pollMs: 2_000 },
 } as const;
 
 /** [least, most] an option may be, whole numbers throughout. */
@@ -59,4 +65,6 @@ export const OPTION_BOUNDS = {
   recoveryMs: [100, HOUR_MS],
   /** Up to an hour. */
   toolTimeoutMs: [1, HOUR_MS],
+  /** A session from a minute to a day; the poll from a tenth of a second (for tests) to a minute. */
+  mcpSessions: { ttlMs: [60_000, DAY_MS], pollMs: [100, 60_000] },
 } as const;

@@ -181,6 +181,52 @@ function approvalExpiryOf(given: { expiryMs?: number } | undefined): number {
   return value;
 }
 
+/** The MCP sessions' settings, as given. */
+export interface McpSessionsInput {
+  ttlMs?: number;
+  url?: string;
+  pollMs?: number;
+}
+
+export interface McpSessionsSettings {
+  ttlMs: number;
+  /** An absolute URL, or a path resolved against the origin a session was opened at. */
+  url: string;
+  pollMs: number;
+}
+
+function mcpSessionsOf(given: McpSessionsInput | undefined): McpSessionsSettings {
+  if (given !== undefined) refuseUnknownKeys('mcpSessions', given, Object.keys(OPTION_DEFAULTS.mcpSessions));
+  const settings = { ...OPTION_DEFAULTS.mcpSessions, ...given };
+  for (const name of ['ttlMs', 'pollMs'] as const) {
+    const value = settings[name];
+    const [min, max] = OPTION_BOUNDS.mcpSessions[name];
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ToolgateConfigError(
+        'ERR_TOOLGATE_MCP_SESSIONS',
+        `createToolgate({ mcpSessions: { ${name}: ${JSON.stringify(value)} } }): give a whole number of milliseconds from ${min} to ${max}.`,
+      );
+    }
+  }
+  if (typeof settings.url !== 'string' || !isEndpointUrl(settings.url)) {
+    throw new ToolgateConfigError(
+      'ERR_TOOLGATE_MCP_SESSIONS',
+      `createToolgate({ mcpSessions: { url: ${JSON.stringify(settings.url)} } }): give the path the MCP endpoint is mounted at, such as "/mcp", or an absolute http(s) URL.`,
+    );
+  }
+  return settings;
+}
+
+function isEndpointUrl(url: string): boolean {
+  if (/^\/[^/\\]/.test(url) || url === '/') return !/\s/.test(url);
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
 /** A heartbeat must beat well inside the time it is trusted. */
 function recoveryOf(given: Partial<RecoveryTimings> | undefined): RecoveryTimings {
   if (given !== undefined) refuseUnknownKeys('recovery', given, Object.keys(OPTION_DEFAULTS.recovery));
@@ -290,6 +336,12 @@ export const toolgateOptionsSchema = z
     recovery: checkedBy(recoveryOf),
     /** The host's own tools, beside the four builtins. */
     tools: checkedBy(hostToolsOf),
+    /**
+     * MCP sessions (SEMANTICS §14): how long one lasts (default 15 minutes), the URL its opening
+     * answers (default `/mcp`, resolved against the origin it was opened at: mount tg.mcpEndpoint
+     * there), and how often live connections are checked for a changed listing (default 2 s).
+     */
+    mcpSessions: checkedBy(mcpSessionsOf),
     /**
      * MCP servers whose tools join the manifest (SEMANTICS §14), in the format of an MCP client's
      * configuration file: `{ mcpServers: { files: { command, args, env } | { url, headers } } }`.

@@ -55,6 +55,9 @@ import type { ToolgateLogger } from './toolgate-logger';
 import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
 import { McpServers } from './mcp/mcp-servers';
 import { PinnedToolStore } from './mcp/pinned-tool-store';
+import { McpSessions } from './mcp-sessions/mcp-sessions';
+import { McpSessionStore } from './mcp-sessions/mcp-session-store';
+import { mcpEndpoint } from '../middleware/mcp-endpoint';
 import { builtinTools } from './tools/builtin-tools';
 import { ToolRegistry } from './tools/tool-registry';
 
@@ -73,6 +76,12 @@ export interface EnabledToolsMigrationRequest {
 export interface Toolgate {
   /** The HTTP routes (JSON parsing, tokens and roles included). Mount with `app.use('/api', tg.router)`. */
   readonly router: Router;
+  /**
+   * The MCP endpoint (SEMANTICS §14): Streamable HTTP for the MCP sessions POST
+   * /agents/:id/mcp-sessions opens, each reached with its own bearer token and no other. Mount it
+   * where the `mcpSessions.url` option says, `app.use('/mcp', tg.mcpEndpoint)` by default.
+   */
+  readonly mcpEndpoint: Router;
   /** The tool manifest: the four builtins, the host's tools, and the MCP servers' pinned tools (once started). */
   readonly tools: readonly ToolDefinition[];
   readonly toolkits: ToolkitService;
@@ -230,6 +239,19 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     },
     ...(mcp.configured ? { withheld: mcp.withheld } : {}),
   });
+  const mcpSessions = new McpSessions(
+    {
+      store: new McpSessionStore(sequelize),
+      runs,
+      spec: (id) => registry.spec(id),
+      onFault: (err) => logger?.warn?.({ err: errorFields(err) }, 'an MCP session could not be served: nothing ran'),
+    },
+    options.mcpSessions,
+  );
+  // A change this instance hears of is told to its MCP sessions at once, not at their next poll.
+  if (runs.policies instanceof ListenedPolicies) {
+    runs.policies.on('invalidated', (i: Invalidation) => mcpSessions.policyChanged(i.agentIds));
+  }
   const runStore = new RunStore(sequelize, instances);
   const sweeper = new Sweeper(sequelize, instances, {
     intervalMs: recovery.sweepIntervalMs,
@@ -283,6 +305,8 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     },
     limitStore,
     mcp,
+    mcpSessions,
+    mcpSessionUrl: (req) => new URL(options.mcpSessions.url, `${req.protocol}://${req.get('host') ?? 'localhost'}`).toString(),
   };
 
   const router = Router();
@@ -316,6 +340,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
 
   const tg: Toolgate = {
     router,
+    mcpEndpoint: mcpEndpoint(mcpSessions, [drain.middleware, ...body], errorHandler({ logger, renderAll: true })),
     get tools() {
       return manifest.list();
     },
@@ -352,6 +377,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       await vectorIndex.stop();
       rateLimitStore?.shutdown();
       sweeper.stop();
+      await mcpSessions.stop();
       await mcp.close();
       await runs.close();
       // Said so others need not wait for the heartbeat to go stale; a database that is gone is no matter.

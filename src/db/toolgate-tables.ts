@@ -40,6 +40,8 @@ export const TOOLGATE_TABLES: readonly ToolgateTable[] = [
   table('cap_usage', '20261201000006-create-caps'),
   table('cap_hits', '20261201000006-create-caps'),
   table('policy_epoch', '20261201000007-policy-epoch'),
+  table('mcp_tools', '20261203000101-create-mcp-tools'),
+  table('mcp_sessions', '20261204000001-create-mcp-sessions'),
 ];
 
 /** The bookkeeping tables sequelize-cli's format keeps: applied migrations, and the seeders that ran. */

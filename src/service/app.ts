@@ -55,6 +55,8 @@ export function createApp(tg: Toolgate, options: AppOptions): Express {
   app.use(mountRoutes(metricsRoutes, internals, { authenticate: internals.authenticate, requireRole: internals.requireRole }));
   app.use(requestLogger(options.logger));
   app.use('/api', tg.router);
+  // MCP sessions' endpoint (SEMANTICS §14): outside /api, since its tokens open nothing there.
+  app.use('/mcp', tg.mcpEndpoint);
   for (const router of options.extraApiRoutes ?? []) app.use('/api', router);
   app.use(referenceRouter(apiDocument()));
   if (options.dashboard)

@@ -146,6 +146,7 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
   recovery: { heartbeatMs: 1_000, staleAfterMs: 5_000, sweepIntervalMs: 2_000, graceMs: 1_000 },
   // Connected when its tools are first needed (tg.startMcp()), never at construction.
   mcp: { mcpServers: { shop: { url: 'http://127.0.0.1:9/mcp', timeoutMs: 5_000 } } },
+  mcpSessions: { ttlMs: 120_000, url: 'https://toolgate.thescoop.com/mcp', pollMs: 500 },
 };
 
 describe('when createToolgate is given every option it takes', () => {
@@ -167,6 +168,20 @@ describe('when createToolgate is given every option it takes', () => {
   ])('then the other forms an option takes build too: %j', async (options) => {
     const tg = createToolgate({ sequelize, ...(options as Partial<ToolgateOptions>) });
     await expect(tg.close()).resolves.toBeUndefined();
+  });
+});
+
+describe('when createToolgate is given MCP session settings out of bounds', () => {
+  test.each([
+    [{ ttlMs: 1_000 }, /ttlMs: 1000.*from 60000 to 86400000/],
+    [{ pollMs: 0 }, /pollMs: 0/],
+    [{ url: 'mcp' }, /url: "mcp".*such as "\/mcp"/],
+    [{ url: 'ftp://x.example/mcp' }, /absolute http\(s\) URL/],
+  ])('then %j is refused at construction with ERR_TOOLGATE_MCP_SESSIONS', (mcpSessions, message) => {
+    expect(thrown({ sequelize, mcpSessions })).toMatchObject({
+      code: 'ERR_TOOLGATE_MCP_SESSIONS',
+      message: expect.stringMatching(message),
+    });
   });
 });
 
