@@ -12,9 +12,13 @@ export function mcpEndpoint(
 ): Router {
   const router = Router();
   router.use(...before);
-  router.all('/', function serveMcpSession(req, res, next) {
+  // The three methods of Streamable HTTP (routes/mcp-endpoint.ts describes them).
+  const serve: RequestHandler = function serveMcpSession(req, res, next) {
     sessions.serve(req, res, bearerTokenOf(req.headers.authorization), req.body).catch(next);
-  });
+  };
+  router.post('/', serve);
+  router.get('/', serve);
+  router.delete('/', serve);
   router.use(errors);
   return router;
 }

@@ -8,6 +8,7 @@ import { requestId } from '../../middleware/request-id';
 import { requestLogger } from '../../middleware/request-logger';
 import { API_ROUTES } from '../../routes/api-routes';
 import { healthRoutes } from '../../routes/health';
+import { mcpEndpointRoutes } from '../../routes/mcp-endpoint';
 import { metricsRoutes } from '../../routes/metrics';
 import { mountRoutes } from '../../routes/route';
 import type { TrustProxy } from './config';
@@ -75,7 +76,7 @@ export function apiDocument(): Record<string, unknown> {
       'Who may make an email agent use which tool, decided per message and enforced at dispatch. Errors are `{detail, code, request_id}`; `code` is stable. Ids are positive whole numbers in plain decimal.',
     mounts: [
       { prefix: '/api', sections: API_ROUTES.map((s) => s.section) },
-      { prefix: '', sections: [healthRoutes, metricsRoutes, referenceRoutes] },
+      { prefix: '', sections: [healthRoutes, metricsRoutes, mcpEndpointRoutes, referenceRoutes] },
     ],
   });
 }

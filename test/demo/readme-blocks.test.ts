@@ -16,6 +16,10 @@ jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FRESH_DEMO = '`rm -rf .toolgate && npm start`';
+/** What the README's MCP block sets FREEZER_TOKEN to; it must show up in no answer. */
+const FREEZER_TOKEN = '...';
+/** A command that starts the service with variables of its own, as the MCP block does. */
+const START_WITH = /^((?:[A-Z_]+=\S+ )+)npm start$/;
 
 const { sh, json } = readmeBlocks();
 const [quickStart, ...rest] = sh;
@@ -206,6 +210,43 @@ const CHECKS: Record<string, Check[]> = {
     },
     (out) => expect(body(out)).toMatchObject({ code: 'conflict' }),
   ],
+  "MCP servers' tools": [
+    nothing,
+    nothing,
+    (out) => {
+      const servers = body(out) as Answer[];
+      expect(servers.map((s) => [s.name, s.transport, s.status])).toEqual([
+        ['files', 'stdio', 'connected'],
+        ['freezer', 'http', 'unreachable'],
+      ]);
+      expect(servers[0]!.tools).toBeGreaterThan(0);
+      expect(out).not.toContain(FREEZER_TOKEN);
+    },
+    (out) => expect(body(out)).toMatchObject({ id: 6, member_tool_ids: ['files__read_text_file', 'files__list_directory'] }),
+    (out) =>
+      expect(body(out)).toMatchObject({
+        toolkit: { id: 6 },
+        rules: [expect.objectContaining({ kind: 'allow', pattern: '*@thescoop.com' })],
+      }),
+  ],
+  'An MCP client on a session': [
+    (out) => {
+      const a = body(out);
+      expect(a).toMatchObject({
+        routing_key: 'mara@thescoop.com',
+        needs_approval: [],
+        url: expect.stringMatching(/^http:\/\/localhost:\d+\/mcp$/),
+      });
+      expect(a.tools_offered).toEqual([
+        'check_flavor_stock',
+        'files__list_directory',
+        'files__read_text_file',
+        'lookup_order',
+        'process_refund',
+      ]);
+      expect(a.token).toMatch(/^tgmcp_/);
+    },
+  ],
 };
 const NAMES = Object.keys(CHECKS);
 
@@ -222,6 +263,11 @@ async function npmStart(): Promise<RunningService> {
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-readme-'));
   await fs.chmod(dir, 0o755); // the embedded server runs as `postgres` when we are root
+  // The reader is in their clone: its package.json and node_modules, where npx finds the MCP servers.
+  await fs.copyFile(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  await fs.symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  // The MCP configuration the README shows, saved as it says.
+  await fs.writeFile(path.join(dir, 'mcp.json'), JSON.stringify(jsonAfter('Saved as `mcp.json`'), null, 2));
   shell = shellSession(dir, shellEnv());
 });
 
@@ -265,6 +311,20 @@ describe("when the README's blocks are pasted in order into one terminal", () =>
       const checks = CHECKS[name];
       if (!checks) throw new Error(`no checks for the README's block under "${name}": add them to CHECKS`);
       for (const [n, command] of block.commands.entries()) {
+        const started = START_WITH.exec(command.text);
+        if (started) {
+          // Another start, with its variables: the service stopped (as the README says) and started with them.
+          expect((await service!.stop()).code).toBe(0);
+          const vars = Object.fromEntries(
+            started[1]!
+              .trim()
+              .split(' ')
+              .map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]),
+          );
+          service = await startService({ env: { ...shellEnv(), ...vars }, cwd: dir });
+          checks[n]!('');
+          continue;
+        }
         const out = await shell!.run(command.text.replaceAll('localhost:3000', `localhost:${service!.port}`));
         try {
           checks[n]!(out);

@@ -7,6 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QueryTypes } from 'sequelize';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { createTestApp, type TestApp } from '../support/app';
@@ -174,6 +179,46 @@ describe("when an agent run's model is offered the MCP tool", () => {
     expect((sent(fake.requests[0]).tools ?? []).map((tool) => tool.function.name)).toEqual([]);
     expect(res.body.steps).toEqual([expect.objectContaining({ tool: 'files__write_file', status: 'denied' })]);
     expect(existsSync(path.join(dir, 'jane-model.txt'))).toBe(false);
+  });
+});
+
+describe("when an MCP client opens a session on Mara's message", () => {
+  test("then it lists the filesystem server's tools and reads the file through toolgate, and Jane's session lists none", async () => {
+    const server = createServer(t.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = new Client({ name: 'toolgate-test', version: '1' });
+    try {
+      const open = async (from: string) =>
+        (
+          await t
+            .client()
+            .post(`/api/agents/${sundae}/mcp-sessions`)
+            .set('Host', new URL(base).host)
+            .send({ message: { from, body: 'What is the policy on melted orders?' } })
+            .expect(201)
+        ).body as { url: string; token: string; tools_offered: string[] };
+      const jane = await open('jane@acme.com');
+      expect(jane.tools_offered).toEqual([]);
+      const mara = await open('mara@thescoop.com');
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(mara.url), { requestInit: { headers: { Authorization: `Bearer ${mara.token}` } } }),
+      );
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+        'everything__get_sum',
+        'files__read_text_file',
+        'files__write_file',
+      ]);
+      const read = (await client.callTool({
+        name: 'files__read_text_file',
+        arguments: { path: path.join(dir, 'policy.txt') },
+      })) as CallToolResult;
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.content)).toContain('Melted orders are refunded within 48 hours.');
+    } finally {
+      await client.close().catch(() => undefined);
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

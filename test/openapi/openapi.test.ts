@@ -31,7 +31,9 @@ function servedRoutes(app: Express): string[] {
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${prefix}${layer.route.path}`);
+        // A router's root route is its mount's own path: /mcp, not /mcp/.
+        const at = layer.route.path === '/' && prefix !== '' ? prefix : `${prefix}${layer.route.path}`;
+        for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${at}`);
       } else if (layer.handle.stack) {
         const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
         walk(layer.handle.stack, prefix + mount);

@@ -78,6 +78,7 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
       path: `/api/agents/${ids.sundae.id}/tool-calls`,
       body: { tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com', authentication_results: ['mx; spf=pass'] },
     }),
+    'post /agents/:id/mcp-sessions': () => ({ path: `/api/agents/${ids.sundae.id}/mcp-sessions`, body: { message } }),
     'post /agents/:id/messages': () => ({
       path: `/api/agents/${ids.sundae.id}/messages`,
       body: { thread_id: 'thr_00000000000000000000000000000000', message },
