@@ -122,15 +122,6 @@ export class McpSessionStore {
     );
     if (closed.length !== 1) throw new NotFoundError(`MCP session ${sessionId} of agent ${agentId}`);
   }
-
-  /** Forgets sessions that ended more than a day ago (the sweeper's). */
-  async prune(): Promise<number> {
-    const gone = await this.sequelize.query(
-      "DELETE FROM mcp_sessions WHERE coalesce(closed_at, expires_at) < now() - interval '1 day' RETURNING id",
-      { type: QueryTypes.SELECT },
-    );
-    return gone.length;
-  }
 }
 
 function sessionOf(row: unknown): McpSession {
