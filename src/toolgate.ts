@@ -265,6 +265,10 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
   instances.onRegistered(() => sweeper.start());
   const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
   metrics.countEntries(() => runs.cachedAgents);
+  metrics.countMcp(
+    () => mcp.servers(),
+    () => mcpSessions.connections,
+  );
   const senderCheck = options.senders.check;
   const authenticateBearer = authenticate(options.auth, {
     onRoleOfError: (err) =>

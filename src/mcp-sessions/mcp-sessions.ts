@@ -73,6 +73,11 @@ export class McpSessions {
     private readonly options: McpSessionsOptions,
   ) {}
 
+  /** How many MCP clients are connected to this instance. */
+  get connections(): number {
+    return this.#live.size;
+  }
+
   /** Opens a session for the run a request resolved (its access rules admitted it already). */
   async open(run: ToolRun, opener: { caller: string | null; role: string }, messageId: string | null): Promise<OpenedSession> {
     const tools = run.tools.filter((id) => this.deps.spec(id) !== undefined);

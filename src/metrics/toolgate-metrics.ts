@@ -16,6 +16,14 @@ export interface ToolgateMetricsView {
   render(): Promise<string>;
 }
 
+/** What the MCP gauges read of each configured server: its name is the operator's, never a caller's text. */
+export interface McpServerNumbers {
+  name: string;
+  status: 'connected' | 'unreachable';
+  tools: number;
+  held: number;
+}
+
 interface PoolNumbers {
   size?: number;
   available?: number;
@@ -39,6 +47,8 @@ export class ToolgateMetrics implements ToolgateMetricsView {
   readonly #listenerLosses: Counter;
   #hits = 0;
   #cacheEntries: () => number = () => 0;
+  #mcpServers: () => readonly McpServerNumbers[] = () => [];
+  #mcpConnections: () => number = () => 0;
 
   constructor(sequelize: Sequelize) {
     const registers = [this.registry];
@@ -117,6 +127,39 @@ export class ToolgateMetrics implements ToolgateMetricsView {
         for (const state of ['size', 'using', 'available', 'waiting'] as const) this.set({ state }, pool[state] ?? 0);
       },
     });
+    const mcpServers = () => this.#mcpServers();
+    new Gauge({
+      name: 'toolgate_mcp_server_connected',
+      help: 'Each configured MCP server: 1 while connected, 0 while unreachable (it is tried again, with backoff)',
+      labelNames: ['server'],
+      registers,
+      collect() {
+        this.reset();
+        for (const server of mcpServers()) this.set({ server: server.name }, server.status === 'connected' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'toolgate_mcp_tools',
+      help: "Each MCP server's pinned tools by status: active (offered where granted) or held (a changed definition awaits an operator)",
+      labelNames: ['server', 'status'],
+      registers,
+      collect() {
+        this.reset();
+        for (const server of mcpServers()) {
+          this.set({ server: server.name, status: 'active' }, server.tools);
+          this.set({ server: server.name, status: 'held' }, server.held);
+        }
+      },
+    });
+    const connections = () => this.#mcpConnections();
+    new Gauge({
+      name: 'toolgate_mcp_session_connections',
+      help: 'MCP clients connected to this instance on an MCP session',
+      registers,
+      collect() {
+        this.set(connections());
+      },
+    });
     this.listener('idle');
   }
 
@@ -172,6 +215,12 @@ export class ToolgateMetrics implements ToolgateMetricsView {
       for (const [reason, count] of byReason) this.#decisions.inc({ outcome, reason } as LabelValues<'outcome' | 'reason'>, count);
     }
     this.#decided.clear();
+  }
+
+  /** Where the MCP gauges read from: the servers' states, and this instance's session connections. */
+  countMcp(servers: () => readonly McpServerNumbers[], connections: () => number): void {
+    this.#mcpServers = servers;
+    this.#mcpConnections = connections;
   }
 
   /** Where the cache-size gauge reads from. */

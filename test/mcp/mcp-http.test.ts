@@ -230,6 +230,7 @@ describe('when the server goes away', () => {
     expect(await lastRecord()).toMatchObject({ status: 'failure' });
     const down = await kept(t.admin().get('/api/mcp/servers').expect(200));
     expect(down.body[0]).toMatchObject({ status: 'unreachable', error: expect.any(String) });
+    expect((await t.admin().get('/metrics').expect(200)).text).toContain('toolgate_mcp_server_connected{server="freezer"} 0');
     // Its pinned tools stay in the manifest while it is away.
     expect((await kept(t.admin().get('/api/tools').expect(200))).body.map((tool: { id: string }) => tool.id)).toContain(
       'freezer__check_stock',
@@ -238,6 +239,9 @@ describe('when the server goes away', () => {
     await until(async () => (await kept(t.admin().get('/api/mcp/servers'))).body[0].status === 'connected', 'the reconnection', 15_000);
     const again = await dispatch('mara@thescoop.com', 'freezer__check_stock', { flavor: 'vanilla' });
     expect(again.body).toMatchObject({ status: 'success' });
+    const metrics = (await t.admin().get('/metrics').expect(200)).text;
+    expect(metrics).toContain('toolgate_mcp_server_connected{server="freezer"} 1');
+    expect(metrics).toMatch(/toolgate_mcp_tools\{server="freezer",status="active"\} [1-9]/);
   });
 });
 

@@ -104,6 +104,7 @@ describe("when a client opens an MCP session for a message's sender", () => {
       type: 'object',
       properties: { order_id: expect.any(Object) },
     });
+    expect((await t.admin().get('/metrics').expect(200)).text).toMatch(/^toolgate_mcp_session_connections [1-9]/m);
   });
 
   test('then a call runs once through dispatch, recorded with the routing key of the session', async () => {
