@@ -201,7 +201,12 @@ function sendTo(text: string): string | undefined {
   return undefined;
 }
 
-/** The first "to ADDRESS" at or after `from`: the word after "to", less one closing dot, holding an inner "@". */
+/**
+ * The first "to ADDRESS" at or after `from`, as the expression reads it: the word after "to", ended
+ * by a space, the end, or a "," or ";" before one. Its "@" is the last one with something on each
+ * side (the greedy part), and a closing dot is left out when something still follows that "@" (the
+ * lazy part): "to mara@thescoop.com." is mara@thescoop.com, "to a@b@." keeps its dot.
+ */
 function toAddress(text: string, from: number): { index: number; address: string } | null {
   const endsHere = (i: number) => i >= text.length || SPACE.test(text[i]!);
   TO_WORD.lastIndex = from;
@@ -211,18 +216,14 @@ function toAddress(text: string, from: number): { index: number; address: string
     while (end < text.length && !ADDRESS_END.test(text[end]!)) end++;
     const word = text.slice(start, end);
     const next = text[end];
-    // The shortest reading first, as the lazy expression took it: "to mara@thescoop.com." is the address without its dot.
-    if (word.endsWith('.') && endsHere(end) && hasInnerAt(word.slice(0, -1))) return { index: to.index, address: word.slice(0, -1) };
-    const closed = endsHere(end) || ((next === ',' || next === ';') && endsHere(end + 1));
-    if (closed && hasInnerAt(word)) return { index: to.index, address: word };
+    const bySpace = endsHere(end);
+    if (!bySpace && !((next === ',' || next === ';') && endsHere(end + 1))) continue;
+    const at = word.length < 3 ? -1 : word.lastIndexOf('@', word.length - 2);
+    if (at < 1) continue;
+    const dropDot = bySpace && word.endsWith('.') && at < word.length - 2;
+    return { index: to.index, address: dropDot ? word.slice(0, -1) : word };
   }
   return null;
-}
-
-/** Whether an "@" stands in the word with something on each side of it. */
-function hasInnerAt(word: string): boolean {
-  const at = word.indexOf('@', 1);
-  return at !== -1 && at < word.length - 1;
 }
 
 function subjectOf(instruction: string): string {
