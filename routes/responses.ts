@@ -119,6 +119,10 @@ export const resolutionResponse = z.object({
     .nullable()
     .describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
   tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
+  held: z
+    .array(z.string())
+    .optional()
+    .describe('MCP tools the attachments would offer that are held (their server changed their definition): not offered until accepted'),
   needs_approval: z
     .array(z.string())
     .describe('the offered tools this run can only request: no admitting attachment offers them without approval'),

@@ -142,6 +142,12 @@ export interface Resolution {
   /** The union of live members over admitting attachments, sorted; empty when access refuses. */
   tools: string[];
   /**
+   * Tools the attachments would offer that are held, left out of `tools`: MCP tools whose server
+   * changed their definition since it was pinned (SEMANTICS §14), refused as `tool_changed` until an
+   * operator accepts it. Absent when none is.
+   */
+  held?: string[];
+  /**
    * The offered tools that this run can only request (SEMANTICS §12): every admitting attachment
    * carrying them needs approval for it. A tool another admitting attachment offers without
    * approval is not here: grants only add. Sorted.

@@ -73,6 +73,7 @@ export class RunService {
   readonly inFlight = new Set<number>();
   private readonly deps: ToolRunDeps;
   private readonly observer: RunObserver;
+  private readonly withheld: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -81,6 +82,7 @@ export class RunService {
   ) {
     const { approvals, instances, observer = {}, onRecordError = () => undefined, onFault = () => undefined } = options;
     this.observer = observer;
+    this.withheld = options.withheld;
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
     this.policies = options.policies ? options.policies(this.read) : readThrough(this.read);
     const told = observer.toolCall ?? (() => undefined);
@@ -184,7 +186,7 @@ export class RunService {
   async explain(agentId: number, run: Run): Promise<Resolution> {
     const policy = await orUnavailable(this.read(agentId));
     if (!policy) throw new NotFoundError(`Agent ${agentId}`);
-    const resolution = policy.compiled.resolve(run);
+    const resolution = heldOut(policy.compiled.resolve(run), this.withheld);
     // What each cap has left, for a run whose count is known: a sender's or a scheduled run's.
     if (run.kind === 'catalogue') return resolution;
     const scope = { agent_id: agentId, run: run.kind, routing_key: run.kind === 'sender' ? run.routing_key : null };
@@ -204,6 +206,20 @@ export class RunService {
   close(): Promise<void> {
     return this.policies.close();
   }
+}
+
+/** The explained resolution as dispatch sees it: a held MCP tool is not offered, and is listed as held (SEMANTICS §14). */
+function heldOut(resolution: Resolution, withheld: ReadonlySet<string> | undefined): Resolution {
+  const held = withheld === undefined ? [] : resolution.tools.filter((id) => withheld.has(id));
+  if (held.length === 0) return resolution;
+  const offered = (ids: string[]) => ids.filter((id) => !withheld!.has(id));
+  return {
+    ...resolution,
+    tools: offered(resolution.tools),
+    needs_approval: offered(resolution.needs_approval),
+    capped: offered(resolution.capped),
+    held,
+  };
 }
 
 async function readPolicy(sequelize: Sequelize, registry: ToolRegistry, agentId: number): Promise<CachedPolicy | null> {

@@ -196,6 +196,10 @@ describe("when the server changes a tool's description", () => {
     });
     const servers = await kept(t.admin().get('/api/mcp/servers').expect(200));
     expect(servers.body[0]).toMatchObject({ tools: 2, held: 1 });
+    // The explain view says what dispatch does: held, not offered.
+    const explained = await kept(t.admin().get(`/api/agents/${sundae}/tools?sender=mara@thescoop.com`).expect(200));
+    expect(explained.body.held).toEqual(['freezer__check_stock']);
+    expect(explained.body.tools).not.toContain('freezer__check_stock');
   });
 
   test('then an operator accepts the new definition, and the tool runs again; accepting again is a 409', async () => {
