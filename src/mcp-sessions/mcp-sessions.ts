@@ -60,6 +60,13 @@ interface Live {
 
 const SERVER_INFO = { name: 'toolgate', version: '1' };
 
+/**
+ * The most connections one session holds on an instance: a client that initializes again (after a
+ * restart, say) keeps working, and a token holder who initializes in a loop holds no more memory
+ * than this; the oldest goes first.
+ */
+export const MAX_CONNECTIONS_PER_SESSION = 4;
+
 const UNAUTHENTICATED =
   'This MCP endpoint takes the token of an open MCP session: open one with POST /api/agents/:id/mcp-sessions, or open a new one if it expired or was closed.';
 
@@ -149,6 +156,11 @@ export class McpSessions {
         400,
         jsonRpcError(ErrorCode.InvalidRequest, 'Start with an initialize request; later requests carry its Mcp-Session-Id.'),
       );
+    }
+    const mine = [...this.#live.values()].filter((l) => l.session.id === session.id);
+    if (mine.length >= MAX_CONNECTIONS_PER_SESSION) {
+      const oldest = new Set(mine.slice(0, mine.length - MAX_CONNECTIONS_PER_SESSION + 1));
+      await this.#drop((l) => oldest.has(l));
     }
     const live = this.#connect(session);
     await live.server.connect(live.transport);

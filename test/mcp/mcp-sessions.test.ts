@@ -267,6 +267,15 @@ describe("when a session's token is used anywhere else, or after the session end
     expect(again.status).toBe(401);
   });
 
+  test('then a client that initializes again and again holds at most four connections, the oldest ended first', async () => {
+    const { body } = await open(gated.id, 'mara@thescoop.com');
+    const made: Client[] = [];
+    for (let i = 0; i < 6; i++) made.push(await connect(body.url, body.token));
+    await expect(made[0]!.listTools()).rejects.toThrow();
+    await expect(made[1]!.listTools()).rejects.toThrow();
+    for (const client of made.slice(2)) expect((await client.listTools()).tools.length).toBe(3);
+  });
+
   test('then an expired session refuses its next request', async () => {
     const { body } = await open(gated.id, 'mara@thescoop.com');
     const client = await connect(body.url, body.token);
