@@ -13,11 +13,16 @@ export async function withPostgresServer<T>(run: (adminUrl: string) => Promise<T
   return withEmbeddedServer(run);
 }
 
-/** A throwaway embedded PostgreSQL, whatever DATABASE_URL says. */
+/**
+ * A throwaway embedded PostgreSQL, whatever DATABASE_URL says. It runs with fsync and
+ * synchronous_commit off, as the tests' does, unless BENCH_DURABLE=1: then as a durable server
+ * does, each commit waiting for its WAL to reach the disk.
+ */
 export async function withEmbeddedServer<T>(run: (adminUrl: string) => Promise<T>): Promise<T> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
   await fs.chmod(tmp, 0o755); // the server runs as `postgres` when we are root
-  const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: false });
+  const durable = process.env.BENCH_DURABLE === '1';
+  const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), persistent: durable });
   try {
     return await run(server.url);
   } finally {

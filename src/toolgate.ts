@@ -222,7 +222,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     graceMs: recovery.graceMs,
     onRecordError: (err, context) => {
       logger?.error(
-        { ...context, err: err instanceof Error ? { name: err.name } : typeof err },
+        { ...context, err: recordErrorFields(err) },
         'a tool ran, but its outcome could not be recorded: its record stays started',
       );
     },
@@ -437,4 +437,16 @@ function policySources(
     default:
       throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `Unknown policy cache mode ${JSON.stringify(config.mode)}.`);
   }
+}
+
+/**
+ * What the log says of a record that could not be completed: the error's kind and SQLSTATE, never
+ * its message (which may quote the tool's words). The statement's error is node-postgres's own, or
+ * Sequelize's around it.
+ */
+function recordErrorFields(err: unknown): { name: string; code?: string } | string {
+  if (!(err instanceof Error)) return typeof err;
+  const cause = (err as { parent?: unknown }).parent ?? err;
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === 'string' ? { name: err.name, code } : { name: err.name };
 }

@@ -3,6 +3,7 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
+import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
 import type { DispatchKind } from '../core/types';
 
@@ -71,19 +72,28 @@ export async function startToolCall(
 
 /** Completes a `started` record with the execution's outcome. */
 export async function completeToolCall(sequelize: Sequelize, id: number, outcome: ToolCallOutcome): Promise<void> {
-  await sequelize.query(
-    `UPDATE tool_calls SET status = :status, duration_ms = :duration_ms, error = :error WHERE id = :id AND status = 'started'`,
-    { replacements: { id, status: outcome.status, ...bounded(outcome) }, type: QueryTypes.UPDATE },
-  );
+  const { duration_ms, error } = bounded(outcome);
+  await pooledQuery(sequelize, COMPLETE, [id, outcome.status, duration_ms, error]);
 }
 
 const COLUMNS =
   'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
+// Every value typed: in INSERT … SELECT a parameter would otherwise be taken for text.
 const VALUES =
-  ":agent_id, :tool_id, :tool_name, :status, :run, :routing_key, :duration_ms, :error, :approval_request_id, :approved_by, :instance_id, now() + :deadline_ms * interval '1 millisecond'";
-const INSERT = `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`;
+  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond'";
+const INSERT: PooledStatement = {
+  name: 'toolgate_tool_call_insert',
+  text: `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
+};
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
-const INSERT_COUNTED = `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps(:caps::jsonb) IS NOT NULL RETURNING id`;
+const INSERT_COUNTED: PooledStatement = {
+  name: 'toolgate_tool_call_insert_counted',
+  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($13::jsonb) IS NOT NULL RETURNING id`,
+};
+const COMPLETE: PooledStatement = {
+  name: 'toolgate_tool_call_complete',
+  text: `UPDATE tool_calls SET status = $2::varchar, duration_ms = $3::integer, error = $4::text WHERE id = $1::bigint AND status = 'started'`,
+};
 
 async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number>;
 async function insert(
@@ -100,22 +110,37 @@ async function insert(
   by?: StartedBy,
   caps: CapClaim | null = null,
 ): Promise<number | null> {
-  const [row] = await sequelize.query<{ id: number | string }>(caps === null ? INSERT : INSERT_COUNTED, {
-    replacements: {
-      ...record,
-      ...bounded(record),
-      approval_request_id: record.approval_request_id ?? null,
-      approved_by: record.approved_by ?? null,
-      instance_id: by?.instance_id ?? null,
-      deadline_ms: by?.deadline_ms ?? null,
-      ...(caps === null ? {} : { caps: claimArgument(caps) }),
-    },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
+  const statement = caps === null ? INSERT : INSERT_COUNTED;
+  const values = insertValues(record, by, caps);
+  // In a transaction, on the transaction's connection; else straight to a connection of the pool.
+  const rows = transaction
+    ? await sequelize.query<{ id: number | string }>(statement.text, { bind: values, type: QueryTypes.SELECT, transaction })
+    : (await pooledQuery<{ id: number | string }>(sequelize, statement, values)).rows;
+  const row = rows[0];
   if (row === undefined) return null;
   // BIGINT comes back as text; ids are far below 2^53.
   return Number(row.id);
+}
+
+/** The statement's parameters, in COLUMNS' order, then the caps to count. */
+function insertValues(record: ToolCallRecord, by: StartedBy | undefined, caps: CapClaim | null): unknown[] {
+  const { duration_ms, error } = bounded(record);
+  const values: unknown[] = [
+    record.agent_id,
+    record.tool_id,
+    record.tool_name,
+    record.status,
+    record.run,
+    record.routing_key,
+    duration_ms,
+    error,
+    record.approval_request_id ?? null,
+    record.approved_by ?? null,
+    by?.instance_id ?? null,
+    by?.deadline_ms ?? null,
+  ];
+  if (caps !== null) values.push(claimArgument(caps));
+  return values;
 }
 
 function bounded(values: { duration_ms: number; error: string | null }): { duration_ms: number; error: string | null } {
