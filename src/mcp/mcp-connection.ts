@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './mcp-config';
 import { connectParams, redact } from './mcp-transport-params';
+import { ownSignalFetch } from './own-signal-fetch';
 
 export type ConnectionStatus = 'connected' | 'unreachable';
 
@@ -91,7 +92,7 @@ export class McpConnection {
       });
       transport = stdio;
     } else {
-      transport = new StreamableHTTPClientTransport(params.url, { requestInit: { headers: params.headers } });
+      transport = new StreamableHTTPClientTransport(params.url, { requestInit: { headers: params.headers }, fetch: ownSignalFetch });
     }
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
