@@ -111,6 +111,12 @@ export class McpServers {
     return (this.#pinned.get(server) ?? []).map(toolView);
   }
 
+  /** A server's pinned tools in full, each definition and any pending one: what the dashboard sets side by side. */
+  pinned(server: string): readonly PinnedTool[] {
+    this.#server(server);
+    return this.#pinned.get(server) ?? [];
+  }
+
   /** Lists the server's tools again now (connecting first when it is away), and answers its tools. */
   async refresh(server: string): Promise<McpToolView[]> {
     const { connection } = this.#server(server);

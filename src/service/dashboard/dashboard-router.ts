@@ -15,6 +15,7 @@ import { JobStore } from './jobs';
 import { agentPages } from './pages/agents';
 import { approvalPages } from './pages/approvals';
 import { insightPages } from './pages/insight';
+import { mcpPages } from './pages/mcp';
 import { migrationPages } from './pages/migration';
 import { toolkitPages } from './pages/toolkits';
 import { requireSecureContext } from './secure-context';
@@ -70,7 +71,7 @@ export function dashboardRouter(services: RouteServices, options: DashboardOptio
   router.use(requireSignedIn());
   router.use(checkSessionCsrf);
   router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/agents`));
-  router.use(agentPages(d), toolkitPages(d), approvalPages(d), insightPages(d), migrationPages(d));
+  router.use(agentPages(d), toolkitPages(d), approvalPages(d), insightPages(d), mcpPages(d), migrationPages(d));
   router.use(dashboardNotFound());
   router.use(dashboardErrors(options.logger));
   return router;

@@ -8,12 +8,14 @@ import { attempt, listField, pageContext, redirectWith, textField } from '../for
 import { renderPage } from '../render';
 import { agentsHolding, attachmentCounts } from '../usage';
 import type { FieldErrors } from '../views/form';
-import { ToolkitFormPage, type ToolkitFormValues } from '../views/toolkit-form';
+import { ToolkitFormPage, type McpToolStates, type ToolkitFormValues } from '../views/toolkit-form';
 import { DeleteToolkitPage, ToolkitsPage } from '../views/toolkits';
 
 export function toolkitPages(d: DashboardServices): Router {
   const router = Router();
   const tools = () => d.registry.manifest.list();
+  const mcpTools = (): McpToolStates =>
+    new Map(d.mcp.servers().flatMap(({ name }) => d.mcp.pinned(name).map((t) => [t.tool_id, { status: t.status, server: name }] as const)));
 
   const showForm = (
     req: Request,
@@ -22,7 +24,7 @@ export function toolkitPages(d: DashboardServices): Router {
     values: ToolkitFormValues,
     errors: FieldErrors,
     toolkit?: Awaited<ReturnType<typeof d.toolkits.get>>,
-  ) => renderPage(res, status, ToolkitFormPage({ ctx: pageContext(req), tools: tools(), values, errors, toolkit }));
+  ) => renderPage(res, status, ToolkitFormPage({ ctx: pageContext(req), tools: tools(), mcpTools: mcpTools(), values, errors, toolkit }));
 
   const submitted = (req: Request): ToolkitFormValues => ({
     name: textField(req, 'name'),

@@ -2,7 +2,7 @@
 // last action, and the page's heading.
 import type { ComponentChildren } from 'preact';
 
-export type Section = 'agents' | 'toolkits' | 'approvals' | 'who-gets-what' | 'tool-calls' | 'migration';
+export type Section = 'agents' | 'toolkits' | 'approvals' | 'who-gets-what' | 'tool-calls' | 'mcp' | 'migration';
 
 export interface PageContext {
   /** Where the dashboard is mounted (`/admin`). */
@@ -17,6 +17,7 @@ const SECTIONS: { id: Section; label: string; path: string }[] = [
   { id: 'approvals', label: 'Approvals', path: '/approvals' },
   { id: 'who-gets-what', label: 'Who gets what', path: '/who-gets-what' },
   { id: 'tool-calls', label: 'Tool calls', path: '/tool-calls' },
+  { id: 'mcp', label: 'MCP servers', path: '/mcp' },
   { id: 'migration', label: 'Migrate enabled_tools', path: '/migration' },
 ];
 

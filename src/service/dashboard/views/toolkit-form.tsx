@@ -1,6 +1,9 @@
 // New toolkit and Edit toolkit: name, description, and the members as a checklist of every tool in
-// the manifest, each with its display name and summary.
+// the manifest, each with its display name and summary. An MCP server's tool is listed like any
+// other; a held one is marked (it can be a member, and is offered once accepted), and a stale
+// member says that its server no longer lists it.
 import type { ToolDefinition } from '../../../core/types';
+import type { PinStatus } from '../../../mcp/pin-listing';
 import type { ToolkitView } from '../../../services/toolkits';
 import { Checkbox, ErrorSummary, PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
@@ -12,9 +15,13 @@ export interface ToolkitFormValues {
   members: string[];
 }
 
+/** The state of each MCP server's tool, by tool id, and its server. */
+export type McpToolStates = ReadonlyMap<string, { status: PinStatus; server: string }>;
+
 export function ToolkitFormPage(props: {
   ctx: PageContext;
   tools: readonly ToolDefinition[];
+  mcpTools: McpToolStates;
   values: ToolkitFormValues;
   errors: FieldErrors;
   toolkit?: ToolkitView;
@@ -55,26 +62,42 @@ export function ToolkitFormPage(props: {
                 name="member"
                 value={tool.id}
                 checked={values.members.includes(tool.id)}
-                label={tool.display_name}
+                label={
+                  props.mcpTools.get(tool.id)?.status === 'held' ? (
+                    <>
+                      {tool.display_name} <span class="badge held">held</span>
+                    </>
+                  ) : (
+                    tool.display_name
+                  )
+                }
                 description={
                   <>
                     {tool.summary} <code>{tool.id}</code>
                     {tool.kind === 'enhancement' ? ' · enhancement: never refuses, left out when not granted' : ''}
+                    <McpMark ctx={ctx} state={props.mcpTools.get(tool.id)} />
                   </>
                 }
               />
             ))}
-            {stale.map((id) => (
-              <Checkbox
-                key={id}
-                id={`member-${id}`}
-                name="member"
-                value={id}
-                checked
-                label={`${id} (no longer registered)`}
-                description="Stale: its tool is gone from the code, so it is skipped and never granted. Uncheck it to remove it."
-              />
-            ))}
+            {stale.map((id) => {
+              const mcp = props.mcpTools.get(id);
+              return (
+                <Checkbox
+                  key={id}
+                  id={`member-${id}`}
+                  name="member"
+                  value={id}
+                  checked
+                  label={mcp ? `${id} (stale: its MCP server no longer lists it)` : `${id} (no longer registered)`}
+                  description={
+                    mcp
+                      ? `Stale: ${mcp.server} no longer lists this tool, so it is skipped and never granted; it is granted again if the server lists it again. Uncheck it to remove it.`
+                      : 'Stale: its tool is gone from the code, so it is skipped and never granted. Uncheck it to remove it.'
+                  }
+                />
+              );
+            })}
           </div>
         </fieldset>
         <div class="row">
@@ -83,5 +106,15 @@ export function ToolkitFormPage(props: {
         </div>
       </PostForm>
     </Layout>
+  );
+}
+
+function McpMark({ ctx, state }: { ctx: PageContext; state: { status: PinStatus; server: string } | undefined }) {
+  if (state?.status !== 'held') return null;
+  return (
+    <>
+      {' · held: its MCP server changed its definition, so it is offered to no run until an operator accepts the new one on '}
+      <a href={`${ctx.base}/mcp/servers/${encodeURIComponent(state.server)}`}>{`${state.server}'s tools`}</a>
+    </>
   );
 }
