@@ -7,7 +7,7 @@ import { seedUp } from '../../src/db/migrate';
 import { ensureScoopData } from '../../src/service/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
 import { createLogger } from '../../src/service/logger';
-import { createToolgate, type Toolgate } from '../../src/toolgate';
+import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { ADMIN_TOKEN } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -18,10 +18,11 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(): Promise<RunningService> {
+/** `options`: more of the toolgate's options (its MCP servers, say). */
+export async function startService(options: Partial<ToolgateOptions> = {}): Promise<RunningService> {
   const db = await createTestDatabase();
   // As the service without TOOLGATE_CLIENT_TOKENS: the client routes open, on purpose.
-  const tg = createToolgate({ sequelize: db.sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientRoutes: 'open' });
+  const tg = createToolgate({ sequelize: db.sequelize, tools: SCOOP_TOOLS, adminToken: ADMIN_TOKEN, clientRoutes: 'open', ...options });
   await ensureScoopData(db.sequelize);
   await tg.syncSystemToolkits();
   await seedUp(db.sequelize);
