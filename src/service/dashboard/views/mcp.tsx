@@ -3,15 +3,13 @@
 // part that changed marked, with Accept. What a server lists (descriptions, schemas, names) is its
 // own text: shown as text, invisible characters named, never as markup. Nothing of a server's
 // configuration is shown but its name and transport: its env, headers and url may hold secrets.
+import { canonicalJson } from '../../../core/canonical-json';
+import { tooDeepAt } from '../../../core/json-depth';
+import { jsonText } from '../../../core/json-text';
+import { sameJson } from '../../../core/same-json';
 import type { McpServerView } from '../../../mcp/mcp-views';
 import type { PinStatus, PinnedTool } from '../../../mcp/pin-listing';
-import {
-  DEFINITION_PARTS,
-  definitionChanges,
-  manifestTextOf,
-  type DefinitionPart,
-  type PinnedDefinition,
-} from '../../../mcp/tool-definition';
+import { DEFINITION_PARTS, manifestTextOf, type DefinitionPart, type PinnedDefinition } from '../../../mcp/tool-definition';
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { VisibleText } from './visible-text';
@@ -179,8 +177,8 @@ export function McpToolsPage(props: { ctx: PageContext; server: ServerRow; tools
 }
 
 function HeldTool({ ctx, tool, pending }: { ctx: PageContext; tool: PinnedTool; pending: PinnedDefinition }) {
-  const changes = definitionChanges(tool.definition, pending);
-  const changed = DEFINITION_PARTS.filter((part) => part in changes);
+  // Compared here without sorting keys (as definitionChanges does), so a part nested deep costs its size.
+  const changed = DEFINITION_PARTS.filter((part) => !sameJson(tool.definition[part], pending[part]));
   return (
     <section aria-labelledby={`held-${tool.tool_id}`}>
       <h2 id={`held-${tool.tool_id}`}>{`${tool.tool_id}: held`}</h2>
@@ -195,16 +193,20 @@ function HeldTool({ ctx, tool, pending }: { ctx: PageContext; tool: PinnedTool; 
           <thead>
             <tr>
               <th scope="col">Part</th>
-              <th scope="col">{`Pinned (${tool.digest.slice(0, 12)}…)`}</th>
-              <th scope="col">{`Listed now, pending (${(tool.pending_digest ?? '').slice(0, 12)}…)`}</th>
+              <th scope="col">
+                Pinned <code>{`${tool.digest.slice(0, 12)}…`}</code>
+              </th>
+              <th scope="col">
+                Listed now, pending <code>{`${(tool.pending_digest ?? '').slice(0, 12)}…`}</code>
+              </th>
             </tr>
           </thead>
           <tbody>
             {DEFINITION_PARTS.map((part) => (
-              <tr key={part} class={part in changes ? 'changed' : undefined}>
+              <tr key={part} class={changed.includes(part) ? 'changed' : undefined}>
                 <th scope="row">
                   {PART_NAMES[part]}
-                  {part in changes ? <span class="badge changed">changed</span> : <p class="hint">unchanged</p>}
+                  {changed.includes(part) ? <span class="badge changed">changed</span> : <p class="hint">unchanged</p>}
                 </th>
                 <td>
                   <DefinitionPartText value={tool.definition[part]} />
@@ -241,11 +243,23 @@ function ManifestText({ tool, server }: { tool: PinnedTool; server: string }) {
   );
 }
 
+/** Past this depth a part is shown on one line: laying it out would recurse as deep as a server nested it. */
+const LAID_OUT_DEPTH = 32;
+
 function DefinitionPartText({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span class="muted">none</span>;
   return (
     <pre class="definition">
-      <VisibleText text={typeof value === 'string' ? value : JSON.stringify(value, null, 2)} />
+      <VisibleText text={typeof value === 'string' ? value : laidOut(value)} />
     </pre>
   );
+}
+
+/**
+ * JSON with its keys sorted, as the digest reads it: both sides in one order, so only what differs
+ * looks different. Deeper than LAID_OUT_DEPTH it is one line as the server gave it, since sorting
+ * costs its size times its depth.
+ */
+function laidOut(value: unknown): string {
+  return tooDeepAt(value, LAID_OUT_DEPTH) === null ? JSON.stringify(JSON.parse(canonicalJson(value)), null, 2) : jsonText(value);
 }
