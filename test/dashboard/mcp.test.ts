@@ -214,6 +214,12 @@ describe("the toolkit form's checklist", () => {
     expect(form.text).toContain('freezer__ice_log (stale: its MCP server no longer lists it)');
     expect(form.text).not.toContain('freezer__ice_log (no longer registered)');
   });
+
+  test('when the toolkits are listed, then a held MCP member and a stale one say so', async () => {
+    const list = row((await page('/admin/toolkits')).text, '>Freezer</a>');
+    expect(list).toContain('<li class="held">Freezer stock (held until accepted)</li>');
+    expect(list).toContain('<li class="stale">freezer__ice_log (stale: its MCP server no longer lists it)</li>');
+  });
 });
 
 describe('who may use the MCP pages', () => {

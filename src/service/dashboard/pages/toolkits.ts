@@ -34,7 +34,7 @@ export function toolkitPages(d: DashboardServices): Router {
 
   router.get('/toolkits', async (req, res) => {
     const [toolkits, usage] = await Promise.all([d.toolkits.list(), attachmentCounts(d.sequelize)]);
-    renderPage(res, 200, ToolkitsPage({ ctx: pageContext(req), toolkits, tools: tools(), usage }));
+    renderPage(res, 200, ToolkitsPage({ ctx: pageContext(req), toolkits, tools: tools(), mcpTools: mcpTools(), usage }));
   });
 
   router.get('/toolkits/new', (req, res) => {

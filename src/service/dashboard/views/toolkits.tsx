@@ -2,6 +2,7 @@
 import type { ToolDefinition } from '../../../core/types';
 import type { ToolkitView } from '../../../services/toolkits';
 import { PostForm } from './form';
+import type { McpToolStates } from './toolkit-form';
 import { Layout, type PageContext } from './layout';
 
 export const SYSTEM_LABELS: Record<string, string> = {
@@ -13,6 +14,7 @@ export function ToolkitsPage(props: {
   ctx: PageContext;
   toolkits: ToolkitView[];
   tools: readonly ToolDefinition[];
+  mcpTools: McpToolStates;
   usage: Map<number, number>;
 }) {
   const { ctx } = props;
@@ -53,8 +55,11 @@ export function ToolkitsPage(props: {
                 {t.member_tool_ids.length === 0 ? <span class="muted">No members</span> : null}
                 <ul class="inline">
                   {t.member_tool_ids.map((id) => (
-                    <li key={id} class={t.stale_tool_ids.includes(id) ? 'stale' : undefined}>
-                      {t.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : (names.get(id) ?? id)}
+                    <li
+                      key={id}
+                      class={t.stale_tool_ids.includes(id) ? 'stale' : props.mcpTools.get(id)?.status === 'held' ? 'held' : undefined}
+                    >
+                      {memberText(id, t.stale_tool_ids.includes(id), names.get(id), props.mcpTools.get(id)?.status)}
                     </li>
                   ))}
                 </ul>
@@ -106,6 +111,11 @@ export function DeleteToolkitPage(props: { ctx: PageContext; toolkit: ToolkitVie
       </PostForm>
     </Layout>
   );
+}
+
+function memberText(id: string, stale: boolean, name: string | undefined, mcp: string | undefined): string {
+  if (stale) return mcp ? `${id} (stale: its MCP server no longer lists it)` : `${id} (no longer registered)`;
+  return mcp === 'held' ? `${name ?? id} (held until accepted)` : (name ?? id);
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
