@@ -40,7 +40,7 @@ export function mcpPages(d: DashboardServices): Router {
     const listed =
       now.status === 'connected'
         ? `${server.name}'s tools were listed again: ${counts.active} active, ${counts.held} held, ${counts.stale} stale.`
-        : `${server.name} is still unreachable, so its tools stay as they were pinned; toolgate keeps trying to connect.`;
+        : `${server.name} is unreachable, so its tools stay as they were pinned; toolgate keeps trying to connect.`;
     await redirectWith(req, res, '/mcp', listed);
   });
 

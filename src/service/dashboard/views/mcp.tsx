@@ -183,9 +183,9 @@ function HeldTool({ ctx, tool, pending }: { ctx: PageContext; tool: PinnedTool; 
     <section aria-labelledby={`held-${tool.tool_id}`}>
       <h2 id={`held-${tool.tool_id}`}>{`${tool.tool_id}: held`}</h2>
       <p>
-        {`The server lists another definition than the one pinned. Changed: ${changed.map((p) => PART_NAMES[p].toLowerCase()).join(', ')}. `}
-        Read the new one as the model would: a description can carry instructions. Accepting pins it, and the tool is offered again wherever
-        a toolkit grants it.
+        {`The server lists another definition than the one pinned. Changed: ${changed.length === 0 ? 'no part this page tells apart, only the digest' : changed.map((p) => PART_NAMES[p].toLowerCase()).join(', ')}. `}
+        Read the new one before you accept it: the model reads it too, and a description can carry instructions. Accepting pins it, and the
+        tool is offered again wherever a toolkit grants it.
       </p>
       <div class="table-scroll" role="region" aria-label={`Definitions of ${tool.tool_id}`} tabIndex={0}>
         <table class="side-by-side">
