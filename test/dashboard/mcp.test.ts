@@ -183,6 +183,21 @@ describe("a server's tools page", () => {
     );
   });
 
+  test('when the database fails while Accept pins the new definition, then it is a 503 page, and the tool stays held', async () => {
+    const token = await v.token('/admin/mcp/servers/freezer');
+    await t.sequelize.query('ALTER TABLE mcp_tools RENAME TO mcp_tools_away');
+    let res;
+    try {
+      res = await v.post('/admin/mcp/tools/freezer__check_stock/accept', { _csrf: token });
+    } finally {
+      await t.sequelize.query('ALTER TABLE mcp_tools_away RENAME TO mcp_tools');
+    }
+    expect(res.status).toBe(503);
+    expect(res.text).toContain('Nothing was granted.');
+    expect(await statusOf('freezer__check_stock')).toBe('held');
+    expect(row((await page('/admin/mcp/servers/freezer')).text, 'freezer__check_stock')).toContain('<span class="badge held">held</span>');
+  });
+
   test('when Accept is posted without its CSRF token, then it is refused and the tool stays held', async () => {
     const refused = await v.post('/admin/mcp/tools/freezer__check_stock/accept', {});
     expect(refused.status).toBe(403);
