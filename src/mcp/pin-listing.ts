@@ -2,7 +2,11 @@
 // reading or writing anything: a tool listed for the first time is pinned, active; one listed with
 // its pinned definition is active; one listed with another definition is held, the new one pending
 // (until an operator accepts it); one no longer listed is stale. A tool whose name cannot be an id,
-// whose id another tool has, or whose input schema cannot be checked is skipped, with the reason.
+// whose id another tool has, whose definition nests past the JSON depth bound (its digest and
+// every comparison walk it, so a hostile server must not hand us one that stalls the process), or
+// whose input schema cannot be checked is skipped, with the reason.
+import { INPUT_BOUNDS } from '../core/input-bounds';
+import { tooDeepAt } from '../core/json-depth';
 import { mcpToolId } from './mcp-tool-id';
 import { definitionDigest, definitionOf, listedToolSchema, type PinnedDefinition } from './tool-definition';
 
@@ -51,6 +55,8 @@ export function planListing(
       skipped.push({ name, reason: 'its listing is not a tool with a name and an object input schema' });
     } else if (seen.has(name)) {
       skipped.push({ name, reason: 'the server lists it twice' });
+    } else if (tooDeepAt(entry, INPUT_BOUNDS.json_depth) !== null) {
+      skipped.push({ name, reason: `its definition nests deeper than ${INPUT_BOUNDS.json_depth} levels` });
     } else {
       const definition = definitionOf(parsed.data);
       seen.set(name, { definition, digest: definitionDigest(definition) });

@@ -105,6 +105,16 @@ describe('when a server lists its tools', () => {
     const uncheckable = planListing('shop', [], [listed('odd')], () => 'no');
     expect(uncheckable.skipped).toEqual([{ name: 'odd', reason: 'its input schema cannot be checked: no' }]);
   });
+
+  test('then a definition nested past the JSON depth bound is skipped at once, before anything walks it to digest it', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 5_000; i++) deep = { type: 'object', properties: { x: deep } };
+    const started = performance.now();
+    const plan = planListing('shop', [], [listed('echo'), { ...listed('deep'), inputSchema: deep }], compiles);
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(plan.tools.map((t) => t.tool_name)).toEqual(['echo']);
+    expect(plan.skipped).toEqual([{ name: 'deep', reason: 'its definition nests deeper than 64 levels' }]);
+  });
 });
 
 describe("when the manifest's text is taken from a definition", () => {
