@@ -441,7 +441,8 @@ export class ToolRun {
       status: 'denied',
       duration_ms: 0,
       error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
-      ...this.shadowOf(toolId, 'denied'),
+      // A requestable tool refused where it runs at once: the candidate agrees when it too needs approval.
+      ...this.shadowOf(toolId, requestable ? 'pending_approval' : 'denied'),
     });
     const why = this.whyNotOffered(toolId);
     this.decided('refused', why);
@@ -474,7 +475,7 @@ export class ToolRun {
       status: 'skipped',
       duration_ms: 0,
       error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null,
-      ...this.shadowOf(toolId, 'denied'),
+      ...this.shadowOf(toolId, this.needsApproval(toolId) ? 'pending_approval' : 'denied'),
     });
     this.decided('skipped', this.whyNotOffered(toolId));
   }

@@ -52,6 +52,25 @@ describe('when a candidate would admit a sender the live terms refuse', () => {
   });
 });
 
+describe('when the live terms and the candidate both need approval for a tool a route runs at once', () => {
+  test('then the refusal carries no shadow: the candidate would decide it alike', async () => {
+    const f = recording();
+    const approval = { approvers: ['boss@thescoop.com'] };
+    const kit = attachment(1, ['lookup_order'], {
+      ...approval,
+      candidate: {
+        rules: [
+          { id: null, kind: 'allow', pattern: '*@thescoop.com' },
+          { id: null, kind: 'deny', pattern: 'x@thescoop.com' },
+        ],
+      },
+    });
+    const run = runOf({ attachments: [kit] }, f.deps);
+    await expect(run.execute('lookup_order', () => 'found')).rejects.toMatchObject({ code: 'approval_required' });
+    expect(f.shadows).toEqual([{ tool_id: 'lookup_order', status: 'denied', shadow: undefined }]);
+  });
+});
+
 describe('when working out the shadow fails', () => {
   test('then the call runs as the live terms decide, its record has no shadow, and the failure is told as a fault', async () => {
     const f = recording();
