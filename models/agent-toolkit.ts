@@ -10,12 +10,19 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { tableOptions } from './table-options';
-import type { CapRule } from '../src/core/types';
-import type { StoredCandidate } from '../src/services/policy-loader';
+import type { CapRule, RuleKind } from '../src/core/types';
 import type { AgentToolkitRule } from './agent-toolkit-rule';
 import type { Toolkit } from './toolkit';
 
 export type AttachmentOrigin = 'operator' | 'default' | 'legacy';
+
+/** Candidate terms as `candidate` keeps them (SEMANTICS §15): only the fields given, patterns normalized. */
+export interface StoredCandidate {
+  rules?: { kind: RuleKind; pattern: string }[];
+  caps?: CapRule[];
+  approvers?: string[] | null;
+  allow_proactive?: boolean;
+}
 
 export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCreationAttributes<AgentToolkit>> {
   declare id: CreationOptional<number>;

@@ -2,6 +2,7 @@
 // those terms, revoking. Patterns arrive normalized (the route parses them with the core).
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { AgentToolkit, Models } from '../../models';
+import type { StoredCandidate } from '../../models/agent-toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
@@ -9,7 +10,6 @@ import type { CapPer, CapRule, RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
-import type { StoredCandidate } from './policy-loader';
 import { shadowSummary, type ShadowSummary } from './shadow-summary';
 import { toolkitView, type ToolkitView } from './toolkits';
 

@@ -2,6 +2,7 @@
 // the plain data the core resolves over, with the little of the agent a run needs besides (its name
 // and prompt, for the model).
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { StoredCandidate } from '../../models/agent-toolkit';
 import type { AgentPolicyData, AttachmentPolicy, CandidateTerms, CapRule, RuleKind } from '../core/types';
 
 /** What a run knows of its agent besides the policy. */
@@ -118,14 +119,6 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
     }
   }
   return { agent_id: agentId, access_rules: rows[0]?.access_rules ?? [], attachments: [...byId.values()] };
-}
-
-/** Candidate terms as agent_toolkits.candidate keeps them (SEMANTICS §15): only the fields given. */
-export interface StoredCandidate {
-  rules?: { kind: RuleKind; pattern: string }[];
-  caps?: CapRule[];
-  approvers?: string[] | null;
-  allow_proactive?: boolean;
 }
 
 // jsonb keeps keys in its own order: written back in the API's.

@@ -154,6 +154,22 @@ describe('when a candidate would open an allow-listed attachment to every sender
   });
 });
 
+describe('when a candidate would allow scheduled runs that the live terms keep out', () => {
+  test('then a scheduled run is offered nothing more, and its record says what the candidate would add', async () => {
+    const g = await supportAgent();
+    await t.admin().put(candidatePath(g)).send({ allow_proactive: true }).expect(200);
+    const answer = (await t.scheduler().post(`/api/agents/${g.agent}/runs`).send({ instruction: 'Check the stock.' }).expect(200)).body;
+    expect(answer.tools_offered).toEqual([]);
+    expect(await latestRun(g.agent)).toMatchObject({
+      routing_key: null,
+      tools_offered: [],
+      shadow: { attachment_id: g.attachment, adds: ['check_flavor_stock', 'lookup_order'], removes: [] },
+    });
+    const summary = (await t.admin().get(candidatePath(g)).expect(200)).body.shadow;
+    expect(summary.gaining).toEqual([{ routing_key: null, run: 'scheduled', tools: ['check_flavor_stock', 'lookup_order'], runs: 1 }]);
+  });
+});
+
 describe('when the candidate and its shadow so far are read', () => {
   test('then the counts say how many runs were seen, how many differ, who would gain or lose which tools, and which calls changed', async () => {
     const g = await supportAgent([{ kind: 'deny', pattern: 'spam@acme.com' }]);
