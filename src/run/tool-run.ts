@@ -53,7 +53,10 @@ export interface ToolRunDeps {
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
-  /** Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13). */
+  /**
+   * Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13);
+   * also of one working out a candidate's shadow (stage `shadow`), which changes nothing of the run.
+   */
   onFault(err: unknown, context: { agent_id: number; stage: string }): void;
   /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
   fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
