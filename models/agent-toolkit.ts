@@ -10,11 +10,19 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { tableOptions } from './table-options';
-import type { CapRule } from '../src/core/types';
+import type { CapRule, RuleKind } from '../src/core/types';
 import type { AgentToolkitRule } from './agent-toolkit-rule';
 import type { Toolkit } from './toolkit';
 
 export type AttachmentOrigin = 'operator' | 'default' | 'legacy';
+
+/** Candidate terms as `candidate` keeps them (SEMANTICS §15): only the fields given, patterns normalized. */
+export interface StoredCandidate {
+  rules?: { kind: RuleKind; pattern: string }[];
+  caps?: CapRule[];
+  approvers?: string[] | null;
+  allow_proactive?: boolean;
+}
 
 export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCreationAttributes<AgentToolkit>> {
   declare id: CreationOptional<number>;
@@ -26,6 +34,10 @@ export class AgentToolkit extends Model<InferAttributes<AgentToolkit>, InferCrea
   declare approvers: CreationOptional<string[] | null>;
   /** How often its members may run (SEMANTICS §13). */
   declare caps: CreationOptional<CapRule[]>;
+  /** Terms tried beside the live ones (SEMANTICS §15), only the fields given; null when none. */
+  declare candidate: CreationOptional<StoredCandidate | null>;
+  /** When the candidate was set: its shadow counts from then. */
+  declare candidate_at: CreationOptional<Date | null>;
   declare created_at: CreationOptional<Date>;
   declare updated_at: CreationOptional<Date>;
   declare toolkit?: NonAttribute<Toolkit>;
@@ -42,6 +54,8 @@ export function defineAgentToolkit(sequelize: Sequelize): typeof AgentToolkit {
       origin: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'operator' },
       approvers: { type: DataTypes.ARRAY(DataTypes.STRING(320)), allowNull: true, defaultValue: null },
       caps: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
+      candidate: { type: DataTypes.JSONB, allowNull: true, defaultValue: null },
+      candidate_at: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -1,6 +1,6 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { z } from 'zod';
-import { attachmentResponse, ruleResponse } from './responses';
+import { attachmentResponse, candidateShadowResponse, ruleResponse } from './responses';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
@@ -51,6 +51,49 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     success: { status: 204, description: 'Detached' },
     handle: async (tg, { ids }) => {
       await tg.attachments.detach(ids.id, ids.attachmentId);
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/agents/:id/toolkits/:attachmentId/candidate',
+    summary: 'Set candidate terms (shadow)',
+    description:
+      "Terms tried beside the live ones (SEMANTICS §15), in place of any candidate it carried: the fields given replace the live ones in the candidate's resolution. Runs are offered and checked by the live terms only; each also resolves the candidate, and where it decides otherwise the run and call records carry `shadow`.",
+    roles: ['admin'],
+    body: attachmentPatchSchema,
+    bodyRequired: false,
+    success: { status: 200, description: 'The attachment, with `candidate`', schema: attachmentResponse },
+    handle: (tg, { ids, req }) => tg.attachments.setCandidate(ids.id, ids.attachmentId, req.body ?? {}),
+  }),
+  route({
+    method: 'get',
+    path: '/agents/:id/toolkits/:attachmentId/candidate',
+    summary: 'Read the candidate and its shadow so far',
+    roles: ['admin'],
+    success: { status: 200, description: 'The attachment with `candidate` and `shadow`', schema: candidateShadowResponse },
+    errors: ['no_candidate'],
+    handle: (tg, { ids }) => tg.attachments.candidate(ids.id, ids.attachmentId),
+  }),
+  route({
+    method: 'post',
+    path: '/agents/:id/toolkits/:attachmentId/candidate/promote',
+    summary: 'Promote the candidate to the live terms',
+    description:
+      "One transaction: the candidate's fields replace the live ones, as PATCH would, and the candidate is cleared. The agent's policy version is raised, so every instance decides by them from its next run.",
+    roles: ['admin'],
+    success: { status: 200, description: 'The attachment, on its new live terms', schema: attachmentResponse },
+    errors: ['no_candidate'],
+    handle: (tg, { ids }) => tg.attachments.promote(ids.id, ids.attachmentId),
+  }),
+  route({
+    method: 'delete',
+    path: '/agents/:id/toolkits/:attachmentId/candidate',
+    summary: 'Drop the candidate',
+    roles: ['admin'],
+    success: { status: 204, description: 'Dropped; the live terms stay as they are' },
+    errors: ['no_candidate'],
+    handle: async (tg, { ids }) => {
+      await tg.attachments.dropCandidate(ids.id, ids.attachmentId);
     },
   }),
   route({

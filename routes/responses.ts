@@ -63,6 +63,18 @@ const capResponse = z.object({
   window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
 });
 
+export const candidateResponse = z
+  .object({
+    rules: z.array(z.object({ kind: ruleKindSchema, pattern: z.string().describe('normalized') })).optional(),
+    caps: z.array(capResponse).optional(),
+    approval: approvalTerms.optional(),
+    allow_proactive: z.boolean().optional(),
+    since: z.string().describe('when they were set: the shadow counts from then'),
+  })
+  .describe(
+    'terms tried beside the live ones (SEMANTICS §15): the fields given replace the live ones when promoted; nothing is granted by them',
+  );
+
 export const attachmentResponse = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
@@ -71,7 +83,51 @@ export const attachmentResponse = z.object({
   rules: z.array(ruleResponse),
   approval: approvalTerms,
   caps: z.array(capResponse).describe('how often its members may run (SEMANTICS §13)'),
+  candidate: candidateResponse.optional().describe('absent when the attachment carries no candidate'),
 });
+
+const shadowSenders = z.object({
+  routing_key: z.string().nullable(),
+  run: dispatchKindSchema,
+  tools: z.array(z.string()),
+  runs: z.number().int(),
+});
+
+const verdictSchema = z.enum(['admitted', 'denied', 'pending_approval']);
+
+export const candidateShadowResponse = attachmentResponse.extend({
+  candidate: candidateResponse,
+  shadow: z.object({
+    since: z.string(),
+    runs: z.number().int().describe('agent runs (messages, scheduled runs) recorded since the candidate was set'),
+    differing_runs: z.number().int().describe('of those, the runs whose offer the candidate would change'),
+    gaining: z.array(shadowSenders).describe('who would gain which tools, with their run counts (at most 100 entries)'),
+    losing: z.array(shadowSenders).describe('who would lose which tools (at most 100 entries)'),
+    calls_changed: z.number().int().describe('tool-call records the candidate would have decided otherwise'),
+    calls: z
+      .array(
+        z.object({
+          call_id: z.number().int(),
+          tool_id: z.string(),
+          routing_key: z.string().nullable(),
+          status: z.enum(TOOL_CALL_STATUSES),
+          would_be: verdictSchema,
+          reason: z.string(),
+          at: z.string(),
+        }),
+      )
+      .describe('the latest 20 of them, newest first'),
+  }),
+});
+
+const runShadowEntry = z.object({ attachment_id: z.number().int(), adds: z.array(z.string()), removes: z.array(z.string()) });
+const callShadowEntry = z.object({ attachment_id: z.number().int(), would_be: verdictSchema, reason: z.string() });
+const runShadowResponse = runShadowEntry
+  .extend({ also: z.array(runShadowEntry).optional().describe('the entries of further attachments whose candidates differ') })
+  .describe("present where an attachment's candidate terms would offer otherwise (SEMANTICS §15)");
+const callShadowResponse = callShadowEntry
+  .extend({ also: z.array(callShadowEntry).optional().describe('the entries of further attachments whose candidates differ') })
+  .describe("present where an attachment's candidate terms would have decided the call otherwise (SEMANTICS §15)");
 
 const capRuleResponse = z.object({
   tool_id: z.string().nullable(),
@@ -219,6 +275,7 @@ export const storedRunResponse = z.object({
   stopped: stoppedSchema.nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
   error: z.string().nullable(),
   new_thread: newThreadResponse.nullable(),
+  shadow: runShadowResponse.optional(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
 });
@@ -277,6 +334,7 @@ export const toolCallResponse = z.object({
   error: z.string().nullable(),
   approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
   approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
+  shadow: callShadowResponse.optional(),
   created_at: timestamp,
 });
 

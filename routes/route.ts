@@ -10,7 +10,7 @@ import type { Role } from '../middleware/request-state';
 import type { ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * Errors particular to a route. The others follow from the declaration itself: a token (401,
@@ -20,6 +20,7 @@ export type Method = 'get' | 'post' | 'patch' | 'delete';
 export type RouteError = Extract<
   ErrorCode,
   | 'conflict'
+  | 'no_candidate'
   | 'sender_forbidden'
   | 'tool_forbidden'
   | 'approval_required'

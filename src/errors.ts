@@ -40,6 +40,10 @@ export const ERROR_CODES = {
   },
   csrf: { status: 403, meaning: 'a dashboard form was not sent from a dashboard page that is still open' },
   not_found: { status: 404, meaning: 'no such agent, toolkit, attachment, rule or document' },
+  no_candidate: {
+    status: 404,
+    meaning: 'the attachment carries no candidate terms to read, promote or drop (SEMANTICS §15); set them with PUT first',
+  },
   conflict: { status: 409, meaning: 'a duplicate, or a change the system toolkits refuse' },
   parity_mismatch: {
     status: 409,
@@ -256,6 +260,16 @@ export class NotFoundError extends HttpError {
   /** `change`: what to do about it, when it is not the path's id (a feature switched off). */
   constructor(what: string, change = 'check the id in the path') {
     super('not_found', `${what} was not found: ${change}.`);
+  }
+}
+
+/** An attachment that exists but carries no candidate terms (SEMANTICS §15). */
+export class NoCandidateError extends HttpError {
+  constructor(attachmentId: number) {
+    super(
+      'no_candidate',
+      `Attachment ${attachmentId} carries no candidate terms: set them with PUT .../candidate first (they may have been promoted or dropped).`,
+    );
   }
 }
 

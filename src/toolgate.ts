@@ -227,7 +227,12 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       );
     },
     onFault: (err, context) => {
-      logger?.error({ ...context, err: errorFields(err) }, "toolgate's own fault after a tool ran: answered with what ran, not a 5xx");
+      logger?.error(
+        { ...context, err: errorFields(err) },
+        context.stage === 'shadow'
+          ? "a candidate's shadow could not be worked out: the record goes without it, and the live decision stands"
+          : "toolgate's own fault after a tool ran: answered with what ran, not a 5xx",
+      );
     },
     policies: policySources(sequelize, cacheConfig, metrics, logger, policyChannel(schema)),
     observer: {

@@ -141,6 +141,7 @@ async function handleNew(
     message_id: messageId,
     content_digest: digest,
     new_thread: newThread,
+    shadow: automatic ? null : run.shadow,
   });
   const ran = await running(deps, started.id, async () => {
     if (automatic) return automaticReplyEnd();
@@ -187,6 +188,7 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
     participants: [],
     message_id: null,
     new_thread: null,
+    shadow: run.shadow,
   });
   const scope: RunScope = {
     thread_id: null,

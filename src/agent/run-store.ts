@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
+import type { RunShadow } from '../core/shadow';
 import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError } from '../errors';
@@ -71,6 +72,8 @@ export interface AgentRunView {
   stopped: Stopped | null;
   error: string | null;
   new_thread: NewThread | null;
+  /** Present where an attachment's candidate terms would have offered otherwise (SEMANTICS §15). */
+  shadow?: RunShadow;
   created_at: string;
   completed_at: string | null;
 }
@@ -136,13 +139,14 @@ interface RunRow {
   stopped: Stopped | null;
   error: string | null;
   new_thread: NewThread | null;
+  shadow?: RunShadow | null;
   created_at: Date;
   completed_at: Date | null;
   size?: string | number;
 }
 
 const RUN_COLUMNS = `r.id, t.reference AS thread_reference, r.run, r.message, r.routing_key, r.tools_offered, r.steps, r.decisions, r.reply,
-  r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.created_at, r.completed_at`;
+  r.reply_message_id, r.reply_to, r.reply_cc, r.stopped, r.error, r.new_thread, r.shadow, r.created_at, r.completed_at`;
 const RUN_FROM = 'FROM agent_runs r LEFT JOIN threads t ON t.id = r.thread_id';
 
 /** A message id this agent already knows: a message it handled (or is handling), or one of its replies. */
@@ -342,6 +346,8 @@ export class RunStore {
     /** The digest of the message's sender and content: a redelivery is the same message_id with the same digest. */
     content_digest?: string | null;
     new_thread: NewThread | null;
+    /** What the attachments' candidate terms would change of the offer (SEMANTICS §15); null when nothing. */
+    shadow?: RunShadow | null;
   }): Promise<{ id: number; thread: ThreadRef | null }> {
     await this.instances.register();
     const started = await this.sequelize.transaction(async (transaction) => {
@@ -365,8 +371,8 @@ export class RunStore {
         thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
-        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8) RETURNING id`,
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, shadow)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8, $9::jsonb) RETURNING id`,
         {
           bind: [
             run.agent_id,
@@ -377,6 +383,7 @@ export class RunStore {
             [...run.tools_offered],
             run.new_thread ? JSON.stringify(run.new_thread) : null,
             this.instances.id,
+            run.shadow ? JSON.stringify(run.shadow) : null,
           ],
           type: QueryTypes.SELECT,
           transaction,
@@ -564,6 +571,7 @@ function runView(row: RunRow): AgentRunView {
     stopped: row.stopped,
     error: row.error,
     new_thread: row.new_thread,
+    ...(row.shadow ? { shadow: row.shadow } : {}),
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,
   };

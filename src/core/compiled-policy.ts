@@ -14,6 +14,7 @@
 // A compiled policy is immutable once built: a cache may share one between concurrent runs. This
 // file is the shape a run asks of it; policy-index.ts builds it (compilePolicy), and the offers it
 // makes are masked-offer.ts and listed-offer.ts.
+import type { ShadowPolicy } from './shadow';
 import type { CapRule, GateDecision, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
@@ -38,6 +39,12 @@ export interface CompiledPolicy {
   readonly hasCaps: boolean;
   /** The caps of one attachment that apply to a call of this tool (its own, and its all-members ones). */
   capsOf(attachmentId: number, toolId: string): readonly CapRule[];
+  /**
+   * Each attachment's candidate terms (SEMANTICS §15), compiled with the policy: the agent's policy
+   * with that attachment's candidate in place of its live terms. A run asks them only for its shadow
+   * record; nothing is offered or granted by them. Empty when no attachment carries a candidate.
+   */
+  readonly shadows: readonly ShadowPolicy[];
 }
 
 /** One run's offer: the access rules' decision and the tools it admits. Immutable. */

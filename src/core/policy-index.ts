@@ -9,6 +9,7 @@ import { ListedOffer } from './listed-offer';
 import { MaskedOffer } from './masked-offer';
 import { approvalTerms, capsOnTool, resolutionOf, splitMembers } from './resolution';
 import { RuleMasks } from './rule-masks';
+import { withCandidate, type ShadowPolicy } from './shadow';
 import type { AgentPolicyData, AttachmentExplanation, CapRule, GateDecision, Resolution, Run } from './types';
 
 export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
@@ -40,6 +41,7 @@ export class PolicyIndex implements CompiledPolicy {
   readonly #carriers = new Map<string, number>();
   readonly hasApprovals: boolean;
   readonly hasCaps: boolean;
+  readonly shadows: readonly ShadowPolicy[];
 
   constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
     this.agent_id = data.agent_id;
@@ -88,6 +90,10 @@ export class PolicyIndex implements CompiledPolicy {
     this.#approvalMask = approval;
     this.#allMask = open | gated;
     this.#byDomain = this.#deny.byDomain || this.#allow.byDomain;
+    // Each candidate compiled once, here, with the candidate's terms in place (and no candidate left in it).
+    this.shadows = data.attachments
+      .filter((a) => a.candidate)
+      .map((a) => ({ attachment_id: a.attachment_id, policy: new PolicyIndex(withCandidate(data, a.attachment_id), liveToolIds) }));
   }
 
   // The access rules are decided once, here; a sender they refuse is offered nothing at all.

@@ -52,6 +52,23 @@ export interface AttachmentPolicy {
   approvers?: readonly string[] | null;
   /** How often its members may run (SEMANTICS §13). Absent or empty: no cap. */
   caps?: readonly CapRule[];
+  /**
+   * Terms tried beside the live ones (SEMANTICS §15): each run resolves them too, for its shadow
+   * record, and nothing is ever offered or granted by them. Absent or null: none.
+   */
+  candidate?: CandidateTerms | null;
+}
+
+/**
+ * An attachment's candidate terms: the fields given replace the live ones in the candidate's
+ * resolution, the others are the live ones. Patterns already normalized.
+ */
+export interface CandidateTerms {
+  rules?: readonly GateRule[];
+  caps?: readonly CapRule[];
+  /** Present and null: the candidate needs no approval; absent: the live approval terms. */
+  approvers?: readonly string[] | null;
+  allow_proactive?: boolean;
 }
 
 /** Whom a cap counts calls of: the agent as a whole, or each sender apart. */

@@ -29,6 +29,8 @@ import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
 import type { ToolContext, ToolImplementation } from '../tools/tool-registry';
+import type { CallShadow, RunShadow, Verdict } from '../core/shadow';
+import { RunShadows } from './run-shadow';
 import { withheldFrom } from './withheld-offer';
 
 export type DispatchRun = Extract<Run, { kind: DispatchKind }>;
@@ -51,7 +53,10 @@ export interface ToolRunDeps {
   complete(id: number, outcome: ToolCallOutcome): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
-  /** Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13). */
+  /**
+   * Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13);
+   * also of one working out a candidate's shadow (stage `shadow`), which changes nothing of the run.
+   */
   onFault(err: unknown, context: { agent_id: number; stage: string }): void;
   /** Files a call as an approval request with its `pending_approval` record, or returns the same call's pending request. */
   fileApproval(request: NewApprovalRequest, record: RecordFields): Promise<{ request: ApprovalRequestView; created: boolean }>;
@@ -143,6 +148,8 @@ export class ToolRun {
   /** What the policy offers, before any tool is withheld: a withheld tool is refused as `tool_changed` only if offered here. */
   private readonly granted: RunOffer;
   private readonly deps: ToolRunDeps;
+  /** The run under each attachment's candidate terms (SEMANTICS §15), for the records only; null when none has one. */
+  private readonly shadows: RunShadows | null;
   private sortedTools: readonly string[] | undefined;
   private explained: Resolution | undefined;
   private key: string | undefined;
@@ -155,6 +162,21 @@ export class ToolRun {
     this.offered = deps.withheld ? withheldFrom(this.granted, deps.withheld) : this.granted;
     this.access = this.offered.access;
     this.deps = deps;
+    this.shadows = policy.shadows.length === 0 ? null : new RunShadows(run, this.offered, policy.shadows, deps.withheld);
+  }
+
+  /**
+   * What the attachments' candidate terms would change of this run's offer (SEMANTICS §15), for its
+   * record; null when none would, or when working it out failed (told as a fault: the run is as it is).
+   */
+  get shadow(): RunShadow | null {
+    if (this.shadows === null) return null;
+    try {
+      return this.shadows.runShadow();
+    } catch (err) {
+      this.deps.onFault(err, { agent_id: this.agentId, stage: 'shadow' });
+      return null;
+    }
   }
 
   /** The run's resolution explained (which attachments admitted it, why): computed on first read. */
@@ -237,7 +259,10 @@ export class ToolRun {
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
     // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
-    const id = await this.deps.start(this.fields(toolId, options), candidates === null ? null : this.capClaim(toolId, candidates));
+    const id = await this.deps.start(
+      { ...this.fields(toolId, options), ...this.shadowOf(toolId, 'admitted') },
+      candidates === null ? null : this.capClaim(toolId, candidates),
+    );
     if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
@@ -360,7 +385,7 @@ export class ToolRun {
         message_id: origin?.message_id ?? null,
         expires_in_ms: this.deps.approvalExpiryMs,
       },
-      this.fields(toolId, {}),
+      { ...this.fields(toolId, {}), ...this.shadowOf(toolId, 'pending_approval') },
     );
     if (filed.created) this.decided('requested', 'needs_approval');
     return { status: 'pending_approval', ...filed };
@@ -419,6 +444,8 @@ export class ToolRun {
       status: 'denied',
       duration_ms: 0,
       error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
+      // A requestable tool refused where it runs at once: the candidate agrees when it too needs approval.
+      ...this.shadowOf(toolId, requestable ? 'pending_approval' : 'denied'),
     });
     const why = this.whyNotOffered(toolId);
     this.decided('refused', why);
@@ -451,6 +478,7 @@ export class ToolRun {
       status: 'skipped',
       duration_ms: 0,
       error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null,
+      ...this.shadowOf(toolId, this.needsApproval(toolId) ? 'pending_approval' : 'denied'),
     });
     this.decided('skipped', this.whyNotOffered(toolId));
   }
@@ -464,6 +492,22 @@ export class ToolRun {
     if (resolution.access?.admitted === false) return 'access_rules';
     const refused = resolution.attachments.find((a) => !a.admitted && a.tools.includes(toolId))?.reason;
     return refused !== undefined && isGateRefusal(refused) ? refused : 'not_carried';
+  }
+
+  /**
+   * What the candidates would have made of a call the live terms decided as `live`, for its record:
+   * nothing when no attachment has a candidate or each agrees. A failure here leaves the record
+   * without it and is told as a fault: the live decision stands as made.
+   */
+  private shadowOf(toolId: string, live: Verdict): { shadow?: CallShadow } {
+    if (this.shadows === null) return {};
+    try {
+      const shadow = this.shadows.callShadow(toolId, live);
+      return shadow === null ? {} : { shadow };
+    } catch (err) {
+      this.deps.onFault(err, { agent_id: this.agentId, stage: 'shadow' });
+      return {};
+    }
   }
 
   private decided(outcome: DispatchDecision['outcome'], reason: string): void {

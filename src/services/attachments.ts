@@ -2,13 +2,15 @@
 // those terms, revoking. Patterns arrive normalized (the route parses them with the core).
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { AgentToolkit, Models } from '../../models';
+import type { StoredCandidate } from '../../models/agent-toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
 import type { CapPer, CapRule, RuleKind } from '../core/types';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
+import { shadowSummary, type ShadowSummary } from './shadow-summary';
 import { toolkitView, type ToolkitView } from './toolkits';
 
 export interface RuleView {
@@ -27,6 +29,24 @@ export interface AttachmentView {
   approval: { approvers: string[] } | null;
   /** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
   caps: CapView[];
+  /** Terms tried beside the live ones (SEMANTICS §15); absent when it carries none. */
+  candidate?: CandidateView;
+}
+
+/** Candidate terms as given: the fields named replace the live ones when promoted, the others stay. */
+export interface CandidateView {
+  rules?: { kind: RuleKind; pattern: string }[];
+  caps?: CapView[];
+  approval?: { approvers: string[] } | null;
+  allow_proactive?: boolean;
+  /** When they were set: the shadow counts from then. */
+  since: string;
+}
+
+/** An attachment with its candidate, and what the candidate would have decided so far. */
+export interface CandidateShadowView extends AttachmentView {
+  candidate: CandidateView;
+  shadow: ShadowSummary;
 }
 
 export interface CapView {
@@ -120,19 +140,104 @@ export class AttachmentService {
     const patch = parse(attachmentPatchSchema, given, 'body');
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
-      if (patch.allow_proactive !== undefined || patch.approval !== undefined || patch.caps !== undefined) {
-        if (patch.allow_proactive !== undefined) attachment.allow_proactive = patch.allow_proactive;
-        if (patch.approval !== undefined) attachment.approvers = patch.approval?.approvers ?? null;
-        if (patch.caps !== undefined) attachment.caps = this.checkedCaps(patch.caps);
-        attachment.changed('updated_at', true);
-        await attachment.save({ transaction });
-      }
-      if (patch.rules !== undefined) {
-        await this.models.AgentToolkitRule.destroy({ where: { agent_toolkit_id: attachment.id }, transaction });
-        await this.writeRules(attachment.id, patch.rules, transaction);
-      }
+      await this.applyTerms(attachment, patch, transaction);
       return this.get(agentId, attachmentId, transaction);
     });
+  }
+
+  /**
+   * Sets the attachment's candidate terms (SEMANTICS §15), checked as PATCH checks its terms, in
+   * place of any it carried: its shadow counts from now. Nothing is granted by them; the agent's
+   * policy version is raised, so every instance resolves them from its next run.
+   */
+  async setCandidate(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
+    const patch = parse(attachmentPatchSchema, given, 'body');
+    const stored: StoredCandidate = {
+      ...(patch.rules !== undefined ? { rules: [...new Map(patch.rules.map((r) => [`${r.kind} ${r.pattern}`, r])).values()] } : {}),
+      ...(patch.caps !== undefined ? { caps: this.checkedCaps(patch.caps) } : {}),
+      ...(patch.approval !== undefined ? { approvers: patch.approval?.approvers ?? null } : {}),
+      ...(patch.allow_proactive !== undefined ? { allow_proactive: patch.allow_proactive } : {}),
+    };
+    return this.sequelize.transaction(async (transaction) => {
+      await this.findAttachment(agentId, attachmentId, transaction);
+      await this.sequelize.query('UPDATE agent_toolkits SET candidate = $1::jsonb, candidate_at = now() WHERE id = $2', {
+        bind: [JSON.stringify(stored), attachmentId],
+        transaction,
+      });
+      return this.get(agentId, attachmentId, transaction);
+    });
+  }
+
+  /** The attachment with its candidate and the shadow so far: a 404 `no_candidate` when it carries none. */
+  async candidate(agentId: number, attachmentId: number): Promise<CandidateShadowView> {
+    const view = await this.get(agentId, attachmentId);
+    if (view.candidate === undefined) throw new NoCandidateError(attachmentId);
+    return { ...view, candidate: view.candidate, shadow: await shadowSummary(this.sequelize, agentId, attachmentId, view.candidate.since) };
+  }
+
+  /**
+   * Makes the candidate the live terms, in one transaction, as PATCH would with the candidate's
+   * fields (the caps checked again against the tools registered now), and clears it. The policy
+   * version is raised as for any attachment edit.
+   */
+  async promote(agentId: number, attachmentId: number): Promise<AttachmentView> {
+    return this.sequelize.transaction(async (transaction) => {
+      const attachment = await this.findAttachment(agentId, attachmentId, transaction);
+      const candidate = attachment.candidate;
+      if (candidate === null || candidate === undefined) throw new NoCandidateError(attachmentId);
+      attachment.candidate = null;
+      attachment.candidate_at = null;
+      await this.applyTerms(
+        attachment,
+        {
+          ...(candidate.rules !== undefined ? { rules: candidate.rules } : {}),
+          ...(candidate.caps !== undefined ? { caps: candidate.caps } : {}),
+          ...(candidate.approvers !== undefined
+            ? { approval: candidate.approvers === null ? null : { approvers: candidate.approvers } }
+            : {}),
+          ...(candidate.allow_proactive !== undefined ? { allow_proactive: candidate.allow_proactive } : {}),
+        },
+        transaction,
+        true,
+      );
+      return this.get(agentId, attachmentId, transaction);
+    });
+  }
+
+  /** Drops the candidate; the live terms stay as they are. */
+  async dropCandidate(agentId: number, attachmentId: number): Promise<void> {
+    const [, count] = await this.sequelize.query(
+      'UPDATE agent_toolkits SET candidate = NULL, candidate_at = NULL WHERE id = $1 AND agent_id = $2 AND candidate IS NOT NULL',
+      { bind: [attachmentId, agentId] },
+    );
+    if (updatedRows(count) > 0) return;
+    await this.get(agentId, attachmentId);
+    throw new NoCandidateError(attachmentId);
+  }
+
+  /** Writes the terms given over the attachment's (rules replace the whole list); `save` writes the row even when no term of it changed. */
+  private async applyTerms(
+    attachment: AgentToolkit,
+    patch: {
+      allow_proactive?: boolean;
+      approval?: { approvers: string[] } | null;
+      caps?: CapRule[];
+      rules?: readonly { kind: RuleKind; pattern: string }[];
+    },
+    transaction: Transaction,
+    save = false,
+  ): Promise<void> {
+    if (save || patch.allow_proactive !== undefined || patch.approval !== undefined || patch.caps !== undefined) {
+      if (patch.allow_proactive !== undefined) attachment.allow_proactive = patch.allow_proactive;
+      if (patch.approval !== undefined) attachment.approvers = patch.approval?.approvers ?? null;
+      if (patch.caps !== undefined) attachment.caps = this.checkedCaps(patch.caps);
+      attachment.changed('updated_at', true);
+      await attachment.save({ transaction });
+    }
+    if (patch.rules !== undefined) {
+      await this.models.AgentToolkitRule.destroy({ where: { agent_toolkit_id: attachment.id }, transaction });
+      await this.writeRules(attachment.id, patch.rules, transaction);
+    }
   }
 
   async detach(agentId: number, attachmentId: number): Promise<void> {
@@ -238,8 +343,26 @@ export class AttachmentService {
       rules: (row.rules ?? []).map((r) => ({ id: r.id, kind: r.kind, pattern: r.pattern })),
       approval: row.approvers === null || row.approvers === undefined ? null : { approvers: [...row.approvers] },
       caps: (row.caps ?? []).map(capView),
+      ...(row.candidate && row.candidate_at ? { candidate: candidateView(row.candidate, row.candidate_at) } : {}),
     };
   }
+}
+
+function candidateView(stored: StoredCandidate, since: Date): CandidateView {
+  return {
+    ...(stored.rules !== undefined ? { rules: stored.rules.map((r) => ({ kind: r.kind, pattern: r.pattern })) } : {}),
+    ...(stored.caps !== undefined ? { caps: stored.caps.map(capView) } : {}),
+    ...(stored.approvers !== undefined ? { approval: stored.approvers === null ? null : { approvers: [...stored.approvers] } } : {}),
+    ...(stored.allow_proactive !== undefined ? { allow_proactive: stored.allow_proactive } : {}),
+    since: since.toISOString(),
+  };
+}
+
+/** What sequelize.query gives as an UPDATE's second value under pg: the row count (or the result holding it). */
+function updatedRows(result: unknown): number {
+  if (typeof result === 'number') return result;
+  const count = (result as { rowCount?: number } | null)?.rowCount;
+  return typeof count === 'number' ? count : 0;
 }
 
 /** A row deleted by a concurrent request between our read and our write. */

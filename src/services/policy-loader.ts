@@ -2,7 +2,8 @@
 // the plain data the core resolves over, with the little of the agent a run needs besides (its name
 // and prompt, for the model).
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { AgentPolicyData, AttachmentPolicy, CapRule, RuleKind } from '../core/types';
+import type { StoredCandidate } from '../../models/agent-toolkit';
+import type { AgentPolicyData, AttachmentPolicy, CandidateTerms, CapRule, RuleKind } from '../core/types';
 
 /** What a run knows of its agent besides the policy. */
 export interface RunAgent {
@@ -31,6 +32,7 @@ interface PolicyRow {
   allow_proactive: boolean | null;
   approvers: string[] | null;
   caps: CapRule[] | null;
+  candidate: StoredCandidate | null;
   toolkit_id: number | null;
   toolkit_name: string | null;
   member_tool_ids: string[] | null;
@@ -50,7 +52,7 @@ const POLICY_SQL = `
   )
   SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, a.escalation_address AS agent_escalation_address,
          p.policy_version, p.access_rules,
-         at.id AS attachment_id, at.allow_proactive, at.approvers, at.caps,
+         at.id AS attachment_id, at.allow_proactive, at.approvers, at.caps, at.candidate,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -107,8 +109,8 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
         member_tool_ids: row.member_tool_ids ?? [],
         rules: [],
         approvers: row.approvers,
-        // jsonb keeps keys in its own order: written back in the API's.
-        caps: (row.caps ?? []).map((cap) => ({ tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window_s: cap.window_s })),
+        caps: (row.caps ?? []).map(capOf),
+        ...(row.candidate === null ? {} : { candidate: candidateOf(row.candidate) }),
       };
       byId.set(row.attachment_id, attachment);
     }
@@ -117,4 +119,18 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
     }
   }
   return { agent_id: agentId, access_rules: rows[0]?.access_rules ?? [], attachments: [...byId.values()] };
+}
+
+// jsonb keeps keys in its own order: written back in the API's.
+function capOf(cap: CapRule): CapRule {
+  return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window_s: cap.window_s };
+}
+
+function candidateOf(stored: StoredCandidate): CandidateTerms {
+  return {
+    ...(stored.rules !== undefined ? { rules: stored.rules.map((r) => ({ id: null, kind: r.kind, pattern: r.pattern })) } : {}),
+    ...(stored.caps !== undefined ? { caps: stored.caps.map(capOf) } : {}),
+    ...(stored.approvers !== undefined ? { approvers: stored.approvers } : {}),
+    ...(stored.allow_proactive !== undefined ? { allow_proactive: stored.allow_proactive === true } : {}),
+  };
 }

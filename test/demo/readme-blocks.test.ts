@@ -210,6 +210,33 @@ const CHECKS: Record<string, Check[]> = {
     },
     (out) => expect(body(out)).toMatchObject({ code: 'conflict' }),
   ],
+  'Trying a change on live traffic first': [
+    (out) => expect(body(out)).toMatchObject({ id: 1, rules: [], candidate: { rules: [{ kind: 'deny', pattern: '*@acme.com' }] } }),
+    (out) => {
+      const a = body(out);
+      expect(a.routing_key).toBe('jane@acme.com');
+      expect(a.tools_offered).toEqual(expect.arrayContaining(['check_flavor_stock', 'lookup_order']));
+      expect(a.steps).toContainEqual(expect.objectContaining({ tool: 'lookup_order', status: 'success' }));
+    },
+    (out) => {
+      const a = body(out);
+      expect(a.shadow).toMatchObject({
+        runs: 1,
+        differing_runs: 1,
+        gaining: [],
+        losing: [{ routing_key: 'jane@acme.com', run: 'sender', tools: ['check_flavor_stock', 'lookup_order'], runs: 1 }],
+      });
+      expect(a.shadow.calls).toContainEqual(
+        expect.objectContaining({ tool_id: 'lookup_order', status: 'success', would_be: 'denied', reason: 'deny_rule' }),
+      );
+    },
+    (out) => {
+      const a = body(out);
+      expect(a.rules).toEqual([expect.objectContaining({ kind: 'deny', pattern: '*@acme.com' })]);
+      expect(a.candidate).toBeUndefined();
+    },
+    (out) => expect(body(out)).toMatchObject({ code: 'tool_forbidden', tool: 'lookup_order' }),
+  ],
   "MCP servers' tools": [
     nothing,
     nothing,

@@ -15,7 +15,7 @@ test("when a route is declared, HTTP.md's table of routes lists it, with who may
 });
 
 test('when HTTP.md describes a route under a heading, the route is declared, and every declared route under /api has a heading', () => {
-  const headings = [...markdown.matchAll(/^#### `(GET|POST|PATCH|DELETE) ([^ `?{]+)/gm)].map((m) => key(m[1]!, m[2]!));
+  const headings = [...markdown.matchAll(/^#### `(GET|POST|PUT|PATCH|DELETE) ([^ `?{]+)/gm)].map((m) => key(m[1]!, m[2]!));
   const declared = declaredRoutes().map(({ route }) => key(route.method, route.path));
   const underApi = declaredRoutes()
     .filter(({ underApi }) => underApi)

@@ -129,7 +129,7 @@ async function heldWhile(route: { method: string; roles: readonly string[] | 'an
   const health = request(t.app).get('/healthz');
   const [res, healthz] = await Promise.all([
     // A route that takes an Idempotency-Key gets a new one: its digest reads the whole body too.
-    (route.method === 'patch' ? as.patch(path) : as.post(path))
+    as[route.method === 'patch' || route.method === 'put' ? route.method : 'post'](path)
       .set('Content-Type', 'application/json')
       .set(route.idempotent ? { 'Idempotency-Key': `loop-${++keys}` } : {})
       .send(body),
@@ -139,7 +139,7 @@ async function heldWhile(route: { method: string; roles: readonly string[] | 'an
   return { ms: probe.max / 1e6, status: res.status, healthz: healthz.status };
 }
 
-test('every POST and PATCH route has an example body, so none escapes the event-loop check', () => {
+test('every POST, PUT and PATCH route has an example body, so none escapes the event-loop check', () => {
   expect(BODY_ROUTES.map(routeKey).filter((k) => !(k in EXAMPLES))).toEqual([]);
 });
 

@@ -33,6 +33,7 @@ export interface TestApp {
 type AuthedAgent = {
   get(url: string): request.Test;
   post(url: string): request.Test;
+  put(url: string): request.Test;
   patch(url: string): request.Test;
   delete(url: string): request.Test;
 };
@@ -42,6 +43,7 @@ function as(app: Express, token: string | null): AuthedAgent {
   return {
     get: (url) => wrap(request(app).get(url)),
     post: (url) => wrap(request(app).post(url)),
+    put: (url) => wrap(request(app).put(url)),
     patch: (url) => wrap(request(app).patch(url)),
     delete: (url) => wrap(request(app).delete(url)),
   };

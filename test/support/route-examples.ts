@@ -1,4 +1,4 @@
-// For each POST and PATCH route of the API, a path and a body it accepts: the fuzz and event-loop
+// For each POST, PUT and PATCH route of the API, a path and a body it accepts: the fuzz and event-loop
 // tests feed every route from this one table, and each checks that no declared route is missing.
 import { API_ROUTES } from '../../routes/api-routes';
 
@@ -10,7 +10,9 @@ export interface ExampleIds {
 }
 
 /** Every route that takes a body. */
-export const BODY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.method === 'post' || r.method === 'patch');
+export const BODY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter(
+  (r) => r.method === 'post' || r.method === 'put' || r.method === 'patch',
+);
 
 export const routeKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
@@ -65,6 +67,18 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
     'patch /agents/:id/toolkits/:attachmentId': () => ({
       path: `/api/agents/${ids.sundae.id}/toolkits/${ids.sundae.finance}`,
       body: { rules: [{ kind: 'deny', pattern: 'x@acme.com' }], approval: { approvers: ['*@thescoop.com'] } },
+    }),
+    'put /agents/:id/toolkits/:attachmentId/candidate': () => ({
+      path: `/api/agents/${ids.sundae.id}/toolkits/${ids.sundae.finance}/candidate`,
+      body: {
+        rules: [{ kind: 'deny', pattern: '*@acme.com' }],
+        approval: { approvers: ['mara@thescoop.com'] },
+        caps: [{ tool_id: 'process_refund', per: 'sender', limit: 3, window: '1d' }],
+      },
+    }),
+    'post /agents/:id/toolkits/:attachmentId/candidate/promote': () => ({
+      path: `/api/agents/${ids.sundae.id}/toolkits/${ids.sundae.finance}/candidate/promote`,
+      body: { note: 'promote' },
     }),
     'post /agents/:id/toolkits/:attachmentId/rules': () => ({
       path: `/api/agents/${ids.sundae.id}/toolkits/${ids.sundae.finance}/rules`,

@@ -14,6 +14,9 @@ import { AgentFormPage, type AgentFormValues } from '../views/agent-form';
 import { AgentPage, AgentsPage } from '../views/agents';
 import { NO_TOOLKIT_CHOSEN, type AttachFormValues } from '../views/attach-form';
 import { AttachmentPage, type ApprovalFormValues, type CapFormValues } from '../views/attachment';
+import { CandidatePage } from '../views/candidate';
+import type { AttachmentPatch } from '../../../services/inputs';
+import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
@@ -167,9 +170,56 @@ export function agentPages(d: DashboardServices): Router {
 
   router.get('/agents/:id/toolkits/:attachmentId', (req, res) => showAttachment(req, res, 200, { kind: 'allow', pattern: '' }, {}));
 
+  // "Try as candidate" beside a form's Save: the form's terms become the attachment's candidate
+  // (with what the candidate already held), tried on live traffic before they are live (SEMANTICS §15).
+  const tryCandidate = async (req: Request, res: Response, terms: (attachment: AttachmentView) => AttachmentPatch) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.get(agentId, attachmentId);
+    const result = await attempt(() =>
+      d.attachments.setCandidate(agentId, attachmentId, { ...candidateInput(attachment), ...terms(attachment) }),
+    );
+    if (!result.ok) return { ok: false as const, status: result.status, errors: result.errors };
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}/candidate`,
+      'Candidate terms set: the live terms still decide every run, and the records say where these would decide otherwise.',
+    );
+    return { ok: true as const };
+  };
+  const trying = (req: Request) => textField(req, 'try') === 'candidate';
+
+  router.get('/agents/:id/toolkits/:attachmentId/candidate', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const [agent, view] = await Promise.all([d.agents.get(agentId), d.attachments.candidate(agentId, attachmentId)]);
+    renderPage(res, 200, CandidatePage({ ctx: pageContext(req), agent, view }));
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/candidate/promote', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    const attachment = await d.attachments.promote(agentId, attachmentId);
+    await redirectWith(
+      req,
+      res,
+      `/agents/${agentId}/toolkits/${attachmentId}`,
+      `Promoted: the candidate is ${attachment.toolkit.name}'s live terms now. ${gateWords(attachment)}`,
+    );
+  });
+
+  router.post('/agents/:id/toolkits/:attachmentId/candidate/drop', async (req, res) => {
+    const { agentId, attachmentId } = ids(req);
+    await d.attachments.dropCandidate(agentId, attachmentId);
+    await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Candidate dropped: the live terms are as they were.');
+  });
+
   router.post('/agents/:id/toolkits/:attachmentId', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const allow = checkedField(req, 'allow_proactive');
+    if (trying(req)) {
+      const tried = await tryCandidate(req, res, () => ({ allow_proactive: allow }));
+      if (!tried.ok) return showAttachment(req, res, tried.status, { kind: 'allow', pattern: '' }, tried.errors);
+      return;
+    }
     const attachment = await d.attachments.update(agentId, attachmentId, { allow_proactive: allow });
     await redirectWith(
       req,
@@ -189,6 +239,18 @@ export function agentPages(d: DashboardServices): Router {
       .split(/[\n,]/)
       .map((line) => line.trim())
       .filter((line) => line !== '');
+    if (trying(req)) {
+      const tried = await tryCandidate(req, res, () => ({ approval: required ? { approvers } : null }));
+      if (tried.ok) return;
+      return showAttachment(
+        req,
+        res,
+        tried.status,
+        { kind: 'allow', pattern: '' },
+        {},
+        { required, approvers: text, errors: tried.errors },
+      );
+    }
     const before = (await d.attachments.get(agentId, attachmentId)).approval;
     const result = await attempt(() => d.attachments.update(agentId, attachmentId, { approval: required ? { approvers } : null }));
     if (!result.ok)
@@ -257,6 +319,13 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    if (trying(req)) {
+      const tried = await tryCandidate(req, res, (a) => ({
+        rules: [...(a.candidate?.rules ?? a.rules.map((r) => ({ kind: r.kind, pattern: r.pattern }))), rule as RuleInput],
+      }));
+      if (tried.ok) return;
+      return showAttachment(req, res, tried.status, rule, candidateRuleErrors(tried.errors));
+    }
     // The service parses the rule: a kind other than allow or deny comes back beside Kind.
     const result = await attempt(() => d.attachments.addRule(agentId, attachmentId, rule as RuleInput), 'pattern');
     if (!result.ok) return showAttachment(req, res, result.status, rule, result.errors);
@@ -297,4 +366,26 @@ function attachErrors(errors: FieldErrors): FieldErrors {
 /** A refused cap's issues beside their fields: the service's check of the list (`caps`) names a tool. */
 function capErrors(errors: FieldErrors): FieldErrors {
   return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field === 'caps' ? 'tool_id' : field, messages]));
+}
+
+/** The candidate an attachment already carries, as PUT takes it: a form tried as candidate adds to it. */
+function candidateInput(attachment: AttachmentView): AttachmentPatch {
+  const c = attachment.candidate;
+  if (c === undefined) return {};
+  return {
+    ...(c.rules !== undefined ? { rules: c.rules } : {}),
+    ...(c.caps !== undefined ? { caps: c.caps } : {}),
+    ...(c.approval !== undefined ? { approval: c.approval } : {}),
+    ...(c.allow_proactive !== undefined ? { allow_proactive: c.allow_proactive } : {}),
+  };
+}
+
+/** A refused candidate rule's issues beside the rule form's fields: the list's positions are the form's one rule. */
+function candidateRuleErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field === 'rules' ? 'pattern' : field, messages]));
+}
+
+function gateWords(attachment: AttachmentView): string {
+  const rules = attachment.rules.map((r) => `${r.kind} ${r.pattern}`);
+  return rules.length === 0 ? 'Its gate is open.' : `Its gate rules: ${rules.join(', ')}.`;
 }

@@ -6,7 +6,8 @@ import type { AttachmentView } from '../../../services/attachments';
 import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
-import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
+import { CandidateTerms } from './candidate';
+import { RuleForm, RulesTable, TryAsCandidate, type RuleFormValues } from './rules-table';
 
 /** The approval form as sent (or as the attachment stands): required or not, the patterns as typed, and why they were refused. */
 export interface ApprovalFormValues {
@@ -41,6 +42,17 @@ export function AttachmentPage(props: {
         <a href={`${ctx.base}/agents/${agent.id}`}>Back to {agent.name}</a>
       </p>
 
+      {attachment.candidate !== undefined && (
+        <section aria-labelledby="candidate">
+          <h2 id="candidate">Candidate terms</h2>
+          <p>
+            Being tried beside the live terms below, which still decide every run.{' '}
+            <a href={`${here}/candidate`}>See what they would change, promote or drop them</a>.
+          </p>
+          <CandidateTerms candidate={attachment.candidate} />
+        </section>
+      )}
+
       <section aria-labelledby="gate">
         <h2 id="gate">Sender gate</h2>
         <p>
@@ -61,8 +73,9 @@ export function AttachmentPage(props: {
           label="Add a rule"
           value={props.rule}
           errors={errors}
-          hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com."
+          hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com. Try as candidate: the rules with this one added are tried on live traffic first, and nothing changes for anyone until you promote them."
           submit="Add rule"
+          tryAsCandidate
         />
       </section>
 
@@ -91,6 +104,7 @@ export function AttachmentPage(props: {
             hint="One pattern per line, as in the gate (*@thescoop.com, mara@thescoop.com). None: only an operator approves."
           />
           <button type="submit">Save approval</button>
+          <TryAsCandidate />
         </PostForm>
       </section>
 
@@ -182,6 +196,7 @@ export function AttachmentPage(props: {
             description="A scheduled run has no sender, so the gate cannot apply: these tools are offered to the agent's scheduled runs only when this is on."
           />
           <button type="submit">Save</button>
+          <TryAsCandidate />
         </PostForm>
       </section>
 

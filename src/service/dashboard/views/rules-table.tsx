@@ -22,6 +22,8 @@ export function RuleForm(props: {
   errors: FieldErrors;
   hint: string;
   submit: string;
+  /** A second button that stores the rule as candidate terms instead (SEMANTICS §15). */
+  tryAsCandidate?: boolean;
 }) {
   const id = (field: string) => (props.prefix ? `${props.prefix}-${field}` : field);
   const label = (field: string) =>
@@ -49,6 +51,7 @@ export function RuleForm(props: {
         hint={props.hint}
       />
       <button type="submit">{props.submit}</button>
+      {props.tryAsCandidate && <TryAsCandidate />}
     </PostForm>
   );
 }
@@ -93,5 +96,17 @@ export function RulesTable(props: {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Beside a form's Save: sends the same form, but its terms are stored as the attachment's candidate
+ * (SEMANTICS §15), tried on live traffic before they are made live.
+ */
+export function TryAsCandidate() {
+  return (
+    <button type="submit" name="try" value="candidate">
+      Try as candidate
+    </button>
   );
 }

@@ -1,0 +1,104 @@
+// What an attachment's candidate terms would have decided so far (SEMANTICS §15), read from the
+// shadow the runs and tool calls recorded since the candidate was set. A record's shadow holds one
+// entry per attachment whose candidate decided otherwise: the first at its top, any others in `also`;
+// only this attachment's entries count here.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Verdict } from '../core/shadow';
+import type { DispatchKind } from '../core/types';
+import type { ToolCallStatus } from '../../models/tool-call';
+
+/** Senders (or scheduled runs) whose runs the candidate would give tools, or take tools from. */
+export interface ShadowSenders {
+  routing_key: string | null;
+  run: DispatchKind;
+  tools: string[];
+  runs: number;
+}
+
+/** One recorded call the candidate would have decided otherwise. */
+export interface ShadowCall {
+  call_id: number;
+  tool_id: string;
+  routing_key: string | null;
+  status: ToolCallStatus;
+  would_be: Verdict;
+  reason: string;
+  at: string;
+}
+
+export interface ShadowSummary {
+  /** When the candidate was set: everything below counts from then. */
+  since: string;
+  /** Agent runs (messages, scheduled runs) recorded since. */
+  runs: number;
+  /** Of those, the runs whose offer the candidate would change. */
+  differing_runs: number;
+  gaining: ShadowSenders[];
+  losing: ShadowSenders[];
+  /** Tool-call records the candidate would have decided otherwise. */
+  calls_changed: number;
+  /** The latest of them, newest first. */
+  calls: ShadowCall[];
+}
+
+/** Lists hold at most this many entries; the counts count all. */
+const LISTED = 100;
+const CALLS_LISTED = 20;
+
+// Each record's entries for this attachment: its top-level entry, and those in `also`.
+const entries = (table: string) => `
+  SELECT x.id, x.routing_key, x.run, x.created_at, e.entry
+    FROM ${table} x
+   CROSS JOIN LATERAL jsonb_array_elements(jsonb_build_array(x.shadow - 'also') || coalesce(x.shadow -> 'also', '[]'::jsonb)) AS e(entry)
+   WHERE x.agent_id = :agentId AND x.created_at >= :since AND x.shadow IS NOT NULL
+     AND e.entry ->> 'attachment_id' = :attachmentId`;
+
+const SENDERS_SQL = (side: 'adds' | 'removes') => `
+  WITH e AS (${entries('agent_runs')})
+  SELECT e.routing_key, e.run, array_agg(DISTINCT t.tool ORDER BY t.tool) AS tools, count(DISTINCT e.id) AS runs
+    FROM e CROSS JOIN LATERAL jsonb_array_elements_text(e.entry -> '${side}') AS t(tool)
+   GROUP BY e.routing_key, e.run
+   ORDER BY runs DESC, e.routing_key NULLS FIRST
+   LIMIT ${LISTED}`;
+
+export async function shadowSummary(sequelize: Sequelize, agentId: number, attachmentId: number, since: string): Promise<ShadowSummary> {
+  const replacements = { agentId, attachmentId: String(attachmentId), since };
+  const select = <T extends object>(sql: string) => sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT });
+  const [counts] = await select<{ runs: string; differing_runs: string; calls_changed: string }>(
+    `SELECT (SELECT count(*) FROM agent_runs WHERE agent_id = :agentId AND created_at >= :since) AS runs,
+            (SELECT count(DISTINCT id) FROM (${entries('agent_runs')}) r) AS differing_runs,
+            (SELECT count(DISTINCT id) FROM (${entries('tool_calls')}) c) AS calls_changed`,
+  );
+  const senders = (rows: (Omit<ShadowSenders, 'runs'> & { runs: string })[]) => rows.map((r) => ({ ...r, runs: Number(r.runs) }));
+  const gaining = senders(await select(SENDERS_SQL('adds')));
+  const losing = senders(await select(SENDERS_SQL('removes')));
+  const calls = await select<{
+    id: string;
+    tool_id: string;
+    routing_key: string | null;
+    status: ToolCallStatus;
+    entry: { would_be: Verdict; reason: string };
+    created_at: Date;
+  }>(
+    `SELECT c.id, c.tool_id, c.routing_key, c.status, e.entry, e.created_at
+       FROM (${entries('tool_calls')}) e JOIN tool_calls c ON c.id = e.id
+      ORDER BY c.id DESC LIMIT ${CALLS_LISTED}`,
+  );
+  return {
+    since,
+    runs: Number(counts?.runs ?? 0),
+    differing_runs: Number(counts?.differing_runs ?? 0),
+    gaining,
+    losing,
+    calls_changed: Number(counts?.calls_changed ?? 0),
+    calls: calls.map((c) => ({
+      call_id: Number(c.id),
+      tool_id: c.tool_id,
+      routing_key: c.routing_key,
+      status: c.status,
+      would_be: c.entry.would_be,
+      reason: c.entry.reason,
+      at: new Date(c.created_at).toISOString(),
+    })),
+  };
+}
