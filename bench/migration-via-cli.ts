@@ -3,10 +3,11 @@
 // with the same mix of spellings as the in-process bench), it runs `npm run migrate --
 // --adopt-legacy-tables` (the first deploy: the schema migrations, adopting the legacy tables, then
 // the data migration, verified) and then `npm run migrate` (the next deploy, which changes nothing),
-// each as a child process. For each it prints the wall time, the peak RSS of the largest process
-// under it (GNU time's maximum resident set size) and where the time went: until the child said
-// the schema was done, the data migration's own "Took", and the rest (start and exit of npm, tsx
-// and Node, the connection). Prints figures; never passes or fails.
+// each as a child process. For each it prints the wall time; where it went (until the child said
+// the schema was done, the data migration's own "Took", and the rest: the exit and the report);
+// the CPU time of the child's processes (not the server's: on a shared machine it moves less than
+// the wall time); and the peak RSS of the largest of them (GNU time's maximum resident set size).
+// Prints figures; never passes or fails.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +29,8 @@ export interface CliRun {
   applyMs: number | null;
   /** Peak RSS of the largest process in the child's tree, in bytes; null without GNU time. */
   maxRssBytes: number | null;
+  /** CPU time (user and system) of the child's processes, not the server's; null without GNU time. */
+  cpuMs: number | null;
   changes: string;
 }
 
@@ -36,7 +39,7 @@ export async function timeCli(url: string, script: string, args: string[]): Prom
   const npmArgs = ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])];
   const command = `npm run ${script}${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`;
   const timed = existsSync(GNU_TIME);
-  const [file, argv] = timed ? [GNU_TIME, ['-f', 'toolgate-bench-maxrss-kb %M', 'npm', ...npmArgs]] : ['npm', npmArgs];
+  const [file, argv] = timed ? [GNU_TIME, ['-f', 'toolgate-bench-rusage %M %U %S', 'npm', ...npmArgs]] : ['npm', npmArgs];
   const env = { ...process.env, DATABASE_URL: url };
   const started = performance.now();
   let schemaAt: number | null = null;
@@ -54,7 +57,7 @@ export async function timeCli(url: string, script: string, args: string[]): Prom
   });
   const ms = performance.now() - started;
   if (code !== 0) throw new Error(`${command} exited with ${code}:\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
-  const rss = /toolgate-bench-maxrss-kb (\d+)/.exec(stderr);
+  const rusage = /toolgate-bench-rusage (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
   const took = /^Took (\d+) ms\.$/m.exec(stdout);
   const changes = /^Changes: (.*)$/m.exec(stdout);
   return {
@@ -62,7 +65,8 @@ export async function timeCli(url: string, script: string, args: string[]): Prom
     ms,
     schemaMs: schemaAt === null ? null : (schemaAt as number) - started,
     applyMs: took ? Number(took[1]) : null,
-    maxRssBytes: rss ? Number(rss[1]) * 1024 : null,
+    maxRssBytes: rusage ? Number(rusage[1]) * 1024 : null,
+    cpuMs: rusage ? (Number(rusage[2]) + Number(rusage[3])) * 1000 : null,
     changes: changes ? changes[1]! : '(no report)',
   };
 }
@@ -120,7 +124,7 @@ const load = () =>
 /** Prints each round as it ends, then the spread over the rounds. */
 export async function benchViaCli(adminUrl: string, label: string, count: number, rounds: number, strings: readonly (string | null)[]) {
   console.log(`\n${count.toLocaleString('en-US')} legacy agents, ${label}, ${rounds} round(s), each on a fresh database`);
-  const head = `  ${'round'.padEnd(7)}${'deploy'.padEnd(8)}${'total'.padStart(9)}${'schema'.padStart(9)}${'apply'.padStart(9)}${'rest'.padStart(9)}${'peak RSS'.padStart(10)}  load at start / changes`;
+  const head = `  ${'round'.padEnd(7)}${'deploy'.padEnd(8)}${'total'.padStart(9)}${'schema'.padStart(9)}${'apply'.padStart(9)}${'rest'.padStart(9)}${'CPU'.padStart(9)}${'peak RSS'.padStart(10)}  load at start / changes`;
   console.log(`  command: ${'npm run migrate -- --adopt-legacy-tables'} (first), then npm run migrate (second)`);
   console.log(head);
   const results: ViaCliResult[] = [];
@@ -135,7 +139,7 @@ export async function benchViaCli(adminUrl: string, label: string, count: number
       const schema = run.schemaMs;
       const rest = schema === null || run.applyMs === null ? null : run.ms - schema - run.applyMs;
       console.log(
-        `  ${String(round).padEnd(7)}${which.padEnd(8)}${s(run.ms).padStart(9)}${s(schema).padStart(9)}${s(run.applyMs).padStart(9)}${s(rest).padStart(9)}${mb(run.maxRssBytes).padStart(10)}  ${which === 'first' ? `load ${atStart}; ` : ''}${run.changes}`,
+        `  ${String(round).padEnd(7)}${which.padEnd(8)}${s(run.ms).padStart(9)}${s(schema).padStart(9)}${s(run.applyMs).padStart(9)}${s(rest).padStart(9)}${s(run.cpuMs).padStart(9)}${mb(run.maxRssBytes).padStart(10)}  ${which === 'first' ? `load ${atStart}; ` : ''}${run.changes}`,
       );
     }
   }
