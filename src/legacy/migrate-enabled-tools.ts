@@ -130,7 +130,13 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       // no other (a grant meddled with after the planner wrote it would read as "edited").
       const skipped = new Set<number>();
       const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: options.mapTypos, toolkits, scope: 'bulk' };
-      const total = await countAgents(sequelize, transaction);
+      // Plain agents by class, from one aggregate: a class whose plan follows the string and leaves no
+      // token unmatched gives the report no line per agent, so its agents are counted, not read. Only
+      // the agents that are not plain, and those of the other classes, are read one by one. The
+      // aggregate counts every agent too.
+      const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, transaction);
+      const total =
+        grouped === null ? await countAgents(sequelize, transaction) : grouped.classes.reduce((n, c) => n + c.agents, grouped.notPlain);
 
       const planner = new ClassPlanner(sequelize, planOptions, transaction);
       const pending: AgentPlan[] = [];
@@ -153,10 +159,6 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
         }
       };
 
-      // Plain agents by class, from one aggregate: a class whose plan follows the string and leaves no
-      // token unmatched gives the report no line per agent, so its agents are counted, not read. Only
-      // the agents that are not plain, and those of the other classes, are read one by one.
-      const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, transaction);
       const counted = grouped === null ? null : await planCountedClasses(sequelize, grouped.classes, planOptions, transaction);
       // The toolkits the counted classes need, made in the order of each set's first agent, as the
       // agent-by-agent run makes them: a toolkit's id does not depend on how its agents were read.
