@@ -5,7 +5,10 @@
 // with the table. Prints figures; never passes or fails. Runs on a throwaway embedded PostgreSQL
 // and, when DATABASE_URL is set, on that server too, side by side, each with its JIT settings named.
 // `-- --agents 1000000` (or `--agents 20000,100000`) picks the sizes; `--only url|embedded` one server.
+// `-- --via-cli` times the deploy path instead, `npm run migrate` as an operator runs it, in child
+// processes (bench/migration-via-cli.ts); `--rounds N` repeats it, each round on a fresh database.
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Sequelize } from 'sequelize';
@@ -17,6 +20,7 @@ import { migrateUp } from '../src/db/migrate';
 import { migrateEnabledTools, type MigrationProgress } from '../src/legacy/migrate-enabled-tools';
 import type { MigrationReport } from '../src/legacy/report';
 import { undoEnabledTools } from '../src/legacy/undo-enabled-tools';
+import { benchViaCli } from './migration-via-cli';
 import { withEmbeddedServer } from './postgres-server';
 
 const SIZES = [20_000, 100_000];
@@ -226,29 +230,51 @@ function printSideBySide(sizes: readonly number[], tables: { title: string; line
   }
 }
 
-/** `--agents 1000000` or `--agents 20000,100000`; `--only url|embedded`. */
-function parseArgs(argv: string[]): { sizes: number[]; only?: 'url' | 'embedded' } {
+/** `--agents 1000000` or `--agents 20000,100000`; `--only url|embedded`; `--via-cli [--rounds N]`. */
+function readArgs(argv: string[]): { sizes: number[]; only?: 'url' | 'embedded'; viaCli: boolean; rounds: number } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      agents: { type: 'string' },
+      only: { type: 'string' },
+      'via-cli': { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   let sizes = SIZES;
-  let only: 'url' | 'embedded' | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
-    if (arg.startsWith('--agents')) {
-      sizes = (value ?? '').split(',').map((n) => Number(n.replace(/_/g, '')));
-      if (sizes.some((n) => !Number.isInteger(n) || n < 1))
-        throw new Error(`--agents takes whole numbers, comma-separated: got "${value}"`);
-    } else if (arg.startsWith('--only')) {
-      if (value !== 'url' && value !== 'embedded') throw new Error(`--only takes url or embedded: got "${value}"`);
-      only = value;
-    } else continue;
-    if (!arg.includes('=')) i++;
+  if (values.agents !== undefined) {
+    sizes = values.agents.split(',').map((n) => Number(n.replace(/_/g, '')));
+    if (sizes.some((n) => !Number.isInteger(n) || n < 1))
+      throw new Error(`--agents takes whole numbers, comma-separated: got "${values.agents}"`);
   }
-  return { sizes, only };
+  const only = values.only;
+  if (only !== undefined && only !== 'url' && only !== 'embedded') throw new Error(`--only takes url or embedded: got "${only}"`);
+  const rounds = values.rounds === undefined ? 1 : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds takes a whole number from 1: got "${values.rounds}"`);
+  if (values.rounds !== undefined && !values['via-cli']) throw new Error('--rounds goes with --via-cli only');
+  return { sizes, only, viaCli: values['via-cli'], rounds };
+}
+
+/** The deploy path, `npm run migrate`, as child processes on each server (see migration-via-cli.ts). */
+async function benchDeployPath(sizes: readonly number[], only: 'url' | 'embedded' | undefined, rounds: number): Promise<void> {
+  const servers: Server[] = [];
+  const given = process.env.DATABASE_URL?.trim();
+  if (given && only !== 'embedded') servers.push({ label: 'DATABASE_URL', run: (fn) => fn(given) });
+  if (only !== 'url') servers.push({ label: 'embedded', run: (fn) => withEmbeddedServer(fn) });
+  console.log(`the deploy path, npm run migrate, as child processes (${os.cpus().length} CPUs, Node ${process.version})`);
+  for (const server of servers) {
+    await server.run(async (adminUrl) => {
+      const named = `${server.label}: ${await describeServer(adminUrl)}`;
+      for (const count of sizes) await benchViaCli(adminUrl, named, count, rounds, STRINGS);
+    });
+  }
 }
 
 if (require.main === module) {
-  const { sizes, only } = parseArgs(process.argv.slice(2));
-  benchEnabledToolsMigration(sizes, only).catch((err) => {
+  const { sizes, only, viaCli, rounds } = readArgs(process.argv.slice(2));
+  (viaCli ? benchDeployPath(sizes, only, rounds) : benchEnabledToolsMigration(sizes, only)).catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -75,6 +75,8 @@ export interface PlainClass {
   enabled_tools: string | null;
   toolkit_id: number | null;
   agents: number;
+  /** The lowest agent id of the class. */
+  first_id: number;
 }
 
 // Per agent with any attachment: how many, and whether its only one is a clean legacy grant.
@@ -170,13 +172,19 @@ export async function readPlainClasses(
   bound: number,
   transaction: Transaction,
 ): Promise<{ classes: PlainClass[]; notPlain: number } | null> {
-  const rows = await sequelize.query<{ enabled_tools: string | null; toolkit_id: number | null; plain: boolean; agents: string }>(
+  const rows = await sequelize.query<{
+    enabled_tools: string | null;
+    toolkit_id: number | null;
+    plain: boolean;
+    agents: string;
+    first_id: number | string;
+  }>(
     `WITH ${HELD}
      -- Grouped bytewise ("C"), as the planner keys classes: under a legacy column's case-insensitive
      -- collation, 'Email_Analyzer' and 'email_analyzer' would be one group with one string checked.
      SELECT CASE WHEN ${PLAIN} THEN a.enabled_tools::text COLLATE "C" END AS enabled_tools,
             CASE WHEN ${PLAIN} AND h.agent_id IS NOT NULL THEN h.toolkit_id END AS toolkit_id,
-            ${PLAIN} AS plain, count(*) AS agents
+            ${PLAIN} AS plain, count(*) AS agents, min(a.id) AS first_id
        FROM agents a LEFT JOIN held h ON h.agent_id = a.id
       GROUP BY 1, 2, 3
       LIMIT $1`,
@@ -189,6 +197,7 @@ export async function readPlainClasses(
       enabled_tools: r.enabled_tools,
       toolkit_id: r.toolkit_id === null ? null : Number(r.toolkit_id),
       agents: Number(r.agents),
+      first_id: Number(r.first_id),
     })),
     notPlain: rows.filter((r) => !r.plain).reduce((n, r) => n + Number(r.agents), 0),
   };

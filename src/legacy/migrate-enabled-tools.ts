@@ -14,6 +14,8 @@ import {
   readPlainClasses,
   readToolkitsById,
   streamAgents,
+  type AgentStreamOptions,
+  type PlainClass,
   type StoredAgentRow,
   type StoredAttachmentRow,
   type StreamedAgentRow,
@@ -128,7 +130,13 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       // no other (a grant meddled with after the planner wrote it would read as "edited").
       const skipped = new Set<number>();
       const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: options.mapTypos, toolkits, scope: 'bulk' };
-      const total = await countAgents(sequelize, transaction);
+      // Plain agents by class, from one aggregate: a class whose plan follows the string and leaves no
+      // token unmatched gives the report no line per agent, so its agents are counted, not read. Only
+      // the agents that are not plain, and those of the other classes, are read one by one. The
+      // aggregate counts every agent too.
+      const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, transaction);
+      const total =
+        grouped === null ? await countAgents(sequelize, transaction) : grouped.classes.reduce((n, c) => n + c.agents, grouped.notPlain);
 
       const planner = new ClassPlanner(sequelize, planOptions, transaction);
       const pending: AgentPlan[] = [];
@@ -139,32 +147,61 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
         report.count(await writePlans(sequelize, pending, idsBySet(toolkits), transaction));
         pending.length = 0;
       };
-      await eachChunk(sequelize, { ...options, withAttachments: true, transaction, total, phase: 'plan' }, async (rows) => {
-        for (const row of rows) {
-          const { plan, key, byClass } = await planner.plan(row);
-          report.addPlan(plan);
-          if (plan.kind === 'skip') skipped.add(plan.agent_id);
-          if (planChanges(plan) && plan.kind === 'follow') {
-            if (!byClass) pending.push(plan);
-            else {
-              const known = classWrites.get(key!);
-              if (known) known.agents += 1;
-              else classWrites.set(key!, { ...plan, from: row.grant?.toolkit_id ?? null, enabled_tools: row.enabled_tools, agents: 1 });
-            }
-          }
-          if (plan.kind !== 'follow' || !plan.attach || plan.toolkit_id !== null) continue;
-          const toolSet = legacyToolSetKey(plan.tool_ids);
-          if (toolkits.has(toolSet)) continue;
-          const made = await ensureLegacyToolkit(sequelize, plan.tool_ids, transaction);
-          toolkits.set(toolSet, made);
-          if (made.created) {
-            created.add(toolSet);
-            report.count({ toolkits_created: 1 });
-            report.knowToolkit(toolSet, made.id, made.name, 'created', made.note);
-          }
+      const makeToolkit = async (toolIds: string[]) => {
+        const toolSet = legacyToolSetKey(toolIds);
+        if (toolkits.has(toolSet)) return;
+        const made = await ensureLegacyToolkit(sequelize, toolIds, transaction);
+        toolkits.set(toolSet, made);
+        if (made.created) {
+          created.add(toolSet);
+          report.count({ toolkits_created: 1 });
+          report.knowToolkit(toolSet, made.id, made.name, 'created', made.note);
         }
-        if (pending.length >= WRITE_CHUNK) await flush();
-      });
+      };
+
+      const counted = grouped === null ? null : await planCountedClasses(sequelize, grouped.classes, planOptions, transaction);
+      // The toolkits the counted classes need, made in the order of each set's first agent, as the
+      // agent-by-agent run makes them: a toolkit's id does not depend on how its agents were read.
+      const needs = counted?.needs ?? [];
+      const makeNeededBefore = async (agentId: number) => {
+        while (needs.length > 0 && needs[0]!.first_id < agentId) await makeToolkit(needs.shift()!.tool_ids);
+      };
+      for (const c of counted?.classes ?? []) {
+        report.addClass(c.plan, c.agents);
+        if (planChanges(c.plan))
+          classWrites.set(c.key, { ...c.plan, from: c.toolkit_id, enabled_tools: c.enabled_tools, agents: c.agents });
+      }
+      await eachChunk(
+        sequelize,
+        {
+          ...options,
+          withAttachments: true,
+          onlyNotPlainAnd: counted?.listed,
+          done: counted?.agents ?? 0,
+          transaction,
+          total,
+          phase: 'plan',
+        },
+        async (rows) => {
+          for (const row of rows) {
+            await makeNeededBefore(row.id);
+            const { plan, key, byClass } = await planner.plan(row);
+            report.addPlan(plan);
+            if (plan.kind === 'skip') skipped.add(plan.agent_id);
+            if (planChanges(plan) && plan.kind === 'follow') {
+              if (!byClass) pending.push(plan);
+              else {
+                const known = classWrites.get(key!);
+                if (known) known.agents += 1;
+                else classWrites.set(key!, { ...plan, from: row.grant?.toolkit_id ?? null, enabled_tools: row.enabled_tools, agents: 1 });
+              }
+            }
+            if (plan.kind === 'follow' && plan.attach && plan.toolkit_id === null) await makeToolkit(plan.tool_ids);
+          }
+          if (pending.length >= WRITE_CHUNK) await flush();
+        },
+      );
+      await makeNeededBefore(Number.POSITIVE_INFINITY);
       await flush();
       const ids = idsBySet(toolkits);
       const writes: ClassWrite[] = [];
@@ -188,7 +225,17 @@ async function apply(sequelize: Sequelize, manifest: ToolManifest, report: Repor
       }
 
       const snapshot = report.build();
-      let verification = await verifyDatabase(sequelize, manifest, { ...options, transaction, total, planned: snapshot, skipped });
+      const c = snapshot.changes;
+      // Nothing written, and other writers locked out since the aggregate: the classes are as read.
+      const unchanged = c.toolkits_created + c.attachments_created + c.attachments_removed === 0 ? grouped : null;
+      let verification = await verifyDatabase(sequelize, manifest, {
+        ...options,
+        transaction,
+        total,
+        planned: snapshot,
+        skipped,
+        unchanged,
+      });
       if (writeProblem !== null) {
         mismatch(verification, { agent_id: 0, tool_id: null, legacy: null, new: null, problem: writeProblem });
         verification = finish(verification);
@@ -223,18 +270,21 @@ async function lockForMigration(sequelize: Sequelize, transaction: Transaction, 
  * by one. Should any of that find a problem, the whole check runs again agent by agent, so that the
  * report names the agents exactly as a check of every agent in id order would.
  */
-async function verifyDatabase(
-  sequelize: Sequelize,
-  manifest: ToolManifest,
-  opts: Resolved & { transaction: Transaction; total: number; planned: MigrationReport; skipped: ReadonlySet<number> },
-): Promise<Verification> {
+async function verifyDatabase(sequelize: Sequelize, manifest: ToolManifest, opts: VerifyOptions): Promise<Verification> {
   const toolkits = await readLegacyToolkits(sequelize, opts.transaction);
   const planOptions: PlanOptions = { registeredIds: manifest.ids, mapTypos: opts.mapTypos, toolkits, scope: 'bulk' };
   const byClass = await verifyByClass(sequelize, manifest, planOptions, opts);
   return byClass ?? verifyEveryAgent(sequelize, manifest, planOptions, opts);
 }
 
-type VerifyOptions = Resolved & { transaction: Transaction; total: number; planned: MigrationReport; skipped: ReadonlySet<number> };
+type VerifyOptions = Resolved & {
+  transaction: Transaction;
+  total: number;
+  planned: MigrationReport;
+  skipped: ReadonlySet<number>;
+  /** The classes as the apply read them, when it wrote nothing since: not read again. */
+  unchanged?: Awaited<ReturnType<typeof readPlainClasses>>;
+};
 
 /** The check by class; null when anything is amiss (or there are too many classes), for the agent-by-agent check to say what. */
 async function verifyByClass(
@@ -245,7 +295,7 @@ async function verifyByClass(
 ): Promise<Verification | null> {
   const verification = startVerification('database', [...manifest.ids].sort());
   opts.onProgress?.({ phase: 'verify', done: 0, total: opts.total });
-  const grouped = await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction);
+  const grouped = opts.unchanged ?? (await readPlainClasses(sequelize, MAX_PLAIN_CLASSES, opts.transaction));
   if (grouped === null) return null;
   const { classes, notPlain } = grouped;
   const kits = await readToolkitsById(
@@ -441,19 +491,23 @@ async function eachChunk(
   opts: Resolved & {
     withAttachments: boolean;
     everyAgentInFull?: boolean;
+    onlyNotPlainAnd?: AgentStreamOptions['onlyNotPlainAnd'];
+    /** Agents already accounted for without being read. */
+    done?: number;
     transaction: Transaction;
     total: number;
     phase: MigrationProgress['phase'];
   },
   fn: (rows: StreamedAgentRow[]) => void | Promise<void>,
 ): Promise<void> {
-  let done = 0;
+  let done = opts.done ?? 0;
   opts.onProgress?.({ phase: opts.phase, done, total: opts.total });
   await streamAgents(
     sequelize,
     {
       withAttachments: opts.withAttachments,
       everyAgentInFull: opts.everyAgentInFull,
+      onlyNotPlainAnd: opts.onlyNotPlainAnd,
       chunk: opts.batchSize,
       transaction: opts.transaction,
     },
@@ -466,6 +520,64 @@ async function eachChunk(
 }
 
 type KitRow = { name: string; legacy_tool_set: string | null; member_tool_ids: readonly string[] };
+
+interface CountedClass extends PlainClass {
+  key: string;
+  plan: FollowPlan;
+}
+
+/**
+ * Plans each class of plain agents once. Those whose plan follows the string with every token
+ * matched are `classes` (counted, never read one by one); the others (a skip, or tokens the report
+ * lists per agent) are `listed`, for their agents to be read. `needs`: the toolkits the counted
+ * classes must have made, one per set, by the set's first agent.
+ */
+async function planCountedClasses(
+  sequelize: Sequelize,
+  all: readonly PlainClass[],
+  planOptions: PlanOptions,
+  transaction: Transaction,
+): Promise<{ classes: CountedClass[]; listed: PlainClass[]; agents: number; needs: { first_id: number; tool_ids: string[] }[] }> {
+  const kits = await readToolkitsById(
+    sequelize,
+    [...new Set(all.flatMap((c) => (c.toolkit_id === null ? [] : [c.toolkit_id])))],
+    transaction,
+  );
+  const classes: CountedClass[] = [];
+  const listed: PlainClass[] = [];
+  const needs = new Map<string, { first_id: number; tool_ids: string[] }>();
+  for (const c of all) {
+    const kit = c.toolkit_id === null ? null : kits.get(c.toolkit_id);
+    if (kit === undefined) throw new Error(`Toolkit ${c.toolkit_id} vanished during the migration.`);
+    const row: StoredAgentRow = {
+      id: 0,
+      name: null,
+      enabled_tools: c.enabled_tools,
+      attachments: kit ? [plainAttachment(0, c.toolkit_id!, kit)] : [],
+    };
+    const plan = planAgent(row, planOptions);
+    if (plan.kind === 'skip' || plan.unmatched.length > 0) {
+      listed.push(c);
+      continue;
+    }
+    classes.push({ ...c, key: classKey(c.toolkit_id, c.enabled_tools), plan });
+    if (!plan.attach || plan.toolkit_id !== null) continue;
+    const toolSet = legacyToolSetKey(plan.tool_ids);
+    const known = needs.get(toolSet);
+    if (!known || c.first_id < known.first_id) needs.set(toolSet, { first_id: c.first_id, tool_ids: plan.tool_ids });
+  }
+  return {
+    classes,
+    listed,
+    agents: classes.reduce((n, c) => n + c.agents, 0),
+    needs: [...needs.values()].sort((a, b) => a.first_id - b.first_id),
+  };
+}
+
+/** A plain agent's class: the toolkit of its grant and its string, as ClassPlanner keys it. */
+function classKey(toolkitId: number | null, enabledTools: string | null): string {
+  return `${toolkitId ?? ''}|${enabledTools === null ? 'null' : `'${enabledTools}`}`;
+}
 
 function plainAttachment(attachmentId: number, toolkitId: number, kit: KitRow): StoredAttachmentRow {
   return {
@@ -519,7 +631,7 @@ class ClassPlanner {
     }
     const row = storedRow(streamed, this.#kits);
     if (row === null) throw new Error(`Toolkit ${grant?.toolkit_id} of agent ${streamed.id} vanished during the migration.`);
-    const key = `${grant?.toolkit_id ?? ''}|${streamed.enabled_tools === null ? 'null' : `'${streamed.enabled_tools}`}`;
+    const key = classKey(grant?.toolkit_id ?? null, streamed.enabled_tools);
     const template = this.#plans.get(key);
     if (template === undefined) {
       const plan = planAgent(row, this.options);

@@ -3,7 +3,7 @@
 // lists, so a table of any size gives a report of bounded size; counts are always complete.
 import { z } from 'zod';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
-import type { AgentPlan, SkipReason } from './plan';
+import type { AgentPlan, FollowPlan, SkipReason } from './plan';
 
 export const migrationModeSchema = z.enum(['dry_run', 'apply', 'undo']);
 export type MigrationMode = z.infer<typeof migrationModeSchema>;
@@ -195,6 +195,22 @@ export class ReportBuilder {
   }
 
   /** Records the toolkit that stands (or will stand) for a set. */
+  /**
+   * `agents` agents of one class that share `plan` and have no line of their own in the report (the
+   * plan follows the string and leaves no token unmatched): counted as `addPlan` would count each.
+   */
+  addClass(plan: FollowPlan, agents: number): void {
+    if (plan.unmatched.length > 0) throw new Error('A class with unmatched tokens lists its agents: add them one by one.');
+    const counts = this.#report.agents;
+    counts.read += agents;
+    counts.follow += agents;
+    if (plan.attach || plan.detach.length > 0) counts.changed += agents;
+    else counts.unchanged += agents;
+    if (plan.tool_ids.length === 0) counts.without_tools += agents;
+    if (plan.mapped_ids.length > 0) counts.with_mapped_typos += agents;
+    if (plan.tool_ids.length > 0) this.#toolkitFor(plan.tool_ids).agents += agents;
+  }
+
   knowToolkit(toolSet: string, toolkitId: number | null, name: string, status?: ReportToolkit['status'], note?: string): void {
     const entry = this.#toolkits.get(toolSet);
     if (!entry) return;

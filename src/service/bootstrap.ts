@@ -1,18 +1,16 @@
 // Opens what the service and the CLIs share: the database (DATABASE_URL, or the embedded
 // PostgreSQL under the data folder), the schema brought up to date, a configured toolgate, and The
 // Scoop's demo where it belongs (src/service/demo/demo-mode.ts).
-import path from 'node:path';
 import type { Sequelize } from 'sequelize';
 import { ensureAdminToken } from './admin-token';
 import type { ServiceConfig } from './config';
-import { createSequelize } from '../db/connect';
-import { resolveDatabase } from '../db/database-url';
 import { seedUp } from '../db/migrate';
-import { decideDemo, type DemoDecision } from './demo/demo-mode';
+import type { DemoDecision } from './demo/demo-mode';
 import { SCOOP_TOOLS } from './demo/scoop-tools';
 import { createEmbeddings, createLanguageModel } from '../llm/select-model';
 import type { ServiceLogger } from './logger';
 import { senderAsGiven } from '../../middleware/sender-check';
+import { openDatabase } from './open-database';
 import type { SyncReport } from '../services/system-toolkits';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate';
 
@@ -28,46 +26,6 @@ export interface Opened {
   /** Whether the demo is active here and why, and the demo seeders this opening ran. */
   demo: DemoDecision & { seeded: string[] };
   close(): Promise<void>;
-}
-
-/** The database as the service and the CLIs open it, with whether The Scoop's demo belongs on it. */
-export interface OpenedDatabase {
-  sequelize: Sequelize;
-  embedded: boolean;
-  demo: DemoDecision;
-  close(): Promise<void>;
-}
-
-/**
- * Opens the database (DATABASE_URL, or the embedded cluster under the data folder) and decides the
- * demo there, applying nothing. `seeds`: the caller seeds the demo on a fresh embedded database
- * (`npm start`); a command that seeds nothing never starts the demo itself.
- */
-export async function openDatabase(
-  config: Pick<ServiceConfig, 'dataDir' | 'databaseUrl' | 'demo' | 'schema'>,
-  options: { queryTimeoutMs: number; seeds: boolean; ownSignals?: boolean },
-): Promise<OpenedDatabase> {
-  const db = await resolveDatabase({
-    dataDir: path.join(config.dataDir, 'pgdata'),
-    databaseName: 'toolgate',
-    env: config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {},
-    ownSignals: options.ownSignals,
-  });
-  // With TOOLGATE_DB_SCHEMA, every connection searches toolgate's schema alone: the toolgate, the
-  // demo's seeders and tools, and the CLIs all share this one pool.
-  const sequelize = createSequelize(db.url, { queryTimeoutMs: options.queryTimeoutMs, schema: config.schema });
-  const close = async () => {
-    await sequelize.close().catch(() => undefined);
-    await db.stop();
-  };
-  // Before any migration, which would make a fresh database look used.
-  const demo = await decideDemo(sequelize, { setting: config.demo, embedded: db.embedded, seeds: options.seeds }).catch(
-    async (err: unknown) => {
-      await close();
-      throw err;
-    },
-  );
-  return { sequelize, embedded: db.embedded, demo, close };
 }
 
 /** `ownSignals`: the caller stops everything itself on SIGTERM and SIGINT (the service, which drains first). */

@@ -1,6 +1,6 @@
-// The migration's own planner settings: JIT is off and work_mem larger inside its transactions
-// (dry run, apply, undo), where many short batch queries would each pay an LLVM compile, and the
-// pool's other sessions keep the server's settings afterwards.
+// The migration's own planner settings: JIT is off, work_mem larger and cursors planned for every
+// row inside its transactions (dry run, apply, undo), where many short batch queries would each pay
+// an LLVM compile, and the pool's other sessions keep the server's settings afterwards.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { createManifest } from '../../src/core/tool-manifest';
 import { migrateEnabledTools } from '../../src/legacy/migrate-enabled-tools';
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-/** Asks the server, inside the migration's own transaction, what `jit` and `work_mem` are after each of its queries. */
+/** Asks the server, inside the migration's own transaction, what `jit`, `work_mem` and `cursor_tuple_fraction` are after each of its queries. */
 function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
   const seen = new Set<string>();
   const original = sequelize.query.bind(sequelize);
@@ -36,10 +36,13 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
     if (transaction && ownQuery && !asking) {
       asking = true;
       try {
-        const [row] = await original<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, {
-          transaction,
-          type: QueryTypes.SELECT,
-        });
+        const [row] = await original<{ s: string }>(
+          `SELECT current_setting('jit') || ' ' || current_setting('work_mem') || ' ' || current_setting('cursor_tuple_fraction') AS s`,
+          {
+            transaction,
+            type: QueryTypes.SELECT,
+          },
+        );
         seen.add(row!.s);
       } finally {
         asking = false;
@@ -53,7 +56,10 @@ function watchJit(sequelize: Sequelize): { seen: Set<string>; stop(): void } {
 
 const settingsOfPool = async () =>
   (
-    await sql.query<{ s: string }>(`SELECT current_setting('jit') || ' ' || current_setting('work_mem') AS s`, { type: QueryTypes.SELECT })
+    await sql.query<{ s: string }>(
+      `SELECT current_setting('jit') || ' ' || current_setting('work_mem') || ' ' || current_setting('cursor_tuple_fraction') AS s`,
+      { type: QueryTypes.SELECT },
+    )
   )[0]!.s;
 
 describe.each([
@@ -61,15 +67,15 @@ describe.each([
   ['an apply', () => migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 4 })],
   ['an undo', () => undoEnabledTools(sql, manifest)],
 ])('when %s runs on a server with JIT on', (_name, run) => {
-  test("then JIT is off and work_mem 64MB for its reads and writes, and the pool is back to the server's settings after it", async () => {
-    expect(await settingsOfPool()).toBe('on 4MB');
+  test("then JIT is off, work_mem 64MB and cursors planned for all their rows for its reads and writes, and the pool is back to the server's settings after it", async () => {
+    expect(await settingsOfPool()).toBe('on 4MB 0.1');
     const watch = watchJit(sql);
     try {
       await run();
     } finally {
       watch.stop();
     }
-    expect([...watch.seen]).toEqual(['off 64MB']);
-    expect(await settingsOfPool()).toBe('on 4MB');
+    expect([...watch.seen]).toEqual(['off 64MB 1']);
+    expect(await settingsOfPool()).toBe('on 4MB 0.1');
   });
 });

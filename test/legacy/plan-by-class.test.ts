@@ -177,3 +177,51 @@ describe('when a legacy toolkit has the id 0 and some agents of its string hold 
     expect(held!.n).toBe(kit!.held);
   });
 });
+
+describe('when most agents share strings whose every token is a tool id', () => {
+  /** Counts, while `run` runs, the agents fetched from the migration's cursor and the class aggregates read. */
+  async function watchReads<T>(sql: Sequelize, run: () => Promise<T>): Promise<{ result: T; fetched: number; aggregates: number }> {
+    const original = sql.query.bind(sql);
+    let fetched = 0;
+    let aggregates = 0;
+    sql.query = (async (...args: Parameters<Sequelize['query']>) => {
+      const result = await original(...args);
+      const text = typeof args[0] === 'string' ? args[0] : '';
+      if (text.startsWith('FETCH FORWARD')) fetched += (result as unknown as unknown[]).length;
+      if (text.includes('GROUP BY 1, 2, 3')) aggregates += 1;
+      return result;
+    }) as Sequelize['query'];
+    try {
+      return { result: await run(), fetched, aggregates };
+    } finally {
+      sql.query = original;
+    }
+  }
+
+  test('then the apply reads one by one only the agents the report lists, and makes each toolkit in the order of its first agent', async () => {
+    const sql = await freshDatabase();
+    await insertLegacyAgents(sql, Array.from({ length: 40 }, () => LEGACY_AGENTS).flat());
+    const { result: report, fetched } = await watchReads(sql, () => migrateEnabledTools(sql, manifest, { mode: 'apply', batchSize: 50 }));
+    expect(report.verification.status).toBe('passed');
+    expect(report.agents.read).toBe(40 * LEGACY_AGENTS.length);
+    expect(report.agents.with_unmatched_tokens).toBeGreaterThan(0);
+    expect(fetched).toBe(report.agents.with_unmatched_tokens);
+    const kits = await sql.query<{ id: number; first: number }>(
+      `SELECT t.id, min(at.agent_id) AS first FROM toolkits t JOIN agent_toolkits at ON at.toolkit_id = t.id GROUP BY t.id ORDER BY t.id`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(kits.length).toBe(report.changes.toolkits_created);
+    expect(kits.map((k) => k.first)).toEqual([...kits.map((k) => k.first)].sort((a, b) => a - b));
+  });
+
+  test('then a second apply changes nothing, reads the classes once for the plan and the check alike, and reads one by one only the agents the report lists', async () => {
+    const sql = await freshDatabase();
+    await insertLegacyAgents(sql, Array.from({ length: 40 }, () => LEGACY_AGENTS).flat());
+    await migrateEnabledTools(sql, manifest, { mode: 'apply' });
+    const { result: again, aggregates, fetched } = await watchReads(sql, () => migrateEnabledTools(sql, manifest, { mode: 'apply' }));
+    expect(again.changes).toEqual({ toolkits_created: 0, toolkits_removed: 0, attachments_created: 0, attachments_removed: 0 });
+    expect(again.verification).toMatchObject({ status: 'passed', agents_checked: again.agents.follow });
+    expect(aggregates).toBe(1);
+    expect(fetched).toBe(again.agents.with_unmatched_tokens);
+  });
+});

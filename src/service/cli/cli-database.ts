@@ -1,11 +1,11 @@
 // What the migration CLIs open: the service's database (DATABASE_URL, or the embedded cluster under
 // the data folder) and the service's tool manifest, without applying any schema migration (a dry
-// run must change nothing; the deploy path applies them itself).
+// run must change nothing; the deploy path applies them itself). It loads what the commands need
+// and no more (src/service/open-database.ts): a command's start is part of every deploy.
 import type { Sequelize } from 'sequelize';
-import { openDatabase } from '../bootstrap';
+import { openDatabase } from '../open-database';
 import { readConfig, type ServiceConfig } from '../config';
 import type { ToolManifest } from '../../core/tool-manifest';
-import { SCOOP_TOOLS } from '../demo/scoop-tools';
 import { ToolRegistry } from '../../tools/tool-registry';
 
 export interface CliDatabase {
@@ -21,5 +21,9 @@ export async function openCliDatabase(): Promise<CliDatabase> {
   // An operator's batch over every agent: no request is waiting, so no per-query time limit.
   const config = readConfig();
   const { sequelize, demo, close } = await openDatabase(config, { queryTimeoutMs: 0, seeds: false });
-  return { sequelize, manifest: new ToolRegistry(demo.active ? SCOOP_TOOLS : []).manifest, config, close };
+  // The demo's tools (and what they load) only where the demo is active: never on a DATABASE_URL
+  // database unless TOOLGATE_DEMO=on.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const demoTools = demo.active ? (require('../demo/scoop-tools') as typeof import('../demo/scoop-tools')).SCOOP_TOOLS : [];
+  return { sequelize, manifest: new ToolRegistry(demoTools).manifest, config, close };
 }
