@@ -337,6 +337,8 @@ export class RunStore {
     message: RunMessage;
     routing_key: string | null;
     tools_offered: readonly string[];
+    /** The run's key, which its tool-call records keep too (SEMANTICS §15). */
+    run_key?: string | null;
     participants: readonly string[];
     message_id: string | null;
     /** The digest of the message's sender and content: a redelivery is the same message_id with the same digest. */
@@ -365,8 +367,8 @@ export class RunStore {
         thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
-        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8) RETURNING id`,
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, run_key)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8, $9::uuid) RETURNING id`,
         {
           bind: [
             run.agent_id,
@@ -377,6 +379,7 @@ export class RunStore {
             [...run.tools_offered],
             run.new_thread ? JSON.stringify(run.new_thread) : null,
             this.instances.id,
+            run.run_key ?? null,
           ],
           type: QueryTypes.SELECT,
           transaction,

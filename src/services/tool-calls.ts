@@ -5,6 +5,7 @@ import type { ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
+import type { DispatchMode } from '../core/dispatch-mode';
 import type { DispatchKind } from '../core/types';
 
 export interface ToolCallRecord {
@@ -20,6 +21,10 @@ export interface ToolCallRecord {
   approval_request_id?: number | null;
   /** Who approved the call that ran: a routing key, or `admin` / `dashboard` for an operator. */
   approved_by?: string | null;
+  /** How the call came to dispatch (SEMANTICS §15), so that a preview can replay it. */
+  dispatch?: DispatchMode | null;
+  /** The run the call was made in: calls of one run share it. */
+  run_key?: string | null;
 }
 
 /** What a `started` record also carries: who runs it, and how long before it may be called interrupted if that one dies. */
@@ -36,7 +41,7 @@ export interface ToolCallOutcome {
   error: string | null;
 }
 
-export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id' | 'approval_request_id' | 'approved_by'> {
+export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id' | 'approval_request_id' | 'approved_by' | 'dispatch' | 'run_key'> {
   id: number;
   approval_request_id: number | null;
   approved_by: string | null;
@@ -77,10 +82,10 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
 }
 
 const COLUMNS =
-  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
+  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, dispatch, run_key';
 // Every value typed: in INSERT … SELECT a parameter would otherwise be taken for text.
 const VALUES =
-  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond'";
+  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::varchar, $14::uuid";
 const INSERT: PooledStatement = {
   name: 'toolgate_tool_call_insert',
   text: `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
@@ -88,7 +93,7 @@ const INSERT: PooledStatement = {
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
 const INSERT_COUNTED: PooledStatement = {
   name: 'toolgate_tool_call_insert_counted',
-  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($13::jsonb) IS NOT NULL RETURNING id`,
+  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($15::jsonb) IS NOT NULL RETURNING id`,
 };
 const COMPLETE: PooledStatement = {
   name: 'toolgate_tool_call_complete',
@@ -138,6 +143,8 @@ function insertValues(record: ToolCallRecord, by: StartedBy | undefined, caps: C
     record.approved_by ?? null,
     by?.instance_id ?? null,
     by?.deadline_ms ?? null,
+    record.dispatch ?? null,
+    record.run_key ?? null,
   ];
   if (caps !== null) values.push(claimArgument(caps));
   return values;
