@@ -7,12 +7,11 @@ import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { windowSeconds } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
-import type { DispatchMode } from '../core/dispatch-mode';
 import { applyChange, type AttachmentTerms, type PolicyChange } from '../core/policy-change';
-import { PolicyPreview, type PolicyPair, type PreviewImpact } from '../core/policy-preview';
+import { PolicyPreview, type PolicyPair, type PreviewImpact, type RecordedCall, type RecordedRun } from '../core/policy-preview';
 import { compilePolicy } from '../core/policy-index';
 import type { ToolManifest } from '../core/tool-manifest';
-import type { CapRule, DispatchKind } from '../core/types';
+import type { CapRule } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { bodyId, rulesSchema, text } from '../http/fields';
@@ -22,8 +21,8 @@ import { loadAgentPolicy } from './policy-loader';
 
 const MAX_WINDOW_S = 365 * 86_400;
 const DEFAULT_WINDOW = '7d';
-/** Calls replayed between two turns of the event loop: a long window never holds it for long. */
-const REPLAY_SLICE = 2_000;
+/** Rows read and replayed between two turns of the event loop: a long window never holds it for long. */
+const PAGE = 2_000;
 
 const terms = {
   rules: rulesSchema.optional(),
@@ -63,35 +62,18 @@ export const previewInputSchema = z.strictObject({
 export type PreviewInput = z.input<typeof previewInputSchema>;
 type ParsedInput = z.output<typeof previewInputSchema>;
 
-interface CallRow {
-  id: string;
-  agent_id: number;
-  tool_id: string;
-  status: string;
-  run: DispatchKind;
-  routing_key: string | null;
-  created_at: Date;
-  dispatch: DispatchMode | null;
-  run_key: string | null;
-}
-
-interface RunRow {
-  id: number;
-  agent_id: number;
-  run: DispatchKind;
-  routing_key: string | null;
-  created_at: Date;
-  run_key: string | null;
-}
+type CallRow = RecordedCall;
+type RunRow = RecordedRun;
 
 const CALLS_SQL = `
-  SELECT id, agent_id, tool_id, status, run, routing_key, created_at, dispatch, run_key
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at,
+         dispatch, run_key::text AS run_key
     FROM tool_calls
    WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
      AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')
    ORDER BY created_at, id`;
 const RUNS_SQL = `
-  SELECT id, agent_id, run, routing_key, created_at, run_key
+  SELECT id, agent_id, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, run_key::text AS run_key
     FROM agent_runs
    WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
 
@@ -106,27 +88,45 @@ export class PolicyPreviewService {
     const input = parse(previewInputSchema, given, 'body');
     const to = new Date();
     const from = new Date(to.getTime() - windowSeconds(input.window ?? DEFAULT_WINDOW)! * 1000);
-    const { policies, calls, runs } = await orUnavailable(
+    return orUnavailable(
       this.sequelize.transaction({ readOnly: true, isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
         const change = await this.changeOf(input.change, transaction);
         const policies = await this.policiesOf(change, transaction);
+        const replay = new PolicyPreview(policies);
         const agents = [...policies.keys()];
-        if (agents.length === 0) return { policies, calls: [] as CallRow[], runs: [] as RunRow[] };
-        const replacements = { agents, from, to };
-        const calls = await this.sequelize.query<CallRow>(CALLS_SQL, { replacements, type: QueryTypes.SELECT, transaction });
-        const runs = await this.sequelize.query<RunRow>(RUNS_SQL, { replacements, type: QueryTypes.SELECT, transaction });
-        return { policies, calls, runs };
+        if (agents.length > 0) {
+          const replacements = { agents, from, to };
+          await this.page<RunRow>(RUNS_SQL, replacements, transaction, (r) => replay.addRun(r));
+          await this.page<CallRow>(CALLS_SQL, replacements, transaction, (c) => replay.addCall(c));
+        }
+        return replay.impact({ from, to });
       }),
     );
-    const replay = new PolicyPreview(policies);
-    for (const r of runs) replay.addRun({ ...r, at: r.created_at.getTime() });
-    for (let i = 0; i < calls.length; i++) {
-      if (i > 0 && i % REPLAY_SLICE === 0) await nextTurn();
-      const c = calls[i]!;
-      // BIGINT comes back as text; ids are far below 2^53.
-      replay.addCall({ ...c, id: Number(c.id), at: c.created_at.getTime() });
+  }
+
+  /**
+   * The rows of a query read a page at a time through a cursor of the snapshot, each page replayed
+   * before the next is read: a window of any size holds the event loop for a page at most, and
+   * memory for a page.
+   */
+  private async page<R extends object>(
+    sql: string,
+    replacements: Record<string, unknown>,
+    transaction: Transaction,
+    each: (row: R) => void,
+  ): Promise<void> {
+    await this.sequelize.query(`DECLARE toolgate_preview NO SCROLL CURSOR FOR ${sql}`, { replacements, transaction });
+    for (;;) {
+      const rows = await this.sequelize.query<R>(`FETCH ${PAGE} FROM toolgate_preview`, {
+        type: QueryTypes.SELECT,
+        transaction,
+        raw: true,
+      });
+      for (const row of rows) each(row);
+      if (rows.length < PAGE) break;
+      await nextTurn();
     }
-    return replay.impact({ from, to });
+    await this.sequelize.query('CLOSE toolgate_preview', { transaction });
   }
 
   /** The change as plain data, checked as making it for real would check it: what it names exists, and may be done. */
