@@ -4,7 +4,7 @@
 import type { AgentPolicyData, AttachmentPolicy, CapRule, GateRule } from './types';
 
 /** The id a preview gives an attachment that does not exist yet: after every real one, as attaching puts it. */
-export const NEW_ATTACHMENT_ID = 0;
+const NEW_ATTACHMENT_ID = 0;
 
 /** The terms of an attachment that a change may set; a field left out keeps the live one. */
 export interface AttachmentTerms {

@@ -89,7 +89,7 @@ export interface PolicyPair {
 }
 
 /** The most entries a list of the answer holds; the counts count them all. */
-export const PREVIEW_LIST_LIMIT = 100;
+const PREVIEW_LIST_LIMIT = 100;
 
 const NOT_REPLAYED =
   'calls recorded before toolgate kept how each came to dispatch, and approved requests’ executions (their approval was decided once), are counted here and not replayed';
@@ -100,7 +100,7 @@ const NOT_REPLAYED =
  * approval (by how the call came), then the caps, the call running through the first attachment
  * whose every cap has room.
  */
-export function replayCall(
+function replayCall(
   offer: RunOffer,
   call: Pick<RecordedCall, 'agent_id' | 'tool_id' | 'run' | 'routing_key' | 'at'>,
   mode: DispatchMode,
@@ -118,7 +118,7 @@ export function replayCall(
 }
 
 /** Caps' counts over a replay, in time order: each counter the times of the calls it counted. */
-export class CapCounts {
+class CapCounts {
   readonly #hits = new Map<string, number[]>();
 
   /** Counts the call against the first candidate whose every cap has room at its time; false when none has. */

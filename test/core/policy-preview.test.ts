@@ -1,7 +1,7 @@
 // The preview's pure part (SEMANTICS §15): a change applied to plain policy data, one call replayed
 // on a run's offer, caps counted in time order, and the answer's lists held to their limit.
-import { applyChange, NEW_ATTACHMENT_ID, type PolicyChange } from '../../src/core/policy-change';
-import { CapCounts, PolicyPreview, PREVIEW_LIST_LIMIT, replayCall, type RecordedCall } from '../../src/core/policy-preview';
+import { applyChange, type PolicyChange } from '../../src/core/policy-change';
+import { PolicyPreview, type RecordedCall } from '../../src/core/policy-preview';
 import { compilePolicy } from '../../src/core/policy-index';
 import type { AgentPolicyData, AttachmentPolicy } from '../../src/core/types';
 
@@ -59,7 +59,7 @@ describe('when a change is applied to plain policy data', () => {
       toolkit: { toolkit_id: 12, toolkit_name: 'Operations', member_tool_ids: ['send_email'] },
       terms: { allow_proactive: true },
     });
-    expect(attached.attachments.map((a) => a.attachment_id)).toEqual([1, 2, NEW_ATTACHMENT_ID]);
+    expect(attached.attachments.map((a) => a.attachment_id)).toEqual([1, 2, 0]);
     expect(attached.attachments[2]).toMatchObject({ allow_proactive: true, rules: [], approvers: null, caps: [] });
     expect(applyChange(sundae, { kind: 'detach', agent_id: 1, attachment_id: 1 }).attachments.map((a) => a.attachment_id)).toEqual([2]);
   });
@@ -71,42 +71,67 @@ describe('when a change is applied to plain policy data', () => {
   });
 });
 
-describe('when one call is replayed on a run offer', () => {
-  const offer = compilePolicy(
-    { ...sundae, attachments: [sundae.attachments[0]!, { ...sundae.attachments[1]!, approvers: [] }] },
-    LIVE,
-  ).offer({ kind: 'sender', routing_key: 'mara@thescoop.com' });
+describe('when one call is replayed', () => {
+  const needingApproval: PolicyChange = { kind: 'update', agent_id: 1, attachment_id: 2, terms: { approvers: [] } };
+  const outcomes = (preview: PolicyPreview) => preview.impact(window).calls.changed.map((c) => [c.call_id, c.would_be, c.reason]);
 
   test('then a call needing approval is filed, a step is refused and an optional step skipped', () => {
-    const caps = new CapCounts();
-    expect(replayCall(offer, call(1), 'call', caps)).toEqual({ status: 'pending_approval', reason: 'needs_approval' });
-    expect(replayCall(offer, call(1), 'step', caps)).toEqual({ status: 'denied', reason: 'needs_approval' });
-    expect(replayCall(offer, call(1), 'optional', caps)).toEqual({ status: 'skipped', reason: 'needs_approval' });
+    const preview = previewOf(sundae, needingApproval);
+    preview.addCall(call(1, { dispatch: 'call' }));
+    preview.addCall(call(2, { dispatch: 'step' }));
+    preview.addCall(call(3, { dispatch: 'optional' }));
+    expect(outcomes(preview)).toEqual([
+      [1, 'pending_approval', 'needs_approval'],
+      [2, 'denied', 'needs_approval'],
+      [3, 'skipped', 'needs_approval'],
+    ]);
   });
 
-  test('then a tool not offered is refused, and a tool offered runs', () => {
-    const caps = new CapCounts();
-    expect(replayCall(offer, call(1, { tool_id: 'send_email' }), 'call', caps)).toEqual({ status: 'denied', reason: 'not_offered' });
-    expect(replayCall(offer, call(1, { tool_id: 'lookup_order' }), 'call', caps)).toEqual({ status: 'started', reason: 'offered' });
+  test('then a tool the change leaves alone keeps its outcome, and an access-rules refusal is a run, not a call', () => {
+    const preview = previewOf(sundae, needingApproval);
+    preview.addCall(call(1, { tool_id: 'lookup_order' }));
+    preview.addCall(call(2, { tool_id: 'agent_access_rules', routing_key: 'x@acme.com', status: 'denied' }));
+    const impact = preview.impact(window);
+    expect(impact.calls.changed).toEqual([]);
+    expect([impact.calls_examined, impact.runs_examined]).toEqual([2, 2]);
   });
 });
 
 describe('when caps are counted over a replay', () => {
   const cap = { tool_id: null, per: 'sender' as const, limit: 1, window_s: 60 };
-  const candidates = [{ attachment_id: 2, caps: [cap] }];
+  const outcomes = (preview: PolicyPreview) => preview.impact(window).calls.changed.map((c) => [c.call_id, c.reason]);
 
   test("then a sender's second call within the window has no room, another sender's has, and a call past the window has again", () => {
-    const caps = new CapCounts();
-    expect(caps.claim(candidates, call(1))).toBe(true);
-    expect(caps.claim(candidates, call(2))).toBe(false);
-    expect(caps.claim(candidates, call(3, { routing_key: 'ops@thescoop.com' }))).toBe(true);
-    expect(caps.claim(candidates, call(120))).toBe(true);
+    const preview = previewOf(sundae, { kind: 'update', agent_id: 1, attachment_id: 2, terms: { caps: [cap] } });
+    preview.addCall(call(1));
+    preview.addCall(call(2));
+    preview.addCall(call(3, { routing_key: 'ops@thescoop.com' }));
+    preview.addCall(call(120));
+    expect(outcomes(preview)).toEqual([[2, 'cap_exceeded']]);
   });
 
-  test('then a call runs through the next candidate when the first has no room', () => {
-    const caps = new CapCounts();
-    const two = [...candidates, { attachment_id: 3, caps: [cap] }];
-    expect([caps.claim(two, call(1)), caps.claim(two, call(2)), caps.claim(two, call(3))]).toEqual([true, true, false]);
+  test('then a call runs through the next attachment when the first has no room', () => {
+    const twice: AgentPolicyData = {
+      ...sundae,
+      attachments: [
+        ...sundae.attachments,
+        attachment(3, 12, ['process_refund'], { rules: [{ id: 2, kind: 'allow', pattern: '*@thescoop.com' }] }),
+      ],
+    };
+    const capped: PolicyChange = { kind: 'update', agent_id: 1, attachment_id: 2, terms: { caps: [cap] } };
+    const both = new PolicyPreview(
+      new Map([
+        [
+          1,
+          {
+            current: compilePolicy(twice, LIVE),
+            candidate: compilePolicy(applyChange(applyChange(twice, capped), { ...capped, attachment_id: 3 }), LIVE),
+          },
+        ],
+      ]),
+    );
+    for (const id of [1, 2, 3]) both.addCall(call(id));
+    expect(outcomes(both)).toEqual([[3, 'cap_exceeded']]);
   });
 });
 
@@ -143,11 +168,11 @@ describe('when a preview is answered', () => {
 
   test('then a list stops at its limit, says it was cut, and the counts count every call', () => {
     const preview = previewOf(sundae, { kind: 'detach', agent_id: 1, attachment_id: 2 });
-    for (let i = 1; i <= PREVIEW_LIST_LIMIT + 5; i++) preview.addCall(call(i, { routing_key: `s${i}@thescoop.com` }));
+    for (let i = 1; i <= 105; i++) preview.addCall(call(i, { routing_key: `s${i}@thescoop.com` }));
     const impact = preview.impact(window);
-    expect(impact.calls.changed).toHaveLength(PREVIEW_LIST_LIMIT);
-    expect(impact.senders.losing).toHaveLength(PREVIEW_LIST_LIMIT);
-    expect(impact.calls.counts.refused).toBe(PREVIEW_LIST_LIMIT + 5);
+    expect(impact.calls.changed).toHaveLength(100);
+    expect(impact.senders.losing).toHaveLength(100);
+    expect(impact.calls.counts.refused).toBe(105);
     expect(impact.truncated).toBe(true);
   });
 
