@@ -152,7 +152,7 @@ async function benchOn(databaseUrl: string): Promise<void> {
     ];
     console.log(`preview over the window's calls (${SENDERS} distinct senders; as many rows again outside it), ${ROUNDS} rounds each\n`);
     console.log(
-      `${'calls in window'.padEnd(16)} ${'change'.padEnd(36)} ${'median'.padStart(10)} ${'slowest'.padStart(10)} ${'loop held'.padStart(10)}  changed calls`,
+      `${'calls in window'.padEnd(16)} ${'change'.padEnd(36)} ${'median'.padStart(10)} ${'slowest'.padStart(10)} ${'CPU'.padStart(10)} ${'loop wait'.padStart(10)}  changed calls`,
     );
     for (const n of SIZES) {
       await record(sequelize, ids, n);
