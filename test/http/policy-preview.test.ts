@@ -2,6 +2,7 @@
 // with Support open and Finance behind *@thescoop.com; Scout behind her access rule *@thescoop.com,
 // with Finance open and Operations for scheduled runs), Jane's, Mara's and the shop's calls made
 // through the dispatch path, then each kind of change previewed.
+import { Client } from 'pg';
 import { QueryTypes } from 'sequelize';
 import { seedUp } from '../../src/db/migrate';
 import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
@@ -172,6 +173,26 @@ describe('when an operator previews a change against the demo traffic', () => {
     // And the live policy is as it was: Jane is still refused the refund.
     const view = await t.admin().get(`/api/agents/${ids.sundae}/tools`).query({ sender: 'jane@acme.com' }).expect(200);
     expect(view.body.tools).not.toContain('process_refund');
+  });
+});
+
+describe('when instances listen for policy changes while an operator previews', () => {
+  test('then a preview notifies nothing, and the change made for real does', async () => {
+    const listener = new Client({ connectionString: t.databaseUrl });
+    await listener.connect();
+    const told: string[] = [];
+    listener.on('notification', (n) => told.push(n.channel));
+    await listener.query('LISTEN toolgate_policy');
+    try {
+      await preview({ update: { attachment_id: ids.scoutOperations, rules: [{ kind: 'allow', pattern: '*@thescoop.com' }] } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(told).toEqual([]);
+      await t.admin().patch(`/api/agents/${ids.scout}/toolkits/${ids.scoutOperations}`).send({ allow_proactive: true }).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(told).toContain('toolgate_policy');
+    } finally {
+      await listener.end();
+    }
   });
 });
 
