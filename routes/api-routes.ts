@@ -14,6 +14,7 @@ import { embeddingsRoutes } from './embeddings';
 import { mcpRoutes } from './mcp';
 import { mcpSessionsRoutes } from './mcp-sessions';
 import { migrationsRoutes } from './migrations';
+import { policyPreviewRoutes } from './policy-preview';
 import { resolutionRoutes } from './resolution';
 import { mountRoutes, type MountServices, type RouteSection } from './route';
 import type { RouteServices } from './route-services';
@@ -40,6 +41,7 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'admin', section: attachmentsRoutes },
   { group: 'admin', section: accessRulesRoutes },
   { group: 'admin', section: resolutionRoutes },
+  { group: 'admin', section: policyPreviewRoutes },
   { group: 'dispatch', section: dispatchRoutes },
   { group: 'dispatch', section: mcpSessionsRoutes },
   { group: 'agent_runs', section: agentRunsRoutes },

@@ -21,6 +21,7 @@ import type { RunService } from '../src/run/run-service';
 import type { AccessRuleService } from '../src/services/access-rules';
 import type { AgentService } from '../src/services/agents';
 import type { AttachmentService } from '../src/services/attachments';
+import type { PolicyPreviewService } from '../src/services/policy-preview';
 import type { SyncReport } from '../src/services/system-toolkits';
 import type { ToolkitService } from '../src/services/toolkits';
 import type { TaskStore } from '../src/tasks/task-store';
@@ -33,6 +34,8 @@ export interface RouteServices {
   agents: AgentService;
   attachments: AttachmentService;
   accessRules: AccessRuleService;
+  /** Previews of policy changes against recorded traffic (SEMANTICS §15): nothing written. */
+  previews: PolicyPreviewService;
   runs: RunService;
   metrics: ToolgateMetrics;
   model: LanguageModel;

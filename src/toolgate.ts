@@ -42,6 +42,7 @@ import type { PolicyRead, PolicySource } from './run/policy-source';
 import { RunService } from './run/run-service';
 import { Sweeper } from './run/sweeper';
 import { AccessRuleService } from './services/access-rules';
+import { PolicyPreviewService } from './services/policy-preview';
 import { VersionedPolicies } from './run/versioned-policies';
 import { loadPolicyVersion } from './services/policy-loader';
 import { AgentService } from './services/agents';
@@ -293,6 +294,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     agents: new AgentService(sequelize, manifest, models),
     attachments: new AttachmentService(sequelize, manifest, models),
     accessRules: new AccessRuleService(models),
+    previews: new PolicyPreviewService(sequelize, manifest),
     runs,
     metrics,
     model,

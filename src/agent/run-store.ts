@@ -341,6 +341,8 @@ export class RunStore {
     message: RunMessage;
     routing_key: string | null;
     tools_offered: readonly string[];
+    /** The run's key, which its tool-call records keep too (SEMANTICS §15). */
+    run_key?: string | null;
     participants: readonly string[];
     message_id: string | null;
     /** The digest of the message's sender and content: a redelivery is the same message_id with the same digest. */
@@ -371,8 +373,8 @@ export class RunStore {
         thread = { id: created!.id, reference, participants: new Set() };
       }
       const [row] = await this.sequelize.query<{ id: number }>(
-        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, shadow)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8, $9::jsonb) RETURNING id`,
+        `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, shadow, run_key)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8, $9::jsonb, $10::uuid) RETURNING id`,
         {
           bind: [
             run.agent_id,
@@ -384,6 +386,7 @@ export class RunStore {
             run.new_thread ? JSON.stringify(run.new_thread) : null,
             this.instances.id,
             run.shadow ? JSON.stringify(run.shadow) : null,
+            run.run_key ?? null,
           ],
           type: QueryTypes.SELECT,
           transaction,

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { approverName, type ApprovalRequestView, type Decider, type NewApprovalRequest } from '../core/approval-request';
 import { windowText } from '../core/cap-window';
+import type { DispatchMode } from '../core/dispatch-mode';
 import type { CapCandidate, CompiledPolicy, RunOffer } from '../core/compiled-policy';
 import { ACCESS_RULES_RECORD_ID, refuseReservedToolId } from '../core/tool-manifest';
 import type { CapRule, DispatchKind, GateDecision, GateReason, Resolution, Run } from '../core/types';
@@ -222,6 +223,11 @@ export class ToolRun {
     return this.offered.needingApproval().sort();
   }
 
+  /** The run's key, made when first read: its tools' context carries it, and every record of the run keeps it (SEMANTICS §15). */
+  get runKey(): string {
+    return (this.key ??= randomUUID());
+  }
+
   /** The compiled policy this run was resolved from: who approves what, as it stood then. */
   get compiled(): CompiledPolicy {
     return this.policy;
@@ -238,7 +244,7 @@ export class ToolRun {
         ? 'access rules'
         : `${access.reason}${access.matched_rule ? ` (${access.matched_rule.kind} ${access.matched_rule.pattern})` : ''}`;
     await this.deps.record({
-      ...this.fields(ACCESS_RULES_RECORD_ID, {}),
+      ...this.fields(ACCESS_RULES_RECORD_ID, {}, 'step'),
       status: 'denied',
       duration_ms: 0,
       error: `refused by the agent's access rules: ${why}`,
@@ -254,16 +260,25 @@ export class ToolRun {
    * and completes the record. When the record cannot be written the tool does not run: the
    * database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
-  async execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
+  execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
+    return this.executeAs('step', toolId, execute, options);
+  }
+
+  private async executeAs<T>(
+    mode: DispatchMode,
+    toolId: string,
+    execute: (callId: number) => Promise<T> | T,
+    options: DispatchOptions,
+  ): Promise<ToolOutcome<T>> {
     refuseReservedToolId(toolId);
-    if (!this.grants(toolId)) throw await this.refuse(toolId, options);
+    if (!this.grants(toolId)) throw await this.refuseAs(mode, toolId, options);
     // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
     const id = await this.deps.start(
-      { ...this.fields(toolId, options), ...this.shadowOf(toolId, 'admitted') },
+      { ...this.fields(toolId, options, mode), ...this.shadowOf(toolId, 'admitted') },
       candidates === null ? null : this.capClaim(toolId, candidates),
     );
-    if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options);
+    if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options, mode);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
   }
@@ -287,7 +302,7 @@ export class ToolRun {
   async callTool(named: string | ToolImplementation, input: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     const toolId = typeof named === 'string' ? named : named.id;
     // Refused first when not offered, whatever the tool is: the check never depends on it.
-    if (!this.offers(toolId)) throw await this.refuse(toolId);
+    if (!this.offers(toolId)) throw await this.refuseAs('call', toolId, {});
     const tool = this.implementationOf(toolId);
     // The types promised the value's output: another object under the same id would run code the
     // host's types know nothing of.
@@ -297,7 +312,7 @@ export class ToolRun {
     // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
     // schema that transforms its input transforms it once.
     if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
-    return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)));
+    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), {});
   }
 
   /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */
@@ -342,8 +357,9 @@ export class ToolRun {
     let checked = tool.input.safeParse(request.input);
     if (!checked.success && request.input === null) checked = tool.input.safeParse(undefined);
     if (!checked.success) return { status: 'not_granted', reason: 'the tool no longer accepts the input it was asked with' };
-    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}), grant);
-    if (id === 'capped') return { status: 'capped', error: await this.refuseCapped(request.tool, now.caps?.candidates ?? [], {}) };
+    const id = await this.deps.claimApproval(this.agentId, request.id, decider, this.fields(request.tool, {}, 'approved'), grant);
+    if (id === 'capped')
+      return { status: 'capped', error: await this.refuseCapped(request.tool, now.caps?.candidates ?? [], {}, 'approved') };
     if (id === null) return { status: 'taken' };
     if (typeof id === 'object') return { status: 'not_granted', reason: id.not_granted };
     this.decided('granted', 'approved');
@@ -385,7 +401,7 @@ export class ToolRun {
         message_id: origin?.message_id ?? null,
         expires_in_ms: this.deps.approvalExpiryMs,
       },
-      { ...this.fields(toolId, {}), ...this.shadowOf(toolId, 'pending_approval') },
+      { ...this.fields(toolId, {}, 'call'), ...this.shadowOf(toolId, 'pending_approval') },
     );
     if (filed.created) this.decided('requested', 'needs_approval');
     return { status: 'pending_approval', ...filed };
@@ -400,7 +416,7 @@ export class ToolRun {
       routing_key: this.routingKey,
       ...(message ? { message } : {}),
       // Made on the first call that needs it: most runs never call a tool by name.
-      run_key: (this.key ??= randomUUID()),
+      run_key: this.runKey,
       call_id: callId,
       callTool: async (id, nestedInput) => {
         const outcome = await this.callTool(id, nestedInput, message ? { message } : {});
@@ -431,7 +447,11 @@ export class ToolRun {
    * Records a refusal and returns the error to raise: a gate tool's 403 goes through here too. A
    * tool the run may only request is refused where the caller runs it at once (a route's step).
    */
-  async refuse(toolId: string, options: DispatchOptions = {}): Promise<HttpError> {
+  refuse(toolId: string, options: DispatchOptions = {}): Promise<HttpError> {
+    return this.refuseAs('step', toolId, options);
+  }
+
+  private async refuseAs(mode: DispatchMode, toolId: string, options: DispatchOptions): Promise<HttpError> {
     // Named by a caller or a model: refused as any tool the run was not offered, but with no record,
     // which would read as a sender refused by the agent's access rules (SEMANTICS §9).
     if (toolId === ACCESS_RULES_RECORD_ID) {
@@ -440,7 +460,7 @@ export class ToolRun {
     }
     const requestable = this.needsApproval(toolId);
     await this.deps.record({
-      ...this.fields(toolId, options),
+      ...this.fields(toolId, options, mode),
       status: 'denied',
       duration_ms: 0,
       error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
@@ -456,12 +476,17 @@ export class ToolRun {
   }
 
   /** Records a call refused because no attachment it may run through has room in its caps, and returns the 403. */
-  private async refuseCapped(toolId: string, candidates: readonly CapCandidate[], options: DispatchOptions): Promise<CapExceededError> {
+  private async refuseCapped(
+    toolId: string,
+    candidates: readonly CapCandidate[],
+    options: DispatchOptions,
+    mode: DispatchMode,
+  ): Promise<CapExceededError> {
     const detail = `${toolId} is over its cap: ${candidates
       .flatMap((c) => c.caps)
       .map(capWords)
       .join('; ')}`;
-    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
+    await this.deps.record({ ...this.fields(toolId, options, mode), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
     this.decided('refused', 'cap_exceeded');
     return new CapExceededError(toolId, detail);
   }
@@ -474,7 +499,7 @@ export class ToolRun {
   async skip(toolId: string, options: DispatchOptions = {}): Promise<void> {
     refuseReservedToolId(toolId);
     await this.deps.record({
-      ...this.fields(toolId, options),
+      ...this.fields(toolId, options, 'optional'),
       status: 'skipped',
       duration_ms: 0,
       error: this.needsApproval(toolId) ? NEEDS_APPROVAL : null,
@@ -514,13 +539,15 @@ export class ToolRun {
     this.deps.onDecision?.({ outcome, reason });
   }
 
-  private fields(toolId: string, options: DispatchOptions): RecordFields {
+  private fields(toolId: string, options: DispatchOptions, dispatch: DispatchMode): RecordFields {
     return {
       agent_id: this.agentId,
       tool_id: toolId,
       tool_name: options.tool_name ?? this.deps.legacyName(toolId),
       run: this.kind,
       routing_key: this.routingKey,
+      dispatch,
+      run_key: this.runKey,
     };
   }
 }

@@ -6,6 +6,7 @@ import { storableText } from '../core/storable-text';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
 import type { CallShadow } from '../core/shadow';
+import type { DispatchMode } from '../core/dispatch-mode';
 import type { DispatchKind } from '../core/types';
 
 export interface ToolCallRecord {
@@ -23,6 +24,10 @@ export interface ToolCallRecord {
   approved_by?: string | null;
   /** What an attachment's candidate terms would have made of the call, where they decide otherwise (SEMANTICS §15). */
   shadow?: CallShadow | null;
+  /** How the call came to dispatch (SEMANTICS §15), so that a preview can replay it. */
+  dispatch?: DispatchMode | null;
+  /** The run the call was made in: calls of one run share it. */
+  run_key?: string | null;
 }
 
 /** What a `started` record also carries: who runs it, and how long before it may be called interrupted if that one dies. */
@@ -39,7 +44,10 @@ export interface ToolCallOutcome {
   error: string | null;
 }
 
-export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id' | 'approval_request_id' | 'approved_by' | 'shadow'> {
+export interface ToolCallView extends Omit<
+  ToolCallRecord,
+  'agent_id' | 'approval_request_id' | 'approved_by' | 'shadow' | 'dispatch' | 'run_key'
+> {
   id: number;
   /** Present where a candidate decided otherwise (SEMANTICS §15). */
   shadow?: CallShadow;
@@ -82,10 +90,10 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
 }
 
 const COLUMNS =
-  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, shadow';
+  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, shadow, dispatch, run_key';
 // Every value typed: in INSERT … SELECT a parameter would otherwise be taken for text.
 const VALUES =
-  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::jsonb";
+  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::jsonb, $14::varchar, $15::uuid";
 const INSERT: PooledStatement = {
   name: 'toolgate_tool_call_insert',
   text: `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
@@ -93,7 +101,7 @@ const INSERT: PooledStatement = {
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
 const INSERT_COUNTED: PooledStatement = {
   name: 'toolgate_tool_call_insert_counted',
-  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($14::jsonb) IS NOT NULL RETURNING id`,
+  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($16::jsonb) IS NOT NULL RETURNING id`,
 };
 const COMPLETE: PooledStatement = {
   name: 'toolgate_tool_call_complete',
@@ -144,6 +152,8 @@ function insertValues(record: ToolCallRecord, by: StartedBy | undefined, caps: C
     by?.instance_id ?? null,
     by?.deadline_ms ?? null,
     record.shadow ? JSON.stringify(record.shadow) : null,
+    record.dispatch ?? null,
+    record.run_key ?? null,
   ];
   if (caps !== null) values.push(claimArgument(caps));
   return values;

@@ -116,6 +116,18 @@ const CHECKS: Record<string, Check[]> = {
       ]);
     },
   ],
+  'Preview a change before making it': [
+    (out) => {
+      const a = body(out);
+      expect(a.senders).toEqual({
+        gaining: [],
+        losing: [{ routing_key: 'mara@thescoop.com', agent_id: 1, tools: ['process_refund'], runs: 1 }],
+      });
+      expect(a.calls.changed).toEqual([
+        expect.objectContaining({ tool_id: 'process_refund', routing_key: 'mara@thescoop.com', was: 'success', would_be: 'denied' }),
+      ]);
+    },
+  ],
   'Delivered twice, retried, capped': [
     (out) => {
       const replay = withHeaders(out);

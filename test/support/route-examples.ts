@@ -88,6 +88,13 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
       path: `/api/agents/${ids.sundae.id}/access-rules`,
       body: { kind: 'deny', pattern: 'spam@acme.com' },
     }),
+    'post /policy/preview': () => ({
+      path: '/api/policy/preview',
+      body: {
+        change: { update: { attachment_id: ids.sundae.finance, rules: [], caps: [{ per: 'sender', limit: 1, window: '1d' }] } },
+        window: '1d',
+      },
+    }),
     'post /agents/:id/tool-calls': () => ({
       path: `/api/agents/${ids.sundae.id}/tool-calls`,
       body: { tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com', authentication_results: ['mx; spf=pass'] },

@@ -1,0 +1,293 @@
+// Previews of policy changes (SEMANTICS §15): reads, in one read-only snapshot, the policy of each
+// agent the change reaches and the window's records of those agents alone, and replays them with
+// the pure core (src/core/policy-preview.ts). Nothing is written and nothing is notified: the
+// transaction is READ ONLY, so the database itself refuses a write.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
+import { z } from 'zod';
+import { windowSeconds } from '../core/cap-window';
+import { closestToolId } from '../core/closest-tool';
+import { applyChange, type AttachmentTerms, type PolicyChange } from '../core/policy-change';
+import { PolicyPreview, type PolicyPair, type PreviewImpact, type RecordedCall, type RecordedRun } from '../core/policy-preview';
+import { compilePolicy } from '../core/policy-index';
+import type { ToolManifest } from '../core/tool-manifest';
+import type { CapRule } from '../core/types';
+import { orUnavailable } from '../db/unavailable';
+import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
+import { bodyId, rulesSchema, text } from '../http/fields';
+import { parse } from '../http/parse';
+import { approvalSchema, capsSchema } from './inputs';
+import { loadAgentPolicy } from './policy-loader';
+
+const MAX_WINDOW_S = 365 * 86_400;
+const DEFAULT_WINDOW = '7d';
+/** Rows read and replayed between two turns of the event loop: a long window never holds it for long. */
+const PAGE = 2_000;
+
+const terms = {
+  rules: rulesSchema.optional(),
+  caps: capsSchema.optional(),
+  approval: approvalSchema.optional(),
+  allow_proactive: z.boolean().optional(),
+};
+
+const CHANGES = ['attach', 'update', 'detach', 'toolkit', 'access_rules'] as const;
+
+export const previewInputSchema = z.strictObject({
+  change: z
+    .strictObject({
+      attach: z.strictObject({ agent_id: bodyId, toolkit_id: bodyId, ...terms }).optional(),
+      update: z.strictObject({ attachment_id: bodyId, ...terms }).optional(),
+      detach: z.strictObject({ attachment_id: bodyId }).optional(),
+      toolkit: z
+        .strictObject({
+          toolkit_id: bodyId,
+          member_tool_ids: z.array(text(64).min(1)).max(500, 'at most 500 members'),
+        })
+        .optional(),
+      access_rules: z.strictObject({ agent_id: bodyId, rules: rulesSchema }).optional(),
+    })
+    .refine((c) => CHANGES.filter((k) => c[k] !== undefined).length === 1, {
+      message: 'a preview takes one change: give exactly one of attach, update, detach, toolkit or access_rules',
+    }),
+  window: z
+    .string()
+    .max(20)
+    .refine((w) => {
+      const s = windowSeconds(w);
+      return s !== null && s <= MAX_WINDOW_S;
+    }, 'a window is a whole number and a unit, s, m, h or d, such as 7d or 12h, of at most 365d')
+    .optional(),
+});
+export type PreviewInput = z.input<typeof previewInputSchema>;
+type ParsedInput = z.output<typeof previewInputSchema>;
+
+type CallRow = RecordedCall;
+type RunRow = RecordedRun;
+
+const CALLS_SQL = `
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at,
+         dispatch, run_key::text AS run_key
+    FROM tool_calls
+   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
+     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')
+   ORDER BY created_at, id`;
+const RUNS_SQL = `
+  SELECT id, agent_id, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, run_key::text AS run_key
+    FROM agent_runs
+   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
+
+export class PolicyPreviewService {
+  constructor(
+    private readonly sequelize: Sequelize,
+    private readonly manifest: ToolManifest,
+  ) {}
+
+  /** What the change would do to the window's recorded traffic; nothing is written. */
+  async preview(given: PreviewInput): Promise<PreviewImpact> {
+    const input = parse(previewInputSchema, given, 'body');
+    const to = new Date();
+    const from = new Date(to.getTime() - windowSeconds(input.window ?? DEFAULT_WINDOW)! * 1000);
+    return orUnavailable(
+      this.sequelize.transaction({ readOnly: true, isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
+        const change = await this.changeOf(input.change, transaction);
+        const policies = await this.policiesOf(change, transaction);
+        const replay = new PolicyPreview(policies);
+        const agents = [...policies.keys()];
+        if (agents.length > 0) {
+          const replacements = { agents, from, to };
+          await this.page<RunRow>(RUNS_SQL, replacements, transaction, (r) => replay.addRun(r));
+          await this.page<CallRow>(CALLS_SQL, replacements, transaction, (c) => replay.addCall(c));
+        }
+        return replay.impact({ from, to });
+      }),
+    );
+  }
+
+  /**
+   * The rows of a query read a page at a time through a cursor of the snapshot, each page replayed
+   * before the next is read: a window of any size holds the event loop for a page at most, and
+   * memory for a page.
+   */
+  private async page<R extends object>(
+    sql: string,
+    replacements: Record<string, unknown>,
+    transaction: Transaction,
+    each: (row: R) => void,
+  ): Promise<void> {
+    await this.sequelize.query(`DECLARE toolgate_preview NO SCROLL CURSOR FOR ${sql}`, { replacements, transaction });
+    for (;;) {
+      const rows = await this.sequelize.query<R>(`FETCH ${PAGE} FROM toolgate_preview`, {
+        type: QueryTypes.SELECT,
+        transaction,
+        raw: true,
+      });
+      for (const row of rows) each(row);
+      if (rows.length < PAGE) break;
+      await nextTurn();
+    }
+    await this.sequelize.query('CLOSE toolgate_preview', { transaction });
+  }
+
+  /** The change as plain data, checked as making it for real would check it: what it names exists, and may be done. */
+  private async changeOf(change: ParsedInput['change'], transaction: Transaction): Promise<PolicyChange> {
+    if (change.attach) {
+      const { agent_id, toolkit_id } = change.attach;
+      await this.agentExists(agent_id, transaction);
+      const [toolkit] = await this.sequelize.query<{ name: string; member_tool_ids: string[]; attached: boolean }>(
+        `SELECT t.name, t.member_tool_ids,
+                EXISTS (SELECT 1 FROM agent_toolkits at WHERE at.agent_id = :agent_id AND at.toolkit_id = t.id) AS attached
+           FROM toolkits t WHERE t.id = :toolkit_id`,
+        { replacements: { agent_id, toolkit_id }, type: QueryTypes.SELECT, transaction },
+      );
+      if (!toolkit) throw new NotFoundError(`Toolkit ${toolkit_id}`, 'name a toolkit that exists in change.attach.toolkit_id');
+      if (toolkit.attached) {
+        throw new ConflictError(
+          `Toolkit ${toolkit_id} is already attached to agent ${agent_id}: preview a change of that attachment (update) instead.`,
+        );
+      }
+      return {
+        kind: 'attach',
+        agent_id,
+        toolkit: { toolkit_id, toolkit_name: toolkit.name, member_tool_ids: toolkit.member_tool_ids },
+        terms: this.termsOf(change.attach, 'attach'),
+      };
+    }
+    if (change.update) {
+      const agentId = await this.attachmentAgent(change.update.attachment_id, 'update', transaction);
+      return {
+        kind: 'update',
+        agent_id: agentId,
+        attachment_id: change.update.attachment_id,
+        terms: this.termsOf(change.update, 'update'),
+      };
+    }
+    if (change.detach) {
+      const agentId = await this.attachmentAgent(change.detach.attachment_id, 'detach', transaction);
+      return { kind: 'detach', agent_id: agentId, attachment_id: change.detach.attachment_id };
+    }
+    if (change.toolkit) {
+      const { toolkit_id, member_tool_ids } = change.toolkit;
+      const [toolkit] = await this.sequelize.query<{ member_tool_ids: string[]; system_key: string | null }>(
+        'SELECT member_tool_ids, system_key FROM toolkits WHERE id = :toolkit_id',
+        { replacements: { toolkit_id }, type: QueryTypes.SELECT, transaction },
+      );
+      if (!toolkit) throw new NotFoundError(`Toolkit ${toolkit_id}`, 'name a toolkit that exists in change.toolkit.toolkit_id');
+      if (toolkit.system_key === 'all_tools') {
+        throw new ConflictError('All Tools mirrors the tool manifest and is rewritten on every sync: its members cannot be changed.');
+      }
+      return { kind: 'toolkit', toolkit_id, member_tool_ids: this.checkedMembers(member_tool_ids, toolkit.member_tool_ids) };
+    }
+    const access = change.access_rules!;
+    await this.agentExists(access.agent_id, transaction);
+    return { kind: 'access_rules', agent_id: access.agent_id, rules: access.rules.map((r) => ({ id: null, ...r })) };
+  }
+
+  /** Each agent the change reaches, with its policy compiled as it stands and as the change would make it. */
+  private async policiesOf(change: PolicyChange, transaction: Transaction): Promise<Map<number, PolicyPair>> {
+    const agents =
+      change.kind === 'toolkit'
+        ? (
+            await this.sequelize.query<{ agent_id: number }>(
+              'SELECT DISTINCT agent_id FROM agent_toolkits WHERE toolkit_id = :toolkit_id ORDER BY agent_id',
+              { replacements: { toolkit_id: change.toolkit_id }, type: QueryTypes.SELECT, transaction },
+            )
+          ).map((r) => r.agent_id)
+        : [change.agent_id];
+    const live = this.manifest.ids;
+    const policies = new Map<number, PolicyPair>();
+    for (const agentId of agents) {
+      const loaded = await loadAgentPolicy(this.sequelize, agentId, transaction);
+      if (loaded === null) continue;
+      policies.set(agentId, {
+        current: compilePolicy(loaded.policy, live),
+        candidate: compilePolicy(applyChange(loaded.policy, change), live),
+      });
+    }
+    return policies;
+  }
+
+  private termsOf(
+    given: {
+      rules?: { kind: 'allow' | 'deny'; pattern: string }[];
+      caps?: CapRule[];
+      approval?: { approvers: string[] } | null;
+      allow_proactive?: boolean;
+    },
+    at: 'attach' | 'update',
+  ): AttachmentTerms {
+    return {
+      ...(given.rules !== undefined ? { rules: given.rules.map((r) => ({ id: null, ...r })) } : {}),
+      ...(given.caps !== undefined ? { caps: this.checkedCaps(given.caps, at) } : {}),
+      ...(given.approval !== undefined ? { approvers: given.approval?.approvers ?? null } : {}),
+      ...(given.allow_proactive !== undefined ? { allow_proactive: given.allow_proactive } : {}),
+    };
+  }
+
+  /** As attaching checks them: registered tools only, and no two caps counting the same calls over the same window. */
+  private checkedCaps(caps: CapRule[], at: 'attach' | 'update'): CapRule[] {
+    const seen = new Set<string>();
+    const issues: ValidationIssue[] = [];
+    caps.forEach((cap, index) => {
+      const loc = ['body', 'change', at, 'caps', index];
+      const counts = `${cap.tool_id ?? '*'}|${cap.per}|${cap.window_s}`;
+      if (seen.has(counts)) {
+        issues.push({
+          loc,
+          msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`,
+          type: 'duplicate_cap',
+        });
+      }
+      seen.add(counts);
+      if (cap.tool_id !== null && !this.manifest.get(cap.tool_id)) {
+        issues.push({
+          loc: [...loc, 'tool_id'],
+          msg: `no tool is registered as ${cap.tool_id}${hint(cap.tool_id, this.manifest)}`,
+          type: 'unknown_tool',
+        });
+      }
+    });
+    if (issues.length > 0) throw new ValidationError(issues);
+    return caps;
+  }
+
+  /** As a toolkit's edit checks them: new members are registered tools; members it holds may stay, even stale. */
+  private checkedMembers(requested: string[], current: readonly string[]): string[] {
+    const kept = new Set(current);
+    const issues: ValidationIssue[] = [];
+    requested.forEach((id, index) => {
+      if (this.manifest.has(id) || kept.has(id)) return;
+      issues.push({
+        loc: ['body', 'change', 'toolkit', 'member_tool_ids', index],
+        msg: `${JSON.stringify(id)} is not a registered tool${hint(id, this.manifest)}; GET /api/tools lists the registered ids`,
+        type: 'unknown_tool',
+      });
+    });
+    if (issues.length > 0) throw new ValidationError(issues);
+    return [...new Set(requested)];
+  }
+
+  private async attachmentAgent(attachmentId: number, at: 'update' | 'detach', transaction: Transaction): Promise<number> {
+    const [row] = await this.sequelize.query<{ agent_id: number }>('SELECT agent_id FROM agent_toolkits WHERE id = :attachmentId', {
+      replacements: { attachmentId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (!row) throw new NotFoundError(`Attachment ${attachmentId}`, `name an attachment that exists in change.${at}.attachment_id`);
+    return row.agent_id;
+  }
+
+  private async agentExists(agentId: number, transaction: Transaction): Promise<void> {
+    const rows = await this.sequelize.query('SELECT 1 FROM agents WHERE id = :agentId', {
+      replacements: { agentId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (rows.length === 0) throw new NotFoundError(`Agent ${agentId}`, 'name an agent that exists in the change');
+  }
+}
+
+function hint(id: string, manifest: ToolManifest): string {
+  const guess = closestToolId(id, [...manifest.ids]);
+  return guess ? ` (did you mean ${guess}?)` : '';
+}
