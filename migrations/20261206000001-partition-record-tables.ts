@@ -9,8 +9,8 @@
 //   run (agent_message_ids.run_id, approval_requests.run_id) points here, with the same ON DELETE:
 //   a foreign key needs a key of the id alone, which a partitioned table cannot have. A run's id is
 //   so still unique, enforced by this table's key.
-// - toolgate_make_partitions(table, until, unit): makes the month's (or day's) partitions the table
-//   lacks from now until `until`, named <table>_pYYYY_MM (or _pYYYY_MM_DD); the sweeper calls it, so
+// - toolgate_make_partitions(table, since, until, unit): makes the month's (or day's) partitions the
+//   table lacks from `since` until `until`, named <table>_pYYYY_MM (or _pYYYY_MM_DD); the sweeper calls it, so
 //   the months ahead are always there. It finds partitions by the table's own (pg_inherits), never
 //   by name, so no other table of the database is read or touched.
 // - agent_message_ids (a message's Message-ID, the dedup of SEMANTICS §13) and idempotency_keys stay
@@ -26,9 +26,9 @@ const TABLES: readonly PartitionSpec[] = [
 ];
 
 const MAKE_PARTITIONS = `
-CREATE FUNCTION toolgate_make_partitions(parent regclass, until timestamptz, unit text) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE FUNCTION toolgate_make_partitions(parent regclass, since timestamptz, until timestamptz, unit text) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-  period timestamptz := date_trunc(unit, now(), 'UTC');
+  period timestamptz := date_trunc(unit, since, 'UTC');
   step interval := ('1 ' || unit)::interval;
   made integer := 0;
   schema_name text;
@@ -80,7 +80,8 @@ BEGIN
   RETURN NULL;
 END $$;
 CREATE TRIGGER toolgate_run_keys AFTER INSERT OR DELETE OR UPDATE OF id, created_at ON agent_runs
-  FOR EACH ROW EXECUTE FUNCTION toolgate_keep_run_key();`;
+  FOR EACH ROW EXECUTE FUNCTION toolgate_keep_run_key();
+CREATE INDEX approval_requests_run_id_idx ON approval_requests (run_id);`;
 
 // Each foreign key to a run, as it was and as it becomes.
 const RUN_REFERENCES = [
@@ -142,9 +143,11 @@ export async function down(queryInterface: QueryInterface): Promise<void> {
           { transaction },
         );
       }
-      await sequelize.query(`DROP TABLE agent_run_keys; DROP FUNCTION toolgate_keep_run_key();`, { transaction });
+      await sequelize.query(`DROP INDEX approval_requests_run_id_idx; DROP TABLE agent_run_keys; DROP FUNCTION toolgate_keep_run_key();`, {
+        transaction,
+      });
     }
-    await sequelize.query(`DROP FUNCTION toolgate_make_partitions(regclass, timestamptz, text); DROP FUNCTION toolgate_partitions(regclass);`, {
+    await sequelize.query(`DROP FUNCTION toolgate_make_partitions(regclass, timestamptz, timestamptz, text); DROP FUNCTION toolgate_partitions(regclass);`, {
       transaction,
     });
   });

@@ -176,7 +176,7 @@ export async function swapIn(sequelize: Sequelize, spec: PartitionSpec, key: rea
     for (const s of sequences) await run(`ALTER SEQUENCE ${s.sequence} OWNED BY ${ident(table)}.${ident(s.column)}`);
     await run(`ALTER TABLE ${ident(table)} ATTACH PARTITION ${ident(legacy)} FOR VALUES FROM (MINVALUE) TO ('${bound}')`);
     if (extra) await run(extra);
-    await run(`SELECT toolgate_make_partitions(:table, now() + interval '2 months', 'month')`, { table });
+    await run(`SELECT toolgate_make_partitions(:table, now(), now() + interval '2 months', 'month')`, { table });
   });
 }
 
