@@ -1,9 +1,13 @@
 // The partitioning migration (20261206000001) on tables that hold records: up() moves each into a
 // table partitioned by month, every row where it was, and down() gives back the plain tables, their
 // rows to the byte (each table's rows as text in the order they lie on disk, as a data dump writes
-// them) and their definitions as they were.
+// them) and their definitions as they were; and on Debian's PostgreSQL, whose pg_dump reads it, a
+// pg_dump of the database after up and down is the one before.
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { createSequelize } from '../../src/db/connect';
+import { withClient, withDatabase } from '../../src/db/database-url';
 import { migrateDown, migrateUp } from '../../src/db/migrate';
+import { startDebianCluster } from '../legacy/support/debian-postgres';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 const MIGRATION = '20261206000001-partition-record-tables.ts';
@@ -154,4 +158,30 @@ describe('the partitioning migration, on tables that hold records', () => {
     );
     expect(row).toEqual({ n: '501', kind: 'r' });
   });
+});
+
+describe("the partitioning migration on Debian's PostgreSQL, with pg_dump", () => {
+  it('when a database with records is migrated up and down again, then pg_dump gives the same dump, data and schema', async () => {
+    const cluster = await startDebianCluster();
+    const url = withDatabase(cluster.url, 'records');
+    await withClient(cluster.url, (c) => c.query('CREATE DATABASE records'));
+    const sequelize = createSequelize(url);
+    try {
+      await migrateUp(sequelize);
+      await migrateDown(sequelize, { step: 1 });
+      await sequelize.query(ARRANGE);
+      const before = await cluster.dump(url);
+      const data = await cluster.dump(url, ['--data-only', ...TABLES.map((t) => `--table=${t}`)]);
+      expect(data).toMatch(/COPY public\.tool_calls /);
+      expect(await migrateUp(sequelize)).toEqual([MIGRATION]);
+      const partitioned = await cluster.dump(url);
+      expect(partitioned).toMatch(/CREATE TABLE public\.tool_calls \([^;]*\)\s*PARTITION BY RANGE \(created_at\)/);
+      await migrateDown(sequelize, { step: 1 });
+      expect(await cluster.dump(url, ['--data-only', ...TABLES.map((t) => `--table=${t}`)])).toEqual(data);
+      expect(await cluster.dump(url)).toEqual(before);
+    } finally {
+      await sequelize.close();
+      await cluster.stop();
+    }
+  }, 120_000);
 });
