@@ -28,8 +28,10 @@ const TABLES: readonly PartitionSpec[] = [
 const MAKE_PARTITIONS = `
 CREATE FUNCTION toolgate_make_partitions(parent regclass, since timestamptz, until timestamptz, unit text) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-  period timestamptz := date_trunc(unit, since, 'UTC');
+  t timestamptz := date_trunc(unit, since, 'UTC');
   step interval := ('1 ' || unit)::interval;
+  covered timestamptz;
+  stop timestamptz;
   made integer := 0;
   schema_name text;
   base text;
@@ -39,15 +41,20 @@ BEGIN
     RAISE EXCEPTION 'partitions are a month or a day, not %', unit;
   END IF;
   SELECT n.nspname, c.relname INTO schema_name, base FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = parent;
-  WHILE period < until LOOP
-    IF NOT EXISTS (SELECT 1 FROM toolgate_partitions(parent) p WHERE (p.lo IS NULL OR p.lo <= period) AND p.hi > period) THEN
-      name := base || '_p' || to_char(period AT TIME ZONE 'UTC', CASE unit WHEN 'month' THEN 'YYYY_MM' ELSE 'YYYY_MM_DD' END);
-      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)', schema_name, name, parent, period,
-        LEAST(period + step, COALESCE((SELECT min(p.lo) FROM toolgate_partitions(parent) p WHERE p.lo > period), 'infinity')));
-      EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, name, 'created by toolgate');
-      made := made + 1;
+  -- From the first moment no partition holds to the next period's start (or the next partition's), so
+  -- partitions of either unit, and the old table's, leave no gap and never overlap.
+  WHILE t < until LOOP
+    SELECT p.hi INTO covered FROM toolgate_partitions(parent) p WHERE (p.lo IS NULL OR p.lo <= t) AND p.hi > t;
+    IF FOUND THEN
+      t := covered;
+      CONTINUE;
     END IF;
-    period := period + step;
+    stop := LEAST(date_trunc(unit, t, 'UTC') + step, COALESCE((SELECT min(p.lo) FROM toolgate_partitions(parent) p WHERE p.lo > t), 'infinity'));
+    name := base || '_p' || to_char(t AT TIME ZONE 'UTC', CASE unit WHEN 'month' THEN 'YYYY_MM' ELSE 'YYYY_MM_DD' END);
+    EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES FROM (%L) TO (%L)', schema_name, name, parent, t, stop);
+    EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, name, 'created by toolgate');
+    made := made + 1;
+    t := stop;
   END LOOP;
   RETURN made;
 END $$;`;

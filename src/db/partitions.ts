@@ -21,7 +21,7 @@ export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 /** How far ahead partitions are made: past the next period's start, so a sweep that fails for a while costs nothing. */
 const AHEAD: Record<PartitionUnit, string> = { month: '2 months', day: '7 days' };
 
-/** What is still under way in a partition (%P%): any row these find keeps it. */
+/** What is still under way in a partition (%P%, its upper bound %HI%): any row these find keeps it. */
 const HELD: Record<PartitionedTable, string> = {
   tool_calls: `SELECT 'a started record' FROM %P% WHERE status = 'started'
                UNION ALL
@@ -30,8 +30,8 @@ const HELD: Record<PartitionedTable, string> = {
   agent_runs: `SELECT 'an open run' FROM %P% WHERE completed_at IS NULL
                UNION ALL
                SELECT 'a pending approval' FROM approval_requests r JOIN %P% ON p.id = r.run_id WHERE r.status = 'pending'`,
-  cap_hits: `SELECT 'a call inside a cap window' FROM %P% JOIN cap_usage u ON u.id = p.usage_id
-              WHERE p.at > clock_timestamp() - u.window_s * interval '1 second'`,
+  // Any counter whose window reaches back into the partition: no row of the partition is read.
+  cap_hits: `SELECT 'a call inside a cap window' FROM cap_usage u WHERE clock_timestamp() - u.window_s * interval '1 second' < %HI%`,
 };
 
 /** The keys of a run partition's runs, deleted this many at a time before the partition is dropped. */
@@ -117,8 +117,10 @@ export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: numb
     }
     if (partition.table === 'agent_runs') await dropRunKeys(sequelize, partition.name);
     const dropped = await sequelize.transaction(async (transaction) => {
+      // The table first, as every query on it takes it before its partitions (the other order could deadlock
+      // with one): for a moment, the checks and the drop, which a sweep that would wait long leaves to the next.
       await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
-      await sequelize.query(`LOCK TABLE ${quoteIdent(partition.name)} IN ACCESS EXCLUSIVE MODE`, { transaction });
+      await sequelize.query(`LOCK TABLE ${quoteIdent(partition.table)} IN ACCESS EXCLUSIVE MODE`, { transaction });
       // Checked again under the lock: nothing can have come since.
       const held = await heldIn(sequelize, partition, transaction);
       if (held !== null) return held;
@@ -134,7 +136,9 @@ export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: numb
 }
 
 async function heldIn(sequelize: Sequelize, partition: Partition, transaction?: Transaction): Promise<string | null> {
-  const sql = HELD[partition.table].replaceAll('%P%', `${quoteIdent(partition.name)} p`);
+  const sql = HELD[partition.table]
+    .replaceAll('%P%', `${quoteIdent(partition.name)} p`)
+    .replaceAll('%HI%', `'${partition.hi.toISOString()}'::timestamptz`);
   const [row] = await sequelize.query<{ holds: string }>(`SELECT holds FROM (${sql}) AS h(holds) LIMIT 1`, {
     type: QueryTypes.SELECT,
     transaction,

@@ -156,6 +156,24 @@ describe('when the sweeper runs with no retention', () => {
   });
 });
 
+describe('when the partitions change from months to days', () => {
+  it('then the days begin where the months end: no moment is left without a partition, and none has two', async () => {
+    const other = await createTestDatabase();
+    try {
+      await other.sequelize.query(`SELECT toolgate_make_partitions('tool_calls', now(), now() + interval '100 days', 'day')`);
+      const parts = await other.sequelize.query<{ name: string; lo: Date | null; hi: Date }>(
+        `SELECT partition::text AS name, lo, hi FROM toolgate_partitions('tool_calls') ORDER BY hi`,
+        { type: QueryTypes.SELECT },
+      );
+      for (let i = 1; i < parts.length; i++) expect(parts[i]!.lo).toEqual(parts[i - 1]!.hi);
+      expect(parts.filter((p) => /_p\d{4}_\d{2}_\d{2}$/.test(p.name)).length).toBeGreaterThan(0);
+      expect(parts.at(-1)!.hi.getTime()).toBeGreaterThanOrEqual(Date.now() + 99 * 86_400_000);
+    } finally {
+      await other.drop();
+    }
+  });
+});
+
 describe("when the host's database holds a table named as a partition would be", () => {
   it('then the retention leaves it alone: only the partitions of toolgate’s own tables are read and dropped', async () => {
     await sql.query(`CREATE TABLE tool_calls_p1999_01 (id integer); INSERT INTO tool_calls_p1999_01 VALUES (1)`);
