@@ -230,12 +230,21 @@ describe('when the service reads its environment with nothing set', () => {
     expect(config.agentRuns).toEqual(OPTION_DEFAULTS.agentRuns);
     expect(config.approvalExpiryMs).toBe(OPTION_DEFAULTS.approvalExpiryMs);
     expect(config.rateLimit).toMatchObject({ store: OPTION_DEFAULTS.rateLimitStore });
+    expect(config.retention).toEqual({ keepDays: null, partitions: 'month' });
+  });
+
+  test('then TOOLGATE_RETENTION and TOOLGATE_PARTITIONS are read as the retention option takes them', () => {
+    expect(readConfig({ TOOLGATE_RETENTION: '90d', TOOLGATE_PARTITIONS: 'day' }).retention).toEqual({ keepDays: 90, partitions: 'day' });
+    expect(readConfig({ TOOLGATE_RETENTION: 'off' }).retention).toEqual({ keepDays: null, partitions: 'month' });
   });
 
   test.each([
     ['TOOLGATE_APPROVAL_EXPIRY_HOURS', '721'],
     ['TOOLGATE_POLICY_CACHE_MAX_AGENTS', '10000001'],
     ['TOOLGATE_AGENT_MAX_STEPS', '101'],
+    ['TOOLGATE_RETENTION', '36501d'],
+    ['TOOLGATE_RETENTION', '90'],
+    ['TOOLGATE_PARTITIONS', 'week'],
   ])('then %s=%s, past the bound the option has, stops the start naming it', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringContaining(name) }),
