@@ -47,7 +47,7 @@ export async function toBeMoved(sequelize: Sequelize, table: string): Promise<bo
 }
 
 /** The bound: the first of the month after the next week's, in UTC (a move that runs across a month's end still holds). */
-async function boundOf(sequelize: Sequelize, table: string, column: string): Promise<string> {
+async function boundOf(sequelize: Sequelize, table: string): Promise<string> {
   const [existing] = await q(sequelize)<{ def: string }>(
     `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = to_regclass(:table) AND conname = :name`,
     { table, name: BOUND_CHECK(table) },
@@ -59,14 +59,13 @@ async function boundOf(sequelize: Sequelize, table: string, column: string): Pro
   const [row] = await q(sequelize)<{ bound: string }>(
     `SELECT to_char((date_trunc('month', now() + interval '7 days', 'UTC') + interval '1 month') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T00:00:00Z"') AS bound`,
   );
-  void column;
   return row!.bound;
 }
 
 /** Steps 1 and 2, each in a transaction of its own. */
 export async function prepareMove(sequelize: Sequelize, spec: PartitionSpec, key: readonly string[]): Promise<string> {
   const { table, column } = spec;
-  const bound = await boundOf(sequelize, table, column);
+  const bound = await boundOf(sequelize, table);
   await sequelize.query(
     `DO $$ BEGIN
        IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass('${table}') AND conname = '${BOUND_CHECK(table)}') THEN
