@@ -664,6 +664,8 @@ export const CONFIG_ERROR_CODES = {
     'A recovery timing is out of range, or staleAfterMs is under twice heartbeatMs: give whole milliseconds from 100 to 3600000, with staleAfterMs at least twice heartbeatMs.',
   ERR_TOOLGATE_RESERVED_TOOL_ID:
     "A tool, or a step of a host's code, uses the id that records refusals by an agent's access rules: give the tool another id, or name the tool the step runs.",
+  ERR_TOOLGATE_RETENTION:
+    'The retention (createToolgate({ retention }), TOOLGATE_RETENTION) is not a number of days such as "90d", "off", or { keep, partitions } with partitions "month" or "day": give one of those.',
   ERR_TOOLGATE_ROLE_OF:
     "roleOf answered something that is not a role (answered 500 misconfigured): answer 'client', 'admin', 'scheduler' or 'metrics', { role, caller }, or null for no one.",
   ERR_TOOLGATE_ROUTES:

@@ -55,6 +55,8 @@ export const OPTION_BOUNDS = {
     heartbeatMs: [100, 10 * 60_000],
   },
   rateLimit: { windowMs: [1_000, DAY_MS], limit: [1, Number.MAX_SAFE_INTEGER] },
+  /** A retention keeps records at least a day, and at most a hundred years. */
+  retentionDays: [1, 36_500],
   agentRuns: { maxSteps: [1, 100], maxToolCalls: [1, 1000], historyChars: [1_000, 1_000_000] } satisfies Record<
     keyof AgentRunLimits,
     readonly [number, number]

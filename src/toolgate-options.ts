@@ -17,6 +17,7 @@ import type { LanguageModel } from './llm/language-model';
 import { OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from './option-bounds';
 import { checkPolicyCacheOptions, type PolicyCacheMode, type PolicyCacheSettings } from './policy-cache-options';
 import { checkRateLimitOptions, type ClientRateLimitOptions } from './rate-limit-options';
+import { checkRetentionOptions, type RetentionOptions, type RetentionSettings } from './retention-options';
 import { checkSchemaName } from './db/schema';
 import { checkMcpConfig, type McpConfigInput, type McpServerConfig } from './mcp/mcp-config';
 import { checkHostTools } from './tools/check-host-tools';
@@ -334,6 +335,13 @@ export const toolgateOptionsSchema = z
      * tool's timeout before a dead instance's `started` record is called interrupted (30 s).
      */
     recovery: checkedBy(recoveryOf),
+    /**
+     * How long records (tool calls, runs) are kept: `'90d'`, or `{ keep: '90d', partitions: 'day' }`
+     * (a partition spans a month by default). The sweeper drops whole partitions older than that,
+     * never one that holds a started call, an open run or a pending approval. Default: every record
+     * is kept.
+     */
+    retention: checkedBy<string | RetentionOptions, RetentionSettings>((given) => checkRetentionOptions(given)),
     /** The host's own tools, beside the four builtins. */
     tools: checkedBy(hostToolsOf),
     /**

@@ -263,7 +263,9 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     intervalMs: recovery.sweepIntervalMs,
     graceMs: recovery.graceMs,
     inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
+    retention: options.retention,
     onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open and dropped what expired'),
+    onKept: (kept) => logger?.info?.({ kept }, 'the retention kept partitions that hold what is still under way'),
     onError: (err) =>
       logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
   });

@@ -8,9 +8,14 @@
 // - Idempotency keys past their time are deleted, and so are cap counters every call of which has
 //   left the window (a sender who never calls again leaves nothing behind), and instances not heard
 //   from for a day (a row each process start; anything naming a missing instance reads as dead).
+// - The record tables' partitions (src/db/partitions.ts): the ones ahead made, and with a retention
+//   the old ones dropped whole; at the first sweep and then hourly, apart from the rest (a failure
+//   there is told, and the rest of the sweep stands).
 // Every instance sweeps: each statement's conditions make a second sweep of the same rows a no-op.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { aliveSql, type Instances } from '../db/instances';
+import { dropExpiredPartitions, makePartitionsAhead, type RetentionResult } from '../db/partitions';
+import { RETENTION_DEFAULTS, type RetentionSettings } from '../retention-options';
 import { sweepCaps } from '../services/cap-usage';
 
 export interface SweepResult {
@@ -19,6 +24,13 @@ export interface SweepResult {
   keys: number;
   caps: number;
   instances: number;
+  /** Partitions made ahead, and dropped by the retention (both 0 in a sweep that left them be). */
+  partitionsMade: number;
+  partitionsDropped: number;
+}
+
+export interface PartitionResult extends RetentionResult {
+  made: number;
 }
 
 export interface SweeperOptions {
@@ -27,9 +39,17 @@ export interface SweeperOptions {
   graceMs: number;
   /** What this instance runs now: its own open records and runs are left be. */
   inFlight: { records(): readonly number[]; runs(): readonly number[] };
+  /** How long records are kept, and how long a partition spans. Default: every record kept, monthly. */
+  retention?: RetentionSettings;
+  /** How often the partitions are seen to (default hourly). */
+  partitionEveryMs?: number;
   onSwept?(result: SweepResult): void;
+  /** A partition old enough to go that is kept, for what it holds. */
+  onKept?(kept: RetentionResult['kept']): void;
   onError?(err: unknown): void;
 }
+
+const PARTITION_EVERY_MS = 3_600_000;
 
 const RECORDS = `
   UPDATE tool_calls SET status = 'interrupted',
@@ -52,6 +72,7 @@ const KEYS = `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idemp
 export class Sweeper {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepResult> | undefined;
+  #partitionsAt = -Infinity;
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -94,8 +115,37 @@ export class Sweeper {
     const caps = await sweepCaps(this.sequelize);
     // After the records and runs above: those of an instance dead for a day were closed long since.
     const instances = await this.sequelize.query(INSTANCES, { type: QueryTypes.SELECT });
-    const result = { records: records.length, runs: runs.length, keys: keys.length, caps, instances: instances.length };
-    if (result.records + result.runs + result.keys + result.caps + result.instances > 0) this.options.onSwept?.(result);
+    const partitions = await this.#partitionsIfDue();
+    const result = {
+      records: records.length,
+      runs: runs.length,
+      keys: keys.length,
+      caps,
+      instances: instances.length,
+      partitionsMade: partitions.made,
+      partitionsDropped: partitions.dropped.length,
+    };
+    if (Object.values(result).some((n) => n > 0)) this.options.onSwept?.(result);
     return result;
+  }
+
+  async #partitionsIfDue(): Promise<PartitionResult> {
+    if (Date.now() - this.#partitionsAt < (this.options.partitionEveryMs ?? PARTITION_EVERY_MS)) return { made: 0, dropped: [], kept: [] };
+    this.#partitionsAt = Date.now();
+    try {
+      return await this.partitions();
+    } catch (err) {
+      this.options.onError?.(err);
+      return { made: 0, dropped: [], kept: [] };
+    }
+  }
+
+  /** Makes the partitions ahead, then drops what the retention lets go. */
+  async partitions(): Promise<PartitionResult> {
+    const retention = this.options.retention ?? RETENTION_DEFAULTS;
+    const made = await makePartitionsAhead(this.sequelize, retention.partitions);
+    const { dropped, kept } = await dropExpiredPartitions(this.sequelize, retention.keepDays);
+    if (kept.length > 0) this.options.onKept?.(kept);
+    return { made, dropped, kept };
   }
 }

@@ -14,6 +14,7 @@ import { LOG_FORMATS, type LogFormat } from './logger';
 import { HOUR_MS, OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from '../option-bounds';
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from '../policy-cache-options';
 import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from '../rate-limit-options';
+import { checkRetentionOptions, type RetentionSettings } from '../retention-options';
 
 const optionalText = z
   .string()
@@ -90,6 +91,15 @@ const envSchema = z.object({
   ),
   // The MCP servers' configuration file (SEMANTICS §14): read at start, checked by createToolgate.
   TOOLGATE_MCP_CONFIG: optionalText,
+  TOOLGATE_RETENTION: optionalText.transform((text, ctx) => {
+    try {
+      return checkRetentionOptions(text ?? 'off', 'TOOLGATE_RETENTION').keepDays;
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
+  TOOLGATE_PARTITIONS: z.enum(['month', 'day']).default('month'),
   TOOLGATE_APPROVAL_EXPIRY_HOURS: whole(APPROVAL_EXPIRY_HOURS, OPTION_DEFAULTS.approvalExpiryMs / HOUR_MS),
   TOOLGATE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(25_000),
   // Express's "trust proxy": off, a number of hops, or addresses/subnets/names (loopback, ...).
@@ -147,6 +157,8 @@ export interface ServiceConfig {
   agentRuns: AgentRunLimits & { messageIdDomain?: string };
   /** How long an approval request waits for its decision. */
   approvalExpiryMs: number;
+  /** How long records are kept (TOOLGATE_RETENTION, default all) and how long a partition spans (TOOLGATE_PARTITIONS). */
+  retention: RetentionSettings;
   /** On SIGTERM, how long the requests in flight are waited for before the service stops. */
   shutdownTimeoutMs: number;
   /** A token that may read GET /metrics (the admin token may too). */
@@ -221,6 +233,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       ...(e.TOOLGATE_MESSAGE_ID_DOMAIN ? { messageIdDomain: e.TOOLGATE_MESSAGE_ID_DOMAIN.toLowerCase() } : {}),
     },
     approvalExpiryMs: e.TOOLGATE_APPROVAL_EXPIRY_HOURS * HOUR_MS,
+    retention: { keepDays: e.TOOLGATE_RETENTION, partitions: e.TOOLGATE_PARTITIONS },
     shutdownTimeoutMs: e.TOOLGATE_SHUTDOWN_TIMEOUT_MS,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,

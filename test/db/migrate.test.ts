@@ -19,9 +19,11 @@ async function recorded(sequelize: Sequelize): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/** The tables, a partitioned one's partitions aside (they are parts of it). */
 async function userTables(sequelize: Sequelize): Promise<string[]> {
   const rows = await sequelize.query<{ t: string }>(
-    `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'SequelizeMeta' ORDER BY 1`,
+    `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'SequelizeMeta'
+        AND NOT (SELECT relispartition FROM pg_class WHERE oid = format('%I.%I', schemaname, tablename)::regclass) ORDER BY 1`,
     { type: QueryTypes.SELECT },
   );
   return rows.map((r) => r.t);

@@ -144,6 +144,7 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
   agentRuns: { maxSteps: 4, maxToolCalls: 8, historyChars: 8_000, messageIdDomain: 'Mail.TheScoop.com' },
   approvals: { expiryMs: 3_600_000 },
   recovery: { heartbeatMs: 1_000, staleAfterMs: 5_000, sweepIntervalMs: 2_000, graceMs: 1_000 },
+  retention: { keep: '90d', partitions: 'day' },
   // Connected when its tools are first needed (tg.startMcp()), never at construction.
   mcp: { mcpServers: { shop: { url: 'http://127.0.0.1:9/mcp', timeoutMs: 5_000 } } },
   mcpSessions: { ttlMs: 120_000, url: 'https://toolgate.thescoop.com/mcp', pollMs: 500 },
@@ -185,6 +186,24 @@ describe('when createToolgate is given MCP session settings out of bounds', () =
   });
 });
 
+describe('when createToolgate is given a retention', () => {
+  test.each(['90d', '1d', 'off', { keep: '365d' }, { partitions: 'day' }])('then %j builds', async (retention) => {
+    const tg = createToolgate({ sequelize, retention: retention as ToolgateOptions['retention'] });
+    await expect(tg.close()).resolves.toBeUndefined();
+  });
+
+  test.each([
+    ['90', /keep is a number of days/],
+    ['0d', /from 1 to 36500/],
+    ['3m', /keep is a number of days/],
+    [90, /give "90d"/],
+    [{ keep: '90d', partitions: 'week' }, /partitions is "month" or "day"/],
+    [{ keep: '90d', granularity: 'day' }, /not granularity/],
+  ])('then %j is refused at construction with ERR_TOOLGATE_RETENTION', (retention, message) => {
+    expect(thrown({ sequelize, retention })).toMatchObject({ code: 'ERR_TOOLGATE_RETENTION', message: expect.stringMatching(message) });
+  });
+});
+
 describe('when createToolgate is told how senders count', () => {
   test.each(['mx thescoop; com', '', 'mx.example.com;'])(
     'then an authservId that is not one token (%j) is refused at construction with ERR_TOOLGATE_AUTHSERV_ID',
@@ -211,12 +230,21 @@ describe('when the service reads its environment with nothing set', () => {
     expect(config.agentRuns).toEqual(OPTION_DEFAULTS.agentRuns);
     expect(config.approvalExpiryMs).toBe(OPTION_DEFAULTS.approvalExpiryMs);
     expect(config.rateLimit).toMatchObject({ store: OPTION_DEFAULTS.rateLimitStore });
+    expect(config.retention).toEqual({ keepDays: null, partitions: 'month' });
+  });
+
+  test('then TOOLGATE_RETENTION and TOOLGATE_PARTITIONS are read as the retention option takes them', () => {
+    expect(readConfig({ TOOLGATE_RETENTION: '90d', TOOLGATE_PARTITIONS: 'day' }).retention).toEqual({ keepDays: 90, partitions: 'day' });
+    expect(readConfig({ TOOLGATE_RETENTION: 'off' }).retention).toEqual({ keepDays: null, partitions: 'month' });
   });
 
   test.each([
     ['TOOLGATE_APPROVAL_EXPIRY_HOURS', '721'],
     ['TOOLGATE_POLICY_CACHE_MAX_AGENTS', '10000001'],
     ['TOOLGATE_AGENT_MAX_STEPS', '101'],
+    ['TOOLGATE_RETENTION', '36501d'],
+    ['TOOLGATE_RETENTION', '90'],
+    ['TOOLGATE_PARTITIONS', 'week'],
   ])('then %s=%s, past the bound the option has, stops the start naming it', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(
       expect.objectContaining({ code: 'ERR_TOOLGATE_ENV', message: expect.stringContaining(name) }),
