@@ -16,6 +16,7 @@ import type { MigrationReport } from '../../src/legacy/report';
 import type { AgentService, AgentView } from '../../src/services/agents';
 import type { AttachmentView } from '../../src/services/attachments';
 import type { SyncReport } from '../../src/services/system-toolkits';
+import type { DecisionLogEntry } from '../../src/services/decision-log';
 import type { ToolCallView } from '../../src/services/tool-calls';
 import type { ToolkitView } from '../../src/services/toolkits';
 import type { TaskView } from '../../src/tasks/task-store';
@@ -34,6 +35,7 @@ const checks = {
   attachment: true as Same<typeof r.attachmentResponse, AttachmentView>,
   resolution: true as Same<typeof r.resolutionResponse, Resolution>,
   toolCall: true as Same<typeof r.toolCallResponse, ToolCallView>,
+  decisionLogLine: true as Same<typeof r.decisionLogLine, DecisionLogEntry>,
   task: true as Same<typeof r.taskResponse, TaskView>,
   analyze: true as Same<typeof r.analyzeResponse, Answer<typeof analyzeEmail>>,
   workflow: true as Same<typeof r.workflowResponse, Answer<typeof runEmailWorkflow>>,
