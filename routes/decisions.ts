@@ -10,9 +10,9 @@ import { decisionLogLine } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
-export const MAX_DECISIONS = 100_000;
+const MAX_DECISIONS = 100_000;
 
-export const decisionsQuery = z.strictObject({
+const decisionsQuery = z.strictObject({
   after: z
     .string()
     .max(MAX_CURSOR_LENGTH)

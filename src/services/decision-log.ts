@@ -28,7 +28,7 @@ export interface DecisionRead {
   batches(): AsyncGenerator<DecisionLogEntry[]>;
 }
 
-export const DECISION_BATCH = 1000;
+const DECISION_BATCH = 1000;
 
 const AFTER = '(l.xact_id, l.position) > ($1::xid8, $2::bigint)';
 
