@@ -32,20 +32,24 @@ const DECISION_BATCH = 1000;
 
 const AFTER = '(l.xact_id, l.position) > ($1::xid8, $2::bigint)';
 
-// The newest of the first `limit` entries past the cursor that every running transaction is younger than.
+// The newest of the first `limit` entries past the cursor that every running transaction is younger than
+// (ordered by the columns, not by their text: '999' sorts after '1000').
 const END = `
-  SELECT xact_id::text AS xact, position::text AS position FROM (
+  SELECT first.xact_id::text AS xact, first.position::text AS position FROM (
     SELECT l.xact_id, l.position FROM decision_log l
      WHERE ${AFTER} AND l.xact_id < pg_snapshot_xmin(pg_current_snapshot())
      ORDER BY l.xact_id, l.position LIMIT $3
-  ) first ORDER BY xact_id DESC, position DESC LIMIT 1`;
+  ) first ORDER BY first.xact_id DESC, first.position DESC LIMIT 1`;
 
+// The batch is taken from the log's index first, and only its entries joined to their records.
 const BATCH = `
   SELECT l.xact_id::text AS log_xact, l.position::text AS log_position, l.event AS log_event, l.logged_at AS log_logged_at,
          t.agent_id, ${TOOL_CALL_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')}
-    FROM decision_log l LEFT JOIN tool_calls t ON t.id = l.tool_call_id
-   WHERE ${AFTER} AND (l.xact_id, l.position) <= ($3::xid8, $4::bigint)
-   ORDER BY l.xact_id, l.position LIMIT $5`;
+    FROM (SELECT * FROM decision_log l
+           WHERE ${AFTER} AND (l.xact_id, l.position) <= ($3::xid8, $4::bigint)
+           ORDER BY l.xact_id, l.position LIMIT $5) l
+    LEFT JOIN tool_calls t ON t.id = l.tool_call_id
+   ORDER BY l.xact_id, l.position`;
 
 interface BatchRow extends ToolCallRow {
   log_xact: string;

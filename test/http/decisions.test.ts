@@ -155,6 +155,18 @@ describe('when the log is read a few lines at a time', () => {
     expect(second.lines.map((l) => l.routing_key)).toEqual(['c@acme.com']);
   });
 
+  test('then a read whose entries cross a power of ten within one transaction gives them all, in order', async () => {
+    const { cursor: start } = await readToEnd(null);
+    // Positions 99,995 to 100,004, written by one transaction.
+    await t.sequelize.query('ALTER TABLE decision_log ALTER COLUMN position RESTART WITH 99995');
+    await t.sequelize.transaction(async (transaction) => {
+      for (let i = 0; i < 10; i++) await t.sequelize.query(RECORD, { bind: [sundae.id, 'denied', `p${i}@acme.com`], transaction });
+    });
+    const page = await read(start, 10);
+    expect(page.lines.map((l) => l.routing_key)).toEqual(Array.from({ length: 10 }, (_, i) => `p${i}@acme.com`));
+    expect(page.cursor).toBe(page.lines[9]!.cursor);
+  });
+
   test("then a read from a line's own cursor goes on after that line", async () => {
     const { cursor: start } = await readToEnd(null);
     for (const sender of ['d@acme.com', 'e@acme.com']) await dispatch('process_refund', sender).expect(403);
