@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { senderAsGiven } from '../middleware/sender-check';
 import { createSequelize } from '../src/db/connect';
 import { createApp } from '../src/service/app';
 import { createLogger } from '../src/service/logger';
@@ -57,7 +58,12 @@ async function writes(sequelize: Sequelize, agent: number): Promise<{ refusal: n
 
 async function benchOn(databaseUrl: string): Promise<void> {
   const sequelize = createSequelize(databaseUrl);
-  const tg = createToolgate({ sequelize, adminToken: 'bench-admin-token-0123456789abcdef', metricsToken: METRICS_TOKEN });
+  const tg = createToolgate({
+    sequelize,
+    adminToken: 'bench-admin-token-0123456789abcdef',
+    metricsToken: METRICS_TOKEN,
+    senderCheck: senderAsGiven,
+  });
   try {
     await tg.migrate();
     const [{ id: agent }] = (await sequelize.query(`INSERT INTO agents (name) VALUES ('Bench') RETURNING id`, {
