@@ -56,12 +56,12 @@ function countBatches(): { count(): number; restore(): void } {
   return { count: () => batches, restore: () => void (t.sequelize.query = query) };
 }
 
-/** Opens a read of every record; the response, not yet read. */
-function openRead(): Promise<http.IncomingMessage> {
+/** Opens a read of every record (or `limit`); the response, not yet read. */
+function openRead(limit = RECORDS): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     http
       .get(
-        { port, host: '127.0.0.1', path: `/api/decisions?limit=${RECORDS}`, headers: { Authorization: `Bearer ${METRICS_TOKEN}` } },
+        { port, host: '127.0.0.1', path: `/api/decisions?limit=${limit}`, headers: { Authorization: `Bearer ${METRICS_TOKEN}` } },
         resolve,
       )
       .on('error', reject);
@@ -89,6 +89,7 @@ function consume(res: http.IncomingMessage, each: (lines: number) => void = () =
     });
     res.on('end', () => resolve({ lines, ordered }));
     res.on('error', reject);
+    res.on('aborted', () => reject(new Error('aborted')));
     res.resume();
   });
 }
@@ -158,3 +159,27 @@ test('when the records are read in one read, then /healthz is answered again and
   expect(during.length).toBeGreaterThanOrEqual(3);
   expect(during.every((a) => a.status === 200)).toBe(true);
 }, 180_000);
+
+test('when the database fails after the first lines were sent, then the answer is cut off, never ended as if whole', async () => {
+  const query = t.sequelize.query;
+  let batches = 0;
+  t.sequelize.query = function failingQuery(this: unknown, ...args: Parameters<typeof query>) {
+    if (typeof args[0] === 'string' && args[0].includes('LEFT JOIN tool_calls') && ++batches === 2)
+      return Promise.reject(new Error('connection terminated'));
+    return query.apply(this, args);
+  } as typeof query;
+  try {
+    const res = await openRead(3 * BATCH);
+    expect(res.statusCode).toBe(200);
+    const seen = { lines: 0 };
+    const outcome = await consume(res, (lines) => (seen.lines = lines)).then(
+      () => 'ended',
+      () => 'cut off',
+    );
+    // What the first batch wrote may be cut too; nothing of a later one came, and the end never did.
+    expect(outcome).toBe('cut off');
+    expect(seen.lines).toBeLessThanOrEqual(BATCH);
+  } finally {
+    t.sequelize.query = query;
+  }
+});
