@@ -16,6 +16,7 @@ const BENCHES = [
   'require-tool',
   'exactly-once',
   'mcp-call',
+  'decision-log',
 ];
 
 function main(): void {

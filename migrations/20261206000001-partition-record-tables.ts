@@ -121,21 +121,16 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
   for (const spec of moving) {
     const key = keys.get(spec.table)!;
     const bound = await prepareMove(sequelize, spec, key);
-    // The legacy table's own trigger goes: the partitioned table's, cloned onto it, keeps its runs' keys.
-    const extra = spec.table === 'agent_runs' ? 'DROP TRIGGER toolgate_run_keys ON agent_runs_legacy;' + RUN_KEYS_TRIGGER : '';
-    await swapIn(sequelize, spec, key, bound, extra);
+    // Its triggers (the runs' keys, the decision log's) move to the partitioned table with it.
+    await swapIn(sequelize, spec, key, bound);
   }
 }
-
-const RUN_KEYS_TRIGGER = `CREATE TRIGGER toolgate_run_keys AFTER INSERT OR DELETE OR UPDATE OF id, created_at ON agent_runs
-  FOR EACH ROW EXECUTE FUNCTION toolgate_keep_run_key();`;
 
 export async function down(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
   for (const spec of [...TABLES].reverse()) {
-    // The runs' trigger is the partitioned table's: it goes with it, and so must not fire on the rows moved back.
-    const before = spec.table === 'agent_runs' ? 'DROP TRIGGER toolgate_run_keys ON agent_runs;' : '';
-    await moveBack(sequelize, spec, before);
+    // The triggers are set aside while the rows move back, and come back on the plain table.
+    await moveBack(sequelize, spec);
   }
   await sequelize.transaction(async (transaction) => {
     const [[{ keys }]] = (await sequelize.query(`SELECT to_regclass('agent_run_keys') IS NOT NULL AS keys`, { transaction })) as [
@@ -150,7 +145,9 @@ export async function down(queryInterface: QueryInterface): Promise<void> {
           { transaction },
         );
       }
-      await sequelize.query(`DROP INDEX approval_requests_run_id_idx; DROP TABLE agent_run_keys; DROP FUNCTION toolgate_keep_run_key();`, {
+      await sequelize.query(
+        `DROP TRIGGER IF EXISTS toolgate_run_keys ON agent_runs; DROP INDEX approval_requests_run_id_idx; DROP TABLE agent_run_keys; DROP FUNCTION toolgate_keep_run_key();`,
+        {
         transaction,
       });
     }

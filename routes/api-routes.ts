@@ -7,6 +7,7 @@ import { agentRunsRoutes } from './agent-runs';
 import { agentsRoutes } from './agents';
 import { approvalRequestsRoutes } from './approval-requests';
 import { attachmentsRoutes } from './attachments';
+import { decisionsRoutes } from './decisions';
 import { chatRoutes } from './chat';
 import { documentsRoutes } from './documents';
 import { emailRoutes } from './email';
@@ -47,6 +48,7 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'agent_runs', section: agentRunsRoutes },
   { group: 'admin', section: approvalRequestsRoutes },
   { group: 'admin', section: toolCallRecordsRoutes },
+  { group: 'admin', section: decisionsRoutes },
   { group: 'admin', section: mcpRoutes },
   { group: 'email', section: emailRoutes, legacySentence: true },
   { group: 'documents', section: documentsRoutes, legacySentence: true },

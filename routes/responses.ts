@@ -338,6 +338,17 @@ export const toolCallResponse = z.object({
   created_at: timestamp,
 });
 
+export const decisionLogLine = toolCallResponse.extend({
+  agent_id: z.number().int(),
+  event: z
+    .enum(['decided', 'completed', 'interrupted'])
+    .describe(
+      'decided: written complete (denied, skipped, pending_approval); completed: an execution ended; interrupted: its instance stopped',
+    ),
+  logged_at: z.string().describe('ISO 8601, UTC: when the entry was written'),
+  cursor: z.string().describe('where a read goes on from after this line (as the Toolgate-Cursor header of a read that ended here)'),
+});
+
 export const dispatchResponse = z.union([
   z.object({ tool: z.string(), status: z.literal('success'), output: z.unknown() }),
   z.object({ tool: z.string(), status: z.literal('failure'), error: z.string().describe("the tool's own error text") }),

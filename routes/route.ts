@@ -29,6 +29,7 @@ export type RouteError = Extract<
   | 'message_id_in_flight'
   | 'not_dispatchable'
   | 'upstream_error'
+  | 'invalid_cursor'
   | 'parity_mismatch'
   | 'schema_not_migrated'
   | 'migration_busy'
@@ -50,7 +51,11 @@ export interface RouteDescription {
   body?: z.ZodType;
   /** Whether a request must carry the body. Default: true when `body` is given. */
   bodyRequired?: boolean;
-  success: { status: number; description: string; schema?: z.ZodType };
+  /**
+   * The answer. `schema` is JSON's unless `contentType` says otherwise (one line's, for NDJSON);
+   * `headers` names the headers it carries, each with what it says.
+   */
+  success: { status: number; description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
   /** Other answers that are not errors (a call filed for approval: 202). */
   also?: readonly { status: number; description: string; schema?: z.ZodType }[];
   errors?: readonly RouteError[];

@@ -79,6 +79,10 @@ export const ERROR_CODES = {
     status: 422,
     meaning: 'a value is past a parsing bound (JSON depth, an address list, References, a sentence); `bound` names it; nothing ran',
   },
+  invalid_cursor: {
+    status: 422,
+    meaning: 'the `after` cursor of GET /decisions is not one a read of the decision log gave; nothing was read',
+  },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key came with another body; nothing ran' },
   message_id_reused: {
     status: 422,
@@ -341,6 +345,17 @@ export class InputTooComplexError extends HttpError {
   constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }) {
     super('input_too_complex', breach.detail, { bound: breach.bound, ...(breach.loc !== undefined ? { loc: breach.loc } : {}) });
     this.bound = breach.bound;
+  }
+}
+
+/** A decision-log cursor that no read gave (SEMANTICS §16): refused, never taken for the start. */
+export class InvalidCursorError extends HttpError {
+  constructor() {
+    super(
+      'invalid_cursor',
+      "The after cursor is not one a read of the decision log gave: pass the Toolgate-Cursor header (or a line's cursor) of an earlier read as it was, or leave after out to read from the start.",
+      { loc: ['query', 'after'] },
+    );
   }
 }
 

@@ -124,8 +124,8 @@ function indexesOf(sequelize: Sequelize, table: string): Rows<IndexRow> {
   );
 }
 
-/** Step 3: the swap, in one transaction. `extra` runs inside it, after the attach (triggers, say). */
-export async function swapIn(sequelize: Sequelize, spec: PartitionSpec, key: readonly string[], bound: string, extra = ''): Promise<void> {
+/** Step 3: the swap, in one transaction. */
+export async function swapIn(sequelize: Sequelize, spec: PartitionSpec, key: readonly string[], bound: string): Promise<void> {
   const { table, column } = spec;
   const legacy = `${table}${LEGACY_SUFFIX}`;
   await sequelize.transaction(async (transaction) => {
@@ -154,6 +154,7 @@ export async function swapIn(sequelize: Sequelize, spec: PartitionSpec, key: rea
     const [pk] = await run<{ name: string }>(`SELECT conname AS name FROM pg_constraint WHERE conrelid = to_regclass(:table) AND contype = 'p'`, {
       table,
     });
+    const triggers = await triggersOf(run, table);
 
     await run(`ALTER TABLE ${ident(table)} RENAME TO ${ident(legacy)}`);
     for (const index of indexes) await run(`ALTER INDEX ${ident(index.name)} RENAME TO ${ident(legacyName(index.name))}`);
@@ -174,7 +175,12 @@ export async function swapIn(sequelize: Sequelize, spec: PartitionSpec, key: rea
     for (const fk of foreign) await run(`ALTER TABLE ${ident(table)} ADD CONSTRAINT ${ident(fk.name)} ${fk.def}`);
     for (const s of sequences) await run(`ALTER SEQUENCE ${s.sequence} OWNED BY ${ident(table)}.${ident(s.column)}`);
     await run(`ALTER TABLE ${ident(table)} ATTACH PARTITION ${ident(legacy)} FOR VALUES FROM (MINVALUE) TO ('${bound}')`);
-    if (extra) await run(extra);
+    // The table's row triggers (the decision log's, the runs' keys) become the partitioned table's,
+    // which clones them onto every partition, the old one included, and onto each one made later.
+    for (const trigger of triggers) {
+      await run(`DROP TRIGGER ${ident(trigger.name)} ON ${ident(legacy)}`);
+      await run(trigger.def);
+    }
     await run(`SELECT toolgate_make_partitions(:table, now(), now() + interval '2 months', 'month')`, { table });
   });
 }
@@ -198,7 +204,7 @@ function legacyName(name: string): string {
  * detached and renamed back (its key, indexes, sequence and foreign keys as they were), and the
  * partitioned table is dropped. Rows written since the move are kept.
  */
-export async function moveBack(sequelize: Sequelize, spec: PartitionSpec, before = ''): Promise<void> {
+export async function moveBack(sequelize: Sequelize, spec: PartitionSpec): Promise<void> {
   const { table } = spec;
   const legacy = `${table}${LEGACY_SUFFIX}`;
   await sequelize.transaction(async (transaction) => {
@@ -207,7 +213,10 @@ export async function moveBack(sequelize: Sequelize, spec: PartitionSpec, before
     const [kind] = await run<{ kind: string }>(`SELECT relkind AS kind FROM pg_class WHERE oid = to_regclass(:table)`, { table });
     if (kind?.kind !== 'p') return;
     await run(`LOCK TABLE ${ident(table)} IN ACCESS EXCLUSIVE MODE`);
-    if (before) await run(before);
+    // The partitioned table's triggers go first, so that none fires on the rows moved back, and come
+    // back on the plain table at the end.
+    const triggers = await triggersOf(run, table);
+    for (const trigger of triggers) await run(`DROP TRIGGER ${ident(trigger.name)} ON ${ident(table)}`);
     const others = await run<{ name: string }>(
       `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = to_regclass(:table) AND c.oid <> to_regclass(:legacy) ORDER BY c.relname`,
@@ -261,7 +270,20 @@ export async function moveBack(sequelize: Sequelize, spec: PartitionSpec, before
       if (index.name.endsWith(LEGACY_SUFFIX) && index.name !== pk?.name)
         await run(`ALTER INDEX ${ident(index.name)} RENAME TO ${ident(unlegacy(index.name))}`);
     }
+    for (const trigger of triggers) await run(trigger.def);
   });
+}
+
+/** A table's own triggers (not the ones PostgreSQL keeps for constraints, nor clones of a parent's), each as the statement that makes it. */
+function triggersOf(
+  run: <T>(sql: string, replacements?: Record<string, unknown>) => Rows<T>,
+  table: string,
+): Rows<{ name: string; def: string }> {
+  return run<{ name: string; def: string }>(
+    `SELECT tgname AS name, pg_get_triggerdef(oid) AS def FROM pg_trigger
+      WHERE tgrelid = to_regclass(:table) AND NOT tgisinternal AND tgparentid = 0 ORDER BY tgname`,
+    { table },
+  );
 }
 
 const unlegacy = (name: string) => name.slice(0, -LEGACY_SUFFIX.length);

@@ -42,6 +42,7 @@ export const TOOLGATE_TABLES: readonly ToolgateTable[] = [
   table('policy_epoch', '20261201000007-policy-epoch'),
   table('mcp_tools', '20261203000101-create-mcp-tools'),
   table('mcp_sessions', '20261204000001-create-mcp-sessions'),
+  table('decision_log', '20261205000301-create-decision-log'),
   table('agent_run_keys', '20261206000001-partition-record-tables'),
 ];
 

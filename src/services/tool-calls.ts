@@ -167,6 +167,42 @@ function bounded(values: { duration_ms: number; error: string | null }): { durat
   };
 }
 
+/** The columns a record's view is read from (ToolCallView's fields). */
+export const TOOL_CALL_VIEW_COLUMNS = [
+  'id',
+  'tool_id',
+  'tool_name',
+  'status',
+  'run',
+  'routing_key',
+  'duration_ms',
+  'error',
+  'approval_request_id',
+  'approved_by',
+  'shadow',
+  'created_at',
+] as const;
+
+/** A record's row as TOOL_CALL_VIEW_COLUMNS read it. */
+export type ToolCallRow = Omit<ToolCallView, 'created_at' | 'id' | 'shadow'> & {
+  id: number | string;
+  created_at: Date | null;
+  shadow?: CallShadow | null;
+};
+
+/** What the API gives of a record, from its row. */
+export function toolCallView(row: ToolCallRow): ToolCallView {
+  // Rows the legacy application wrote into an adopted table may lack the newer columns; a record
+  // carries `shadow` only where a candidate decided otherwise (SEMANTICS §15).
+  const { shadow, ...rest } = row;
+  return {
+    ...rest,
+    id: Number(row.id),
+    created_at: row.created_at ? row.created_at.toISOString() : null,
+    ...(shadow ? { shadow } : {}),
+  };
+}
+
 /** The agent's newest records first; with `status`, only those (the dashboard's refusals view). */
 export async function listToolCalls(
   sequelize: Sequelize,
@@ -174,18 +210,10 @@ export async function listToolCalls(
   limit: number,
   status?: ToolCallStatus,
 ): Promise<ToolCallView[]> {
-  const rows = await sequelize.query<
-    Omit<ToolCallView, 'created_at' | 'id' | 'shadow'> & { id: string; created_at: Date | null; shadow?: CallShadow | null }
-  >(
-    `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, shadow, created_at
+  const rows = await sequelize.query<ToolCallRow>(
+    `SELECT ${TOOL_CALL_VIEW_COLUMNS.join(', ')}
        FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,
     { replacements: { agentId, limit, status: status ?? null }, type: QueryTypes.SELECT },
   );
-  // Rows the legacy application wrote into an adopted table may lack the newer columns.
-  return rows.map(({ shadow, ...r }) => ({
-    ...r,
-    id: Number(r.id),
-    created_at: r.created_at ? r.created_at.toISOString() : null,
-    ...(shadow ? { shadow } : {}),
-  }));
+  return rows.map(toolCallView);
 }

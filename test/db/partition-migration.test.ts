@@ -142,7 +142,19 @@ describe('the partitioning migration, on tables that hold records', () => {
     }
   });
 
-  it('when a record is written into a month ahead and the migration is undone, then the record is kept in the plain table', async () => {
+  it('when a call runs in a partition made by the move, then the decision log has its entry once, as on the plain table', async () => {
+    await db.sequelize.query(
+      `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, created_at) VALUES (901, 'ahead', 'ahead', 'started', 'sender', date_trunc('month', now()) + interval '35 days');
+       UPDATE tool_calls SET status = 'success' WHERE tool_id = 'ahead';`,
+    );
+    const entries = await all<{ event: string; partition: string }>(
+      db.sequelize,
+      `SELECT l.event, c.tableoid::regclass::text AS partition FROM decision_log l JOIN tool_calls c ON c.id = l.tool_call_id WHERE c.tool_id = 'ahead'`,
+    );
+    expect(entries).toEqual([{ event: 'completed', partition: expect.stringMatching(/^tool_calls_p\d{4}_\d{2}$/) }]);
+  });
+
+  it('when a record is written into a month ahead and the migration is undone, then the record is kept in the plain table, and no decision is logged again', async () => {
     await db.sequelize.query(
       `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, created_at) VALUES (901, 'lookup', 'lookup', 'success', 'sender', date_trunc('month', now()) + interval '62 days')`,
     );
@@ -156,7 +168,12 @@ describe('the partitioning migration, on tables that hold records', () => {
       db.sequelize,
       `SELECT (SELECT count(*) FROM tool_calls) AS n, (SELECT relkind::text FROM pg_class WHERE relname = 'tool_calls') AS kind`,
     );
-    expect(row).toEqual({ n: '501', kind: 'r' });
+    expect(row).toEqual({ n: '502', kind: 'r' });
+    const [logged] = await all<{ entries: string; records: string }>(
+      db.sequelize,
+      `SELECT (SELECT count(*) FROM decision_log) AS entries, (SELECT count(*) FROM tool_calls WHERE status <> 'started') AS records`,
+    );
+    expect(logged.entries).toBe(logged.records);
   });
 });
 

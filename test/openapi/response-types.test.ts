@@ -18,6 +18,7 @@ import type { MigrationReport } from '../../src/legacy/report';
 import type { AgentService, AgentView } from '../../src/services/agents';
 import type { AttachmentView } from '../../src/services/attachments';
 import type { SyncReport } from '../../src/services/system-toolkits';
+import type { readDecisionLog } from '../../src/services/decision-log';
 import type { ToolCallView } from '../../src/services/tool-calls';
 import type { ToolkitView } from '../../src/services/toolkits';
 import type { TaskView } from '../../src/tasks/task-store';
@@ -27,6 +28,9 @@ import type { TaskView } from '../../src/tasks/task-store';
 type Same<S extends z.ZodType, T> = [z.output<S>] extends [T] ? ([T] extends [z.output<S>] ? true : false) : false;
 /** What a service function resolves to: the answer a route sends. */
 type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
+/** What one line of a read that F opens holds. */
+type LineOf<F extends (...args: never[]) => Promise<{ batches(): AsyncGenerator<unknown[]> }>> =
+  ReturnType<Answer<F>['batches']> extends AsyncGenerator<(infer L)[]> ? L : never;
 
 const checks = {
   tool: true as Same<typeof r.toolResponse, ToolDefinition>,
@@ -36,6 +40,7 @@ const checks = {
   attachment: true as Same<typeof r.attachmentResponse, AttachmentView>,
   resolution: true as Same<typeof r.resolutionResponse, Resolution>,
   toolCall: true as Same<typeof r.toolCallResponse, ToolCallView>,
+  decisionLogLine: true as Same<typeof r.decisionLogLine, LineOf<typeof readDecisionLog>>,
   task: true as Same<typeof r.taskResponse, TaskView>,
   analyze: true as Same<typeof r.analyzeResponse, Answer<typeof analyzeEmail>>,
   workflow: true as Same<typeof r.workflowResponse, Answer<typeof runEmailWorkflow>>,

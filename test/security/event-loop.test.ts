@@ -3,11 +3,12 @@
 // every field, a thousand References, one long line of short sentences filling the 1 MB body, a
 // 5,000-level body) while monitorEventLoopDelay watches the loop and /healthz is asked alongside.
 // The table of examples covers every route that takes a body: a route added without one fails.
+// So does its table of GET routes whose query takes text (an address, a cursor), fed the same way.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeToolkit } from '../support/factories';
-import { BODY_ROUTES, routeExamples, routeKey } from '../support/route-examples';
+import { BODY_ROUTES, queryExamples, routeExamples, routeKey, TEXT_QUERY_ROUTES } from '../support/route-examples';
 import { createSundae, type Sundae } from '../support/scoop';
 
 const LIMIT_MS = 50;
@@ -34,6 +35,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const EXAMPLES = routeExamples({
+  get sundae() {
+    return sundae;
+  },
+  get toolkit() {
+    return toolkit;
+  },
+  get request() {
+    return approval;
+  },
+});
+
+const QUERY_EXAMPLES = queryExamples({
   get sundae() {
     return sundae;
   },
@@ -163,6 +176,52 @@ describe.each(BODY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, r
         tries.push(Math.round(held.ms));
         status = held.status;
         if (held.ms <= LIMIT_MS) break;
+      }
+      if (tries.every((ms) => ms > LIMIT_MS)) over.push({ shape: shape.name, ms: tries, status });
+    }
+    expect(over).toEqual([]);
+  }, 180_000);
+});
+
+test('every GET route whose query takes text has an example query, so none escapes the event-loop check', () => {
+  expect(TEXT_QUERY_ROUTES.map(routeKey).filter((k) => !(k in QUERY_EXAMPLES))).toEqual([]);
+});
+
+/** The hostile values of each query parameter: as long as a URL goes, nested comments, a thousand repeats of the parameter. */
+function queryShapesOf(query: Record<string, string>): { name: string; query: string }[] {
+  const encoded = (q: Record<string, string>) => new URLSearchParams(q).toString();
+  return Object.keys(query).flatMap((name) => [
+    { name: `${name}: 8,000 characters`, query: encoded({ ...query, [name]: 'Ab-cd_'.repeat(1333) }) },
+    { name: `${name}: nested comments`, query: encoded({ ...query, [name]: NESTED_COMMENTS }) },
+    {
+      name: `${name}: given 1,000 times`,
+      query: `${encoded(query)}&${Array(1000)
+        .fill(`${name}=${encodeURIComponent(query[name]!)}`)
+        .join('&')}`,
+    },
+  ]);
+}
+
+describe.each(TEXT_QUERY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, route) => {
+  test(`when fed hostile values of its query, then no request holds the event loop over ${LIMIT_MS} ms and /healthz answers throughout`, async () => {
+    const { path, query } = QUERY_EXAMPLES[routeKey(route)]!();
+    const over: { shape: string; ms: number[]; status: number }[] = [];
+    for (const shape of queryShapesOf(query)) {
+      const tries: number[] = [];
+      let status = 0;
+      for (let i = 0; i < TRIES; i++) {
+        const probe = monitorEventLoopDelay({ resolution: 5 });
+        probe.enable();
+        const [res, healthz] = await Promise.all([t[tokenOf(route.roles)]().get(`${path}?${shape.query}`), request(t.app).get('/healthz')]);
+        probe.disable();
+        expect({ shape: shape.name, healthz: healthz.status, fault: res.status >= 500 }).toEqual({
+          shape: shape.name,
+          healthz: 200,
+          fault: false,
+        });
+        tries.push(Math.round(probe.max / 1e6));
+        status = res.status;
+        if (probe.max / 1e6 <= LIMIT_MS) break;
       }
       if (tries.every((ms) => ms > LIMIT_MS)) over.push({ shape: shape.name, ms: tries, status });
     }

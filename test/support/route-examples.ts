@@ -1,5 +1,8 @@
 // For each POST, PUT and PATCH route of the API, a path and a body it accepts: the fuzz and event-loop
 // tests feed every route from this one table, and each checks that no declared route is missing.
+// And for each GET route that reads a token of the caller's from its query (a cursor), a path and
+// a query it accepts, which the event-loop test feeds hostile values of.
+import { z } from 'zod';
 import { API_ROUTES } from '../../routes/api-routes';
 
 /** The rows the examples name: an agent (with its Finance attachment), a toolkit, a pending request. */
@@ -138,5 +141,25 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
     // No MCP server is configured in the tests that use this table: each answers a 404 or a 422, never a 5xx.
     'post /mcp/servers/:name/refresh': () => ({ path: '/api/mcp/servers/files/refresh', body: { note: 'refresh' } }),
     'post /mcp/tools/:id/accept': () => ({ path: '/api/mcp/tools/files__read_text_file/accept', body: { note: 'accept' } }),
+  };
+}
+
+const unwrapped = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? unwrapped(schema.unwrap() as z.ZodType) : schema;
+
+/** Every GET route whose query takes text of the caller's (an address, a cursor): each needs a query example. */
+export const TEXT_QUERY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter(
+  (r) =>
+    r.method === 'get' &&
+    r.query instanceof z.ZodObject &&
+    Object.values(r.query.shape as Record<string, z.ZodType>).some((field) => unwrapped(field) instanceof z.ZodString),
+);
+
+/** For each route of TEXT_QUERY_ROUTES: a path, and query parameters it accepts. */
+export function queryExamples(ids: ExampleIds): Record<string, () => { path: string; query: Record<string, string> }> {
+  return {
+    'get /agents/:id/tools': () => ({ path: `/api/agents/${ids.sundae.id}/tools`, query: { sender: 'jane@acme.com' } }),
+    // The start of the decision log, as a read with no cursor gives it back.
+    'get /decisions': () => ({ path: '/api/decisions', query: { after: 'djE6MDow', limit: '10' } }),
   };
 }

@@ -75,11 +75,20 @@ function operation(route: RouteDescription, tag: string, path: string): Operatio
     security: route.roles === 'anyone' ? [] : [{ bearer: [] }],
     responses: {
       ...Object.fromEntries(
-        [route.success, ...(route.also ?? [])].map((answer) => [
+        [route.success, ...(route.also ?? [])].map((answer: RouteDescription['success']) => [
           String(answer.status),
           {
             description: answer.description,
-            ...(answer.schema ? { content: { 'application/json': { schema: jsonSchema(answer.schema, 'output') } } } : {}),
+            ...(answer.schema
+              ? { content: { [answer.contentType ?? 'application/json']: { schema: jsonSchema(answer.schema, 'output') } } }
+              : {}),
+            ...(answer.headers
+              ? {
+                  headers: Object.fromEntries(
+                    Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+                  ),
+                }
+              : {}),
           },
         ]),
       ),
