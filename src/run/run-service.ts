@@ -130,7 +130,7 @@ export class RunService {
         const by = await orUnavailable(startedBy(record.tool_id));
         const id = await orUnavailable(
           approvals.store.claim(agentId, requestId, decider, record, by, (loaded) =>
-            grant(loaded === null ? null : compilePolicy(loaded.policy, registry.manifest.ids)),
+            grant(loaded === null ? null : compilePolicy(loaded.policy, registry.manifest.ids, loaded.version)),
           ),
         );
         if (typeof id === 'number') this.inFlight.add(id);
@@ -226,5 +226,9 @@ async function readPolicy(sequelize: Sequelize, registry: ToolRegistry, agentId:
   const loaded = await loadAgentPolicy(sequelize, agentId);
   if (!loaded) return null;
   // Shared by every run served from the cache: frozen, so no run can change what the next one reads.
-  return { agent: Object.freeze(loaded.agent), compiled: compilePolicy(loaded.policy, registry.manifest.ids), version: loaded.version };
+  return {
+    agent: Object.freeze(loaded.agent),
+    compiled: compilePolicy(loaded.policy, registry.manifest.ids, loaded.version),
+    version: loaded.version,
+  };
 }

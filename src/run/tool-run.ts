@@ -24,6 +24,7 @@ import {
   type NotOfferedReason,
 } from '../errors';
 import { parse, type Where } from '../http/parse';
+import type { DenialReason } from '../../models/tool-call';
 import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -218,6 +219,7 @@ export class ToolRun {
     await this.deps.record({
       ...this.fields(ACCESS_RULES_RECORD_ID, {}),
       status: 'denied',
+      reason: 'access_rules',
       duration_ms: 0,
       error: `refused by the agent's access rules: ${why}`,
     });
@@ -414,13 +416,14 @@ export class ToolRun {
       return new ToolForbiddenError(toolId);
     }
     const requestable = this.needsApproval(toolId);
+    const why = this.whyNotOffered(toolId);
     await this.deps.record({
       ...this.fields(toolId, options),
       status: 'denied',
+      reason: denialReason(why),
       duration_ms: 0,
       error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
     });
-    const why = this.whyNotOffered(toolId);
     this.decided('refused', why);
     if (requestable) return new ApprovalRequiredError(toolId);
     return new ToolForbiddenError(toolId, why === 'needs_approval' || why === 'offered' ? null : why, {
@@ -434,7 +437,13 @@ export class ToolRun {
       .flatMap((c) => c.caps)
       .map(capWords)
       .join('; ')}`;
-    await this.deps.record({ ...this.fields(toolId, options), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
+    await this.deps.record({
+      ...this.fields(toolId, options),
+      status: 'denied',
+      reason: 'cap_exceeded',
+      duration_ms: 0,
+      error: `cap_exceeded: ${detail}`,
+    });
     this.decided('refused', 'cap_exceeded');
     return new CapExceededError(toolId, detail);
   }
@@ -477,8 +486,18 @@ export class ToolRun {
       tool_name: options.tool_name ?? this.deps.legacyName(toolId),
       run: this.kind,
       routing_key: this.routingKey,
+      policy_version: this.policy.version,
     };
   }
+}
+
+/**
+ * A refusal's stable reason, from why the tool was not granted: a gate's refusal and a tool no
+ * attachment carries are both `not_offered` (the record's error and the 403's sentence say which);
+ * a tool offered elsewhere but not to this session's list is too.
+ */
+function denialReason(why: NotOfferedReason | 'needs_approval' | 'offered'): DenialReason {
+  return why === 'access_rules' || why === 'tool_changed' || why === 'needs_approval' ? why : 'not_offered';
 }
 
 /** The gate's reasons that refuse; a gate that admits never leaves a tool unoffered. */

@@ -1,7 +1,7 @@
 // Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip. An execution
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { ToolCallStatus } from '../../models/tool-call';
+import type { DenialReason, ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
@@ -20,6 +20,10 @@ export interface ToolCallRecord {
   approval_request_id?: number | null;
   /** Who approved the call that ran: a routing key, or `admin` / `dashboard` for an operator. */
   approved_by?: string | null;
+  /** The agent's policy version the call was decided under (SEMANTICS §16); null when not known. */
+  policy_version?: number | null;
+  /** Why a `denied` record was refused; null for any other status. */
+  reason?: DenialReason | null;
 }
 
 /** What a `started` record also carries: who runs it, and how long before it may be called interrupted if that one dies. */
@@ -36,10 +40,16 @@ export interface ToolCallOutcome {
   error: string | null;
 }
 
-export interface ToolCallView extends Omit<ToolCallRecord, 'agent_id' | 'approval_request_id' | 'approved_by'> {
+export interface ToolCallView extends Omit<
+  ToolCallRecord,
+  'agent_id' | 'approval_request_id' | 'approved_by' | 'policy_version' | 'reason'
+> {
   id: number;
   approval_request_id: number | null;
   approved_by: string | null;
+  /** Null on records written before policy versions were recorded. */
+  policy_version: number | null;
+  reason: DenialReason | null;
   created_at: string | null;
 }
 
@@ -77,10 +87,10 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
 }
 
 const COLUMNS =
-  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at';
+  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, policy_version, reason';
 // Every value typed: in INSERT … SELECT a parameter would otherwise be taken for text.
 const VALUES =
-  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond'";
+  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::bigint, $14::varchar";
 const INSERT: PooledStatement = {
   name: 'toolgate_tool_call_insert',
   text: `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
@@ -88,7 +98,7 @@ const INSERT: PooledStatement = {
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
 const INSERT_COUNTED: PooledStatement = {
   name: 'toolgate_tool_call_insert_counted',
-  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($13::jsonb) IS NOT NULL RETURNING id`,
+  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($15::jsonb) IS NOT NULL RETURNING id`,
 };
 const COMPLETE: PooledStatement = {
   name: 'toolgate_tool_call_complete',
@@ -138,6 +148,8 @@ function insertValues(record: ToolCallRecord, by: StartedBy | undefined, caps: C
     record.approved_by ?? null,
     by?.instance_id ?? null,
     by?.deadline_ms ?? null,
+    record.policy_version ?? null,
+    record.reason ?? null,
   ];
   if (caps !== null) values.push(claimArgument(caps));
   return values;
@@ -158,11 +170,19 @@ export async function listToolCalls(
   limit: number,
   status?: ToolCallStatus,
 ): Promise<ToolCallView[]> {
-  const rows = await sequelize.query<Omit<ToolCallView, 'created_at' | 'id'> & { id: string; created_at: Date | null }>(
-    `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, created_at
+  const rows = await sequelize.query<
+    Omit<ToolCallView, 'created_at' | 'id' | 'policy_version'> & { id: string; policy_version: string | null; created_at: Date | null }
+  >(
+    `SELECT id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, policy_version, reason, created_at
        FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,
     { replacements: { agentId, limit, status: status ?? null }, type: QueryTypes.SELECT },
   );
   // Rows the legacy application wrote into an adopted table may lack the newer columns.
-  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: r.created_at ? r.created_at.toISOString() : null }));
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    // BIGINT comes back as text; a version stays far below 2^53.
+    policy_version: r.policy_version === null ? null : Number(r.policy_version),
+    created_at: r.created_at ? r.created_at.toISOString() : null,
+  }));
 }
