@@ -48,8 +48,9 @@ export interface ToolRunDeps {
    * Writes the `started` record of an execution and returns its id; a failure here stops the tool.
    * With `caps`, the same statement counts the call: null when no candidate has room (nothing written).
    */
-  start(record: RecordFields, caps: CapClaim | null): Promise<number | null>;
-  complete(id: number, outcome: ToolCallOutcome): Promise<void>;
+  start(record: RecordFields, caps: CapClaim | null, input?: unknown): Promise<number | null>;
+  /** `output`: what a successful execution returned, for a trace that carries content (SEMANTICS §16). */
+  complete(id: number, outcome: ToolCallOutcome, output?: unknown): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
   /** Told of a fault of toolgate's own that is answered as what ran (200), not raised (SEMANTICS §13). */
@@ -90,6 +91,8 @@ export interface DispatchOptions {
   tool_name?: string;
   /** A route ported from the legacy API: a refusal says the legacy sentence, which its clients match on. */
   legacy_sentence?: boolean;
+  /** The call's input as validated, for a trace that carries content (SEMANTICS §16). */
+  input?: unknown;
 }
 
 /** A refusal of a tool the run was not offered, as its denied record keeps it and a model's step reads it. */
@@ -239,7 +242,11 @@ export class ToolRun {
     if (!this.grants(toolId)) throw await this.refuse(toolId, options);
     // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
-    const id = await this.deps.start(this.fields(toolId, options), candidates === null ? null : this.capClaim(toolId, candidates));
+    const id = await this.deps.start(
+      this.fields(toolId, options),
+      candidates === null ? null : this.capClaim(toolId, candidates),
+      options.input,
+    );
     if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
@@ -274,7 +281,7 @@ export class ToolRun {
     // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
     // schema that transforms its input transforms it once.
     if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
-    return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)));
+    return this.execute(toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), { input: checked });
   }
 
   /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */
@@ -339,7 +346,8 @@ export class ToolRun {
     }
     const error = outcome.status === 'failure' ? outcome.error : null;
     try {
-      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error });
+      const output = outcome.status === 'success' ? outcome.output : undefined;
+      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error }, output);
     } catch (err) {
       // The tool has run: its outcome is the caller's, whatever became of the record, which stays
       // `started` and so says the end was never written.

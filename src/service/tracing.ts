@@ -1,0 +1,35 @@
+// The service's own tracer provider (SEMANTICS §16): the SDK for Node with the OTLP/HTTP exporter
+// (JSON), set up only when the standard OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT says where spans go; the exporter reads those variables, and
+// the rest of the standard ones (headers, timeout), itself. Without either, nothing is set up, and
+// toolgate's spans stay the API's no-op ones. A host that mounts toolgate brings its own SDK instead.
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+export interface ServiceTracing {
+  /** Where spans are exported: the endpoint's origin, never its path, query or credentials (for the log). */
+  endpoint: string;
+  /** Exports what is still buffered, then stops: on SIGTERM, after the requests in flight have ended. */
+  shutdown(): Promise<void>;
+}
+
+export function startServiceTracing(env: NodeJS.ProcessEnv = process.env): ServiceTracing | null {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!endpoint) return null;
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || 'toolgate' }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  provider.register();
+  return { endpoint: originOf(endpoint), shutdown: () => provider.shutdown() };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an endpoint that is not a URL';
+  }
+}
