@@ -16,6 +16,7 @@ const BENCHES = [
   'require-tool',
   'exactly-once',
   'mcp-call',
+  'spans',
 ];
 
 function main(): void {
