@@ -501,7 +501,7 @@ export class ToolRun {
 
 /**
  * A refusal's stable reason, from why the tool was not granted: a gate's refusal and a tool no
- * attachment carries are both `not_offered` (the record's error and the 403's sentence say which);
+ * attachment carries are both `not_offered` (the 403's sentence says which);
  * a tool offered elsewhere but not to this session's list is too.
  */
 function denialReason(why: NotOfferedReason | 'needs_approval' | 'offered'): DenialReason {
