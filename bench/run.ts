@@ -17,6 +17,7 @@ const BENCHES = [
   'exactly-once',
   'mcp-call',
   'decision-log',
+  'spans',
 ];
 
 function main(): void {

@@ -21,6 +21,17 @@ import type { DispatchKind } from '../src/core/types';
 export const TOOL_CALL_STATUSES = ['started', 'success', 'failure', 'denied', 'skipped', 'pending_approval', 'interrupted'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
+/**
+ * Why a `denied` record was refused (SEMANTICS §16), one stable word an operator can count by:
+ * `access_rules` (the agent's access rules refuse the sender), `not_offered` (no attachment admitting
+ * the run carries the tool), `needs_approval` (the run may only request it, and this call would have
+ * run at once), `cap_exceeded` (no attachment it runs through has room in its caps), `tool_changed`
+ * (an MCP tool held since its server changed its definition). The one list the records, the API and
+ * the dashboard read.
+ */
+export const DENIAL_REASONS = ['access_rules', 'not_offered', 'needs_approval', 'cap_exceeded', 'tool_changed'] as const;
+export type DenialReason = (typeof DENIAL_REASONS)[number];
+
 export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttributes<ToolCall>> {
   declare id: CreationOptional<number>;
   declare agent_id: ForeignKey<number>;
@@ -33,6 +44,8 @@ export class ToolCall extends Model<InferAttributes<ToolCall>, InferCreationAttr
   declare error: string | null;
   declare approval_request_id: CreationOptional<number | null>;
   declare approved_by: CreationOptional<string | null>;
+  declare policy_version: CreationOptional<number | null>;
+  declare reason: CreationOptional<DenialReason | null>;
   declare created_at: CreationOptional<Date>;
 }
 
@@ -59,6 +72,15 @@ export function defineToolCall(sequelize: Sequelize): typeof ToolCall {
       error: { type: DataTypes.TEXT, allowNull: true },
       approval_request_id: { type: DataTypes.INTEGER, allowNull: true },
       approved_by: { type: DataTypes.STRING(320), allowNull: true },
+      policy_version: {
+        type: DataTypes.BIGINT,
+        allowNull: true,
+        get(this: ToolCall) {
+          const version = this.getDataValue('policy_version');
+          return version === null || version === undefined ? null : Number(version);
+        },
+      },
+      reason: { type: DataTypes.STRING(32), allowNull: true },
       created_at: DataTypes.DATE,
     },
     tableOptions(sequelize, 'ToolCall', 'tool_calls', false),

@@ -10,7 +10,7 @@ import { skipReasonSchema } from '../src/legacy/plan';
 import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
 import { stepStatusSchema } from '../src/llm/agent-step';
 import { emailAnalysisSchema } from '../src/llm/email-analysis';
-import { TOOL_CALL_STATUSES } from '../models/tool-call';
+import { DENIAL_REASONS, TOOL_CALL_STATUSES } from '../models/tool-call';
 import { systemKeySchema } from '../models/toolkit';
 import { APPROVAL_STATUSES, decidedViaSchema } from '../src/core/approval-request';
 
@@ -335,6 +335,12 @@ export const toolCallResponse = z.object({
   approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
   approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
   shadow: callShadowResponse.optional(),
+  policy_version: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the agent's policy version the call was decided under; null on records written before versions were recorded"),
+  reason: z.enum(DENIAL_REASONS).nullable().describe('why a denied call was refused; null for any other status'),
   created_at: timestamp,
 });
 

@@ -696,6 +696,8 @@ export const CONFIG_ERROR_CODES = {
   ERR_TOOLGATE_TOOL_NOT_REGISTERED:
     "run.callTool() was given a tool value that is not the one registered under its id (answered 500 misconfigured): pass the defineTool() value given to createToolgate({ tools }), or the tool's id.",
   ERR_TOOLGATE_TOOL_TIMEOUT: "A host tool's timeoutMs is out of range: give whole milliseconds from 1 to 3600000 (an hour).",
+  ERR_TOOLGATE_TRACING:
+    "The tracing option is not { routingKey, content } with routingKey 'none', 'hashed' or 'plain' and content true or false, nor false: correct the setting the message names.",
   ERR_TOOLGATE_TRUST_PROXY:
     'The trust proxy setting is not one Express reads: give a hop count, addresses or subnets such as "loopback, 10.0.0.0/8", or "off".',
   ERR_TOOLGATE_UNKNOWN_OPTION:

@@ -23,6 +23,7 @@ import { checkMcpConfig, type McpConfigInput, type McpServerConfig } from './mcp
 import { checkHostTools } from './tools/check-host-tools';
 import type { HostTool } from './tools/tool-registry';
 import type { ToolgateLogger } from './toolgate-logger';
+import { checkTracingOptions, type TracingOptions, type TracingSettings } from './tracing/tracing-options';
 
 export interface RecoveryTimings {
   heartbeatMs: number;
@@ -368,6 +369,13 @@ export const toolgateOptionsSchema = z
      * Counted in the database (`store: 'postgres'`, the default), so every instance shares it.
      */
     rateLimit: checkedBy(rateLimitOf),
+    /**
+     * What toolgate's spans carry (SEMANTICS §16): the sender's routing key (`routingKey`: `'none'`,
+     * the default, `'hashed'` or `'plain'`) and the message's text, the reply, and tools' arguments
+     * and results (`content`, default false). Spans go through @opentelemetry/api to the host's SDK,
+     * and nowhere without one; `false` makes none at all.
+     */
+    tracing: checkedBy<TracingOptions | false, TracingSettings | false>(checkTracingOptions),
     /** The JSON body cap of the router. Default `1mb`. */
     bodyLimit: checkedBy<string, string>((given) => checkBodyLimit(given ?? OPTION_DEFAULTS.bodyLimit)),
     /**

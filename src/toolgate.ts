@@ -35,6 +35,7 @@ import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
 import type { MigrationReport } from './legacy/report';
 import { LocalModel } from './llm/local-model';
 import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
+import { ToolgateTracing } from './tracing/toolgate-tracing';
 import type { PolicyCacheConfig } from './policy-cache-options';
 import type { RateLimitStoreKind } from './rate-limit-options';
 import { ListenedPolicies, type Invalidation } from './run/listened-policies';
@@ -212,6 +213,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     onManifestChanged: () => runs.policies.clear?.(),
   });
   const cacheConfig = options.policyCache;
+  const tracing = options.tracing === false ? undefined : new ToolgateTracing(options.tracing);
   const rateLimit = options.rateLimit;
   const metrics = new ToolgateMetrics(sequelize);
   const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
@@ -244,6 +246,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
       approvalFiled: () => metrics.approvals('requested'),
     },
     ...(mcp.configured ? { withheld: mcp.withheld } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const mcpSessions = new McpSessions(
     {
@@ -305,7 +308,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     tasks,
     email: { model, tasks, now },
     approvals,
-    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: runStore },
+    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: runStore, ...(tracing ? { tracing } : {}) },
     authenticate: authenticateBearer,
     requireRole,
     toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),

@@ -16,6 +16,7 @@ import type { AgentToolCall, AgentToolSpec, AgentTurn, InboundMessage } from '..
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
 import { NOT_OFFERED, type CallOrigin, type ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
+import type { ToolgateTracing, TracedRun } from '../tracing/toolgate-tracing';
 import { cutText } from './history';
 import { boundedJson, type StepView, type Stopped } from './run-store';
 import type { AgentRunLimits } from '../option-bounds';
@@ -26,6 +27,8 @@ export interface AgentRunDeps {
   registry: Pick<ToolRegistry, 'spec'>;
   limits: AgentRunLimits;
   now(): Date;
+  /** Where the run becomes an `invoke_agent` span, its tool calls' spans beneath it (SEMANTICS §16). */
+  tracing?: ToolgateTracing;
 }
 
 /** Where a run happens, for the requests it files and decides. */
@@ -60,6 +63,26 @@ const RESULT_CHARS = 8_000;
 export type CurrentTurn = Extract<AgentTurn, { role: 'inbound' } | { role: 'instruction' }>;
 
 export async function runAgent(
+  deps: AgentRunDeps,
+  run: ToolRun,
+  scope: RunScope,
+  history: readonly AgentTurn[],
+  current: CurrentTurn,
+): Promise<RunEnd> {
+  if (deps.tracing === undefined) return modelSteps(deps, run, scope, history, current);
+  const traced: TracedRun = {
+    agent: run.agent,
+    kind: run.kind,
+    routingKey: run.routingKey,
+    policyVersion: run.compiled.version,
+    tools: run.tools,
+    threadId: scope.thread_id,
+    text: current.role === 'inbound' ? current.message.body : current.text,
+  };
+  return deps.tracing.agentRun(traced, () => modelSteps(deps, run, scope, history, current));
+}
+
+async function modelSteps(
   deps: AgentRunDeps,
   run: ToolRun,
   scope: RunScope,

@@ -192,7 +192,8 @@ export class ApprovalStore {
         // The version row first, before any other row: a policy write takes it (its triggers raise
         // it) and then may void this request, so taking it first cannot deadlock with one.
         await this.sequelize.query(LOCK_POLICY, { replacements: { agentId }, transaction });
-        const granted = grant(await loadAgentPolicy(this.sequelize, agentId, transaction));
+        const policy = await loadAgentPolicy(this.sequelize, agentId, transaction);
+        const granted = grant(policy);
         if ('not_granted' in granted) return { not_granted: granted.not_granted };
         const [claimed] = await this.sequelize.query<{ id: number }>(
           `UPDATE approval_requests SET status = 'approved', decided_by = :by, decided_via = :via, decided_at = now()
@@ -203,7 +204,8 @@ export class ApprovalStore {
         // Counted with its record: over a cap, the approval is undone with the transaction, and it stays pending.
         const recordId = await startToolCall(
           this.sequelize,
-          { ...record, approval_request_id: id, approved_by: approverName(decider) },
+          // Decided under the policy as this transaction reads it (SEMANTICS §16), whatever the run was resolved from.
+          { ...record, approval_request_id: id, approved_by: approverName(decider), policy_version: policy?.version ?? null },
           by,
           transaction,
           granted.caps,

@@ -19,6 +19,8 @@ import type { CapRule, GateDecision, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
   readonly agent_id: number;
+  /** The policy version it was compiled from, which every record of a call decided by it names; null when unknown. */
+  readonly version: number | null;
   resolve(run: Run): Resolution;
   /** What the run is offered, decided once: what a ToolRun keeps and checks every dispatch against. */
   offer(run: Run): RunOffer;

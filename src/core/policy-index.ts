@@ -12,8 +12,9 @@ import { RuleMasks } from './rule-masks';
 import { withCandidate, type ShadowPolicy } from './shadow';
 import type { AgentPolicyData, AttachmentExplanation, CapRule, GateDecision, Resolution, Run } from './types';
 
-export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>): CompiledPolicy {
-  return new PolicyIndex(data, liveToolIds);
+/** `version`: the agent's policy version the data was read at (SEMANTICS §16), which records of calls decided by it name. */
+export function compilePolicy(data: AgentPolicyData, liveToolIds: ReadonlySet<string>, version: number | null = null): CompiledPolicy {
+  return new PolicyIndex(data, liveToolIds, version);
 }
 
 // Masks are 32-bit integers; an agent with more attachments than this is served by resolve().
@@ -21,6 +22,7 @@ const MAX_MASKED_ATTACHMENTS = 30;
 
 export class PolicyIndex implements CompiledPolicy {
   readonly agent_id: number;
+  readonly version: number | null;
   readonly #attachments: readonly AttachmentIndex[];
   /** The agent's access rules, decided before any attachment for a sender run; null when it has none. */
   readonly #access: GateIndex | null;
@@ -43,8 +45,9 @@ export class PolicyIndex implements CompiledPolicy {
   readonly hasCaps: boolean;
   readonly shadows: readonly ShadowPolicy[];
 
-  constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>) {
+  constructor(data: AgentPolicyData, liveToolIds: ReadonlySet<string>, version: number | null = null) {
     this.agent_id = data.agent_id;
+    this.version = version;
     this.#access = data.access_rules && data.access_rules.length > 0 ? new GateIndex(data.access_rules) : null;
     this.#attachments = data.attachments.map((a) => ({
       attachment_id: a.attachment_id,

@@ -1,6 +1,7 @@
 // Starts runs: gets the agent's compiled policy (from the policy source: the cache or one query),
 // resolves the run's tools once, and hands back the ToolRun through which every execution of that
 // run must pass. The admin's explain view always reads the database.
+import type { Span } from '@opentelemetry/api';
 import type { Sequelize } from 'sequelize';
 import type { ApprovalRequestView, Decider, NewApprovalRequest } from '../core/approval-request';
 import { compilePolicy } from '../core/policy-index';
@@ -15,6 +16,7 @@ import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type T
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
 import { readThrough, type PolicyRead, type PolicySource } from './policy-source';
+import type { ToolgateTracing } from '../tracing/toolgate-tracing';
 import { ToolRun, type ClaimGrant, type DispatchDecision, type DispatchRun, type ToolRunDeps } from './tool-run';
 
 /** What a RunService tells as it works (metrics); each must be cheap and must not throw. */
@@ -63,6 +65,8 @@ export interface RunServiceOptions {
   observer?: RunObserver;
   /** Tools refused at dispatch whatever the policy grants (held MCP tools), read at each check. */
   withheld?: ReadonlySet<string>;
+  /** Where each record's decision becomes an `execute_tool` span (SEMANTICS §16). */
+  tracing?: ToolgateTracing;
 }
 
 export class RunService {
@@ -86,6 +90,13 @@ export class RunService {
     this.read = (agentId) => readPolicy(sequelize, registry, agentId);
     this.policies = options.policies ? options.policies(this.read) : readThrough(this.read);
     const told = observer.toolCall ?? (() => undefined);
+    const { tracing } = options;
+    // The spans of executions under way, by record id: only those an SDK records.
+    const spans = new Map<number, Span>();
+    const traceStarted = (record: RecordFields, id: number, input: unknown, startTime: number) => {
+      const span = tracing?.started(record, id, input, startTime);
+      if (span !== undefined) spans.set(id, span);
+    };
     const startedBy = async (toolId: string): Promise<StartedBy> => {
       await instances.register();
       return { instance_id: instances.id, deadline_ms: registry.timeoutOf(toolId) + options.graceMs };
@@ -96,22 +107,32 @@ export class RunService {
       implementation: (id) => this.registry.implementation(id),
       toolContext: { sequelize: options.toolSequelize ?? this.sequelize },
       record: async (record) => {
-        await orUnavailable(recordToolCall(this.sequelize, record));
+        const id = await orUnavailable(recordToolCall(this.sequelize, record));
         told(record.status);
+        tracing?.recorded(record, id);
       },
       // A started record is counted by how it ends: one call, one count.
-      start: async (record, caps) => {
+      start: async (record, caps, input) => {
+        const startTime = tracing ? Date.now() : 0;
         const id = await orUnavailable(
           startToolCall(this.sequelize, record, await orUnavailable(startedBy(record.tool_id)), undefined, caps),
         );
-        if (id !== null) this.inFlight.add(id);
+        if (id !== null) {
+          this.inFlight.add(id);
+          if (tracing) traceStarted(record, id, input, startTime);
+        }
         return id;
       },
-      complete: async (id, outcome) => {
+      complete: async (id, outcome, output) => {
+        const span = spans.get(id);
         try {
           await completeToolCall(this.sequelize, id, outcome);
         } finally {
           this.inFlight.delete(id);
+          if (span !== undefined) {
+            spans.delete(id);
+            tracing?.ended(span, outcome.status, { output, error: outcome.error });
+          }
         }
         told(outcome.status);
       },
@@ -123,17 +144,22 @@ export class RunService {
         if (filed.created) {
           told('pending_approval');
           observer.approvalFiled?.();
+          tracing?.recorded({ ...record, status: 'pending_approval' }, null, filed.request.id);
         }
         return filed;
       },
       claimApproval: async (agentId, requestId, decider, record, grant) => {
+        const startTime = tracing ? Date.now() : 0;
         const by = await orUnavailable(startedBy(record.tool_id));
         const id = await orUnavailable(
           approvals.store.claim(agentId, requestId, decider, record, by, (loaded) =>
-            grant(loaded === null ? null : compilePolicy(loaded.policy, registry.manifest.ids)),
+            grant(loaded === null ? null : compilePolicy(loaded.policy, registry.manifest.ids, loaded.version)),
           ),
         );
-        if (typeof id === 'number') this.inFlight.add(id);
+        if (typeof id === 'number') {
+          this.inFlight.add(id);
+          if (tracing) traceStarted(record, id, undefined, startTime);
+        }
         return id;
       },
       approvalExpiryMs: approvals.expiryMs,
@@ -226,5 +252,9 @@ async function readPolicy(sequelize: Sequelize, registry: ToolRegistry, agentId:
   const loaded = await loadAgentPolicy(sequelize, agentId);
   if (!loaded) return null;
   // Shared by every run served from the cache: frozen, so no run can change what the next one reads.
-  return { agent: Object.freeze(loaded.agent), compiled: compilePolicy(loaded.policy, registry.manifest.ids), version: loaded.version };
+  return {
+    agent: Object.freeze(loaded.agent),
+    compiled: compilePolicy(loaded.policy, registry.manifest.ids, loaded.version),
+    version: loaded.version,
+  };
 }

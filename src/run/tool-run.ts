@@ -25,6 +25,7 @@ import {
   type NotOfferedReason,
 } from '../errors';
 import { parse, type Where } from '../http/parse';
+import type { DenialReason } from '../../models/tool-call';
 import type { CapClaim } from '../services/cap-usage';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -50,8 +51,9 @@ export interface ToolRunDeps {
    * Writes the `started` record of an execution and returns its id; a failure here stops the tool.
    * With `caps`, the same statement counts the call: null when no candidate has room (nothing written).
    */
-  start(record: RecordFields, caps: CapClaim | null): Promise<number | null>;
-  complete(id: number, outcome: ToolCallOutcome): Promise<void>;
+  start(record: RecordFields, caps: CapClaim | null, input?: unknown): Promise<number | null>;
+  /** `output`: what a successful execution returned, for a trace that carries content (SEMANTICS §16). */
+  complete(id: number, outcome: ToolCallOutcome, output?: unknown): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
   /**
@@ -95,6 +97,8 @@ export interface DispatchOptions {
   tool_name?: string;
   /** A route ported from the legacy API: a refusal says the legacy sentence, which its clients match on. */
   legacy_sentence?: boolean;
+  /** The call's input as validated, for a trace that carries content (SEMANTICS §16). */
+  input?: unknown;
 }
 
 /** A refusal of a tool the run was not offered, as its denied record keeps it and a model's step reads it. */
@@ -246,6 +250,7 @@ export class ToolRun {
     await this.deps.record({
       ...this.fields(ACCESS_RULES_RECORD_ID, {}, 'step'),
       status: 'denied',
+      reason: 'access_rules',
       duration_ms: 0,
       error: `refused by the agent's access rules: ${why}`,
     });
@@ -277,6 +282,7 @@ export class ToolRun {
     const id = await this.deps.start(
       { ...this.fields(toolId, options, mode), ...this.shadowOf(toolId, 'admitted') },
       candidates === null ? null : this.capClaim(toolId, candidates),
+      options.input,
     );
     if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options, mode);
     this.decided('granted', 'offered');
@@ -312,7 +318,7 @@ export class ToolRun {
     // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
     // schema that transforms its input transforms it once.
     if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
-    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), {});
+    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), { input: checked });
   }
 
   /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */
@@ -378,7 +384,8 @@ export class ToolRun {
     }
     const error = outcome.status === 'failure' ? outcome.error : null;
     try {
-      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error });
+      const output = outcome.status === 'success' ? outcome.output : undefined;
+      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error }, output);
     } catch (err) {
       // The tool has run: its outcome is the caller's, whatever became of the record, which stays
       // `started` and so says the end was never written.
@@ -459,15 +466,16 @@ export class ToolRun {
       return new ToolForbiddenError(toolId);
     }
     const requestable = this.needsApproval(toolId);
+    const why = this.whyNotOffered(toolId);
     await this.deps.record({
       ...this.fields(toolId, options, mode),
       status: 'denied',
+      reason: denialReason(why),
       duration_ms: 0,
       error: requestable ? NEEDS_APPROVAL : NOT_OFFERED,
       // A requestable tool refused where it runs at once: the candidate agrees when it too needs approval.
       ...this.shadowOf(toolId, requestable ? 'pending_approval' : 'denied'),
     });
-    const why = this.whyNotOffered(toolId);
     this.decided('refused', why);
     if (requestable) return new ApprovalRequiredError(toolId);
     return new ToolForbiddenError(toolId, why === 'needs_approval' || why === 'offered' ? null : why, {
@@ -486,7 +494,13 @@ export class ToolRun {
       .flatMap((c) => c.caps)
       .map(capWords)
       .join('; ')}`;
-    await this.deps.record({ ...this.fields(toolId, options, mode), status: 'denied', duration_ms: 0, error: `cap_exceeded: ${detail}` });
+    await this.deps.record({
+      ...this.fields(toolId, options, mode),
+      status: 'denied',
+      reason: 'cap_exceeded',
+      duration_ms: 0,
+      error: `cap_exceeded: ${detail}`,
+    });
     this.decided('refused', 'cap_exceeded');
     return new CapExceededError(toolId, detail);
   }
@@ -548,8 +562,18 @@ export class ToolRun {
       routing_key: this.routingKey,
       dispatch,
       run_key: this.runKey,
+      policy_version: this.policy.version,
     };
   }
+}
+
+/**
+ * A refusal's stable reason, from why the tool was not granted: a gate's refusal and a tool no
+ * attachment carries are both `not_offered` (the 403's sentence says which);
+ * a tool offered elsewhere but not to this session's list is too.
+ */
+function denialReason(why: NotOfferedReason | 'needs_approval' | 'offered'): DenialReason {
+  return why === 'access_rules' || why === 'tool_changed' || why === 'needs_approval' ? why : 'not_offered';
 }
 
 /** The gate's reasons that refuse; a gate that admits never leaves a tool unoffered. */

@@ -61,6 +61,7 @@ export async function openService(config: ServiceConfig, logger: ServiceLogger, 
       bodyLimit: config.bodyLimit,
       rateLimit: config.rateLimit,
       policyCache: config.policyCache,
+      tracing: config.tracing,
       // Senders as given while TOOLGATE_AUTHSERV_ID is unset: the legacy behaviour, the service's own choice (server.ts logs it).
       ...(config.authservId ? { authservId: config.authservId } : { senderCheck: senderAsGiven }),
       logger,

@@ -15,6 +15,7 @@ import { HOUR_MS, OPTION_BOUNDS, OPTION_DEFAULTS, type AgentRunLimits } from '..
 import { checkPolicyCacheOptions, POLICY_CACHE_MODES, type PolicyCacheSettings } from '../policy-cache-options';
 import { parseRateLimitSetting, RATE_LIMIT_STORES, type ClientRateLimitOptions } from '../rate-limit-options';
 import { checkRetentionOptions, type RetentionSettings } from '../retention-options';
+import { TRACE_ROUTING_KEYS, TRACING_DEFAULTS, type TracingSettings } from '../tracing/tracing-options';
 
 const optionalText = z
   .string()
@@ -111,6 +112,8 @@ const envSchema = z.object({
       if (value === '' || value.toLowerCase() === 'off') return false;
       return /^\d{1,2}$/.test(value) ? Number(value) : value;
     }),
+  TOOLGATE_TRACE_ROUTING_KEY: z.enum(TRACE_ROUTING_KEYS).default(TRACING_DEFAULTS.routingKey),
+  TOOLGATE_TRACE_CONTENT: z.enum(['on', 'off']).default('off'),
   TOOLGATE_RATE_LIMIT: z
     .string()
     .default('120/60s')
@@ -166,6 +169,8 @@ export interface ServiceConfig {
   policyCache: PolicyCacheSettings;
   /** The MCP servers, as TOOLGATE_MCP_CONFIG's file holds them (`{"mcpServers": …}`); undefined without one. */
   mcp: unknown;
+  /** What the spans carry (TOOLGATE_TRACE_ROUTING_KEY, TOOLGATE_TRACE_CONTENT); they are exported only when OTEL_EXPORTER_OTLP_* says where. */
+  tracing: TracingSettings;
 }
 
 /** Express's "trust proxy" setting: off, a hop count, or a list of trusted proxy addresses. */
@@ -238,6 +243,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
     policyCache,
     mcp: e.TOOLGATE_MCP_CONFIG === undefined ? undefined : readMcpConfigFile(e.TOOLGATE_MCP_CONFIG),
+    tracing: { routingKey: e.TOOLGATE_TRACE_ROUTING_KEY, content: e.TOOLGATE_TRACE_CONTENT === 'on' },
   };
 }
 

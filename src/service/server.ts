@@ -7,6 +7,7 @@ import { createApp } from './app';
 import { openService } from './bootstrap';
 import { readConfig } from './config';
 import { createLogger } from './logger';
+import { startServiceTracing } from './tracing';
 import { internalsOf } from '../toolgate';
 
 /** How long the database's close may take once the requests have ended. */
@@ -15,6 +16,14 @@ const CLOSE_TIMEOUT_MS = 5_000;
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.log, config.logFormat);
+  // Registered before anything can start a span; only when OTEL_EXPORTER_OTLP_* names an endpoint.
+  const tracing = startServiceTracing();
+  if (tracing) {
+    logger.info(
+      { endpoint: tracing.endpoint, routing_key: config.tracing.routingKey, content: config.tracing.content },
+      'exporting traces over OTLP/HTTP',
+    );
+  }
   const opened = await openService(config, logger, { ownSignals: true });
   const { toolgate } = opened;
 
@@ -63,6 +72,8 @@ async function main(): Promise<void> {
     // Bounded as well: a close that hangs (a database that stopped answering) must not keep
     // `stopped` from the log until the process manager's kill.
     const shut = await Promise.race([opened.close().then(() => true), sleep(CLOSE_TIMEOUT_MS, false, { ref: false })]);
+    // The spans of the last requests, exported before the process ends; bounded as the close is.
+    if (tracing) await Promise.race([tracing.shutdown().catch(() => undefined), sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false })]);
     logger.info({ signal, drained: drained.drained, cut_off: drained.left, ...(shut ? {} : { closed: false }) }, 'stopped');
     process.exit(0);
   };

@@ -1,7 +1,7 @@
 // Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip. An execution
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { ToolCallStatus } from '../../models/tool-call';
+import type { DenialReason, ToolCallStatus } from '../../models/tool-call';
 import { storableText } from '../core/storable-text';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
@@ -28,6 +28,10 @@ export interface ToolCallRecord {
   dispatch?: DispatchMode | null;
   /** The run the call was made in: calls of one run share it. */
   run_key?: string | null;
+  /** The agent's policy version the call was decided under (SEMANTICS §16); null when not known. */
+  policy_version?: number | null;
+  /** Why a `denied` record was refused; null for any other status. */
+  reason?: DenialReason | null;
 }
 
 /** What a `started` record also carries: who runs it, and how long before it may be called interrupted if that one dies. */
@@ -46,13 +50,16 @@ export interface ToolCallOutcome {
 
 export interface ToolCallView extends Omit<
   ToolCallRecord,
-  'agent_id' | 'approval_request_id' | 'approved_by' | 'shadow' | 'dispatch' | 'run_key'
+  'agent_id' | 'approval_request_id' | 'approved_by' | 'shadow' | 'dispatch' | 'run_key' | 'policy_version' | 'reason'
 > {
   id: number;
   /** Present where a candidate decided otherwise (SEMANTICS §15). */
   shadow?: CallShadow;
   approval_request_id: number | null;
   approved_by: string | null;
+  /** Null on records written before policy versions were recorded. */
+  policy_version: number | null;
+  reason: DenialReason | null;
   created_at: string | null;
 }
 
@@ -90,10 +97,10 @@ export async function completeToolCall(sequelize: Sequelize, id: number, outcome
 }
 
 const COLUMNS =
-  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, shadow, dispatch, run_key';
+  'agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, approval_request_id, approved_by, instance_id, deadline_at, shadow, dispatch, run_key, policy_version, reason';
 // Every value typed: in INSERT … SELECT a parameter would otherwise be taken for text.
 const VALUES =
-  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::jsonb, $14::varchar, $15::uuid";
+  "$1::integer, $2::varchar, $3::varchar, $4::varchar, $5::varchar, $6::varchar, $7::integer, $8::text, $9::integer, $10::varchar, $11::varchar, now() + $12::double precision * interval '1 millisecond', $13::jsonb, $14::varchar, $15::uuid, $16::bigint, $17::varchar";
 const INSERT: PooledStatement = {
   name: 'toolgate_tool_call_insert',
   text: `INSERT INTO tool_calls (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
@@ -101,7 +108,7 @@ const INSERT: PooledStatement = {
 // The row is written only when toolgate_claim_caps finds room, which it counts in the same statement.
 const INSERT_COUNTED: PooledStatement = {
   name: 'toolgate_tool_call_insert_counted',
-  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($16::jsonb) IS NOT NULL RETURNING id`,
+  text: `INSERT INTO tool_calls (${COLUMNS}) SELECT ${VALUES} WHERE toolgate_claim_caps($18::jsonb) IS NOT NULL RETURNING id`,
 };
 const COMPLETE: PooledStatement = {
   name: 'toolgate_tool_call_complete',
@@ -154,6 +161,8 @@ function insertValues(record: ToolCallRecord, by: StartedBy | undefined, caps: C
     record.shadow ? JSON.stringify(record.shadow) : null,
     record.dispatch ?? null,
     record.run_key ?? null,
+    record.policy_version ?? null,
+    record.reason ?? null,
   ];
   if (caps !== null) values.push(claimArgument(caps));
   return values;
@@ -179,13 +188,17 @@ export const TOOL_CALL_VIEW_COLUMNS = [
   'error',
   'approval_request_id',
   'approved_by',
+  'policy_version',
+  'reason',
   'shadow',
   'created_at',
 ] as const;
 
 /** A record's row as TOOL_CALL_VIEW_COLUMNS read it. */
-export type ToolCallRow = Omit<ToolCallView, 'created_at' | 'id' | 'shadow'> & {
+export type ToolCallRow = Omit<ToolCallView, 'created_at' | 'id' | 'shadow' | 'policy_version'> & {
   id: number | string;
+  /** BIGINT comes back as text; a version stays far below 2^53. */
+  policy_version: number | string | null;
   created_at: Date | null;
   shadow?: CallShadow | null;
 };
@@ -198,6 +211,7 @@ export function toolCallView(row: ToolCallRow): ToolCallView {
   return {
     ...rest,
     id: Number(row.id),
+    policy_version: row.policy_version === null || row.policy_version === undefined ? null : Number(row.policy_version),
     created_at: row.created_at ? row.created_at.toISOString() : null,
     ...(shadow ? { shadow } : {}),
   };

@@ -38,3 +38,14 @@ test('when a stored sender holds a right-to-left override, then the Tool calls p
   expect(html).toContain('U+202E');
   expect(html).toContain('moc.poocseht@aram');
 });
+
+test('when a record is a refusal, then the Tool calls page shows its reason and the policy version it was decided under', async () => {
+  await t.sequelize.query(
+    `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error, policy_version, reason)
+     VALUES (:agent, 'process_refund', 'process_refund', 'denied', 'sender', 'jane@acme.com', 0, 'Not offered', 41, 'not_offered')`,
+    { replacements: { agent }, type: QueryTypes.INSERT },
+  );
+  const html = await page();
+  expect(html).toContain('not offered (no attachment admitting the run carries it)');
+  expect(html).toContain('<td>41</td>');
+});

@@ -148,6 +148,7 @@ const EVERY_OPTION: { [K in keyof Required<ToolgateOptions>]: ToolgateOptions[K]
   // Connected when its tools are first needed (tg.startMcp()), never at construction.
   mcp: { mcpServers: { shop: { url: 'http://127.0.0.1:9/mcp', timeoutMs: 5_000 } } },
   mcpSessions: { ttlMs: 120_000, url: 'https://toolgate.thescoop.com/mcp', pollMs: 500 },
+  tracing: { routingKey: 'hashed', content: true },
 };
 
 describe('when createToolgate is given every option it takes', () => {
@@ -201,6 +202,25 @@ describe('when createToolgate is given a retention', () => {
     [{ keep: '90d', granularity: 'day' }, /not granularity/],
   ])('then %j is refused at construction with ERR_TOOLGATE_RETENTION', (retention, message) => {
     expect(thrown({ sequelize, retention })).toMatchObject({ code: 'ERR_TOOLGATE_RETENTION', message: expect.stringMatching(message) });
+  });
+});
+
+describe('when createToolgate is given tracing settings it cannot follow', () => {
+  test.each([
+    [{ routingKey: 'sha1' }, /routingKey: "sha1".*'none'.*'hashed'.*'plain'/],
+    [{ content: 'yes' }, /content: "yes".*true or false/],
+    [{ routing: 'plain' }, /tracing: \{ routing \}.*routingKey and content/],
+    ['plain', /takes an object/],
+  ])('then %j is refused at construction with ERR_TOOLGATE_TRACING', (tracing, message) => {
+    expect(thrown({ sequelize, tracing: tracing as never })).toMatchObject({
+      code: 'ERR_TOOLGATE_TRACING',
+      message: expect.stringMatching(message),
+    });
+  });
+
+  test('then false, which makes no span at all, is taken', async () => {
+    const tg = createToolgate({ sequelize, tracing: false });
+    await expect(tg.close()).resolves.toBeUndefined();
   });
 });
 

@@ -78,6 +78,8 @@ describe('when the schema migrations run on a legacy database', () => {
       { table_name: 'tool_calls', column_name: 'duration_ms' },
       { table_name: 'tool_calls', column_name: 'error' },
       { table_name: 'tool_calls', column_name: 'instance_id' },
+      { table_name: 'tool_calls', column_name: 'policy_version' },
+      { table_name: 'tool_calls', column_name: 'reason' },
       { table_name: 'tool_calls', column_name: 'routing_key' },
       { table_name: 'tool_calls', column_name: 'run' },
       { table_name: 'tool_calls', column_name: 'tool_id' },

@@ -188,6 +188,11 @@ describe("when the server changes a tool's description", () => {
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: 'tool_forbidden', tool: 'freezer__check_stock', reason: 'tool_changed' });
     expect(server.calls.length).toBe(before);
+    const [refused] = await t.sequelize.query<{ status: string; reason: string | null }>(
+      'SELECT status, reason FROM tool_calls WHERE agent_id = :a ORDER BY id DESC LIMIT 1',
+      { replacements: { a: sundae }, type: QueryTypes.SELECT },
+    );
+    expect(refused).toEqual({ status: 'denied', reason: 'tool_changed' });
     const held = (await toolsOf()).find((tool) => tool.id === 'freezer__check_stock');
     expect(held).toMatchObject({
       status: 'held',

@@ -1,5 +1,5 @@
 // Tool calls: an agent's recent records, newest first, filterable by status; refusals stand out.
-import type { ToolCallStatus } from '../../../../models/tool-call';
+import type { DenialReason, ToolCallStatus } from '../../../../models/tool-call';
 import type { AgentView } from '../../../services/agents';
 import type { ToolCallView } from '../../../services/tool-calls';
 import { AgentFilter } from './agent-filter';
@@ -14,6 +14,15 @@ const STATUS_WORDS: Record<ToolCallStatus, string> = {
   skipped: 'skipped (an enhancement left out)',
   pending_approval: 'pending approval (filed as a request; did not run)',
   interrupted: 'interrupted (its instance died while it ran: outcome unknown)',
+};
+
+/** A refusal's reason, in the words an operator acts on. */
+const REASON_WORDS: Record<DenialReason, string> = {
+  access_rules: "access rules (the agent's access rules refuse the sender)",
+  not_offered: 'not offered (no attachment admitting the run carries it)',
+  needs_approval: 'needs approval (it would have run at once, so nothing was filed)',
+  cap_exceeded: 'cap exceeded (no room in its caps)',
+  tool_changed: 'tool changed (held until an operator accepts its new definition)',
 };
 
 export function ToolCallsPage(props: {
@@ -57,11 +66,13 @@ export function ToolCallsPage(props: {
                   <th scope="col">When (UTC)</th>
                   <th scope="col">Tool</th>
                   <th scope="col">Status</th>
+                  <th scope="col">Reason</th>
                   <th scope="col">Run</th>
                   <th scope="col">Sender</th>
                   <th scope="col">Took</th>
                   <th scope="col">Error</th>
                   <th scope="col">Approval</th>
+                  <th scope="col">Policy version</th>
                 </tr>
               </thead>
               <tbody>
@@ -74,6 +85,7 @@ export function ToolCallsPage(props: {
                     <td>
                       <span class={`badge ${c.status}`}>{c.status}</span>
                     </td>
+                    <td>{c.reason === null ? '' : REASON_WORDS[c.reason]}</td>
                     <td>{c.run}</td>
                     <td>
                       {c.routing_key !== null ? (
@@ -91,6 +103,7 @@ export function ToolCallsPage(props: {
                         <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />
                       )}
                     </td>
+                    <td>{c.policy_version === null ? <span class="muted">not recorded</span> : c.policy_version}</td>
                   </tr>
                 ))}
               </tbody>
