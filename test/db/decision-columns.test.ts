@@ -1,6 +1,8 @@
 // The decision columns of tool-call records (SEMANTICS §16): `policy_version` and `reason`, added by
 // their migration as nullable columns, so records written before it read as null, and taken away
 // exactly by its down().
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp } from '../../src/db/migrate';
 import { listToolCalls } from '../../src/services/tool-calls';
@@ -57,11 +59,17 @@ test('when a record was written without the decision columns, then the listing g
 });
 
 test('when the migration is reverted, then exactly its two columns go, and applying it again brings them back', async () => {
+  // The migrations after it first, so that what goes with this one alone is compared.
+  const later = readdirSync(join(__dirname, '../../migrations'))
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .filter((f) => f > MIGRATION);
+  if (later.length > 0) await migrateDown(db.sequelize, { to: later[0]! });
   const before = await db.sequelize.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'tool_calls' ORDER BY 1`,
     { type: QueryTypes.SELECT },
   );
-  expect(await migrateDown(db.sequelize, { to: MIGRATION })).toContain(MIGRATION);
+  expect(await migrateDown(db.sequelize, { step: 1 })).toEqual([MIGRATION]);
   const after = await db.sequelize.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'tool_calls' ORDER BY 1`,
     { type: QueryTypes.SELECT },
