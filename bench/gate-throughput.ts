@@ -116,14 +116,14 @@ export async function benchGateThroughput(): Promise<void> {
         readline.createInterface({ input: child.stdout! }).once('line', resolve);
         child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)));
       });
-      const { port, agent, pid } = JSON.parse(first) as { port: number; agent: number; pid: number };
+      const { port, readmePort, agent, pid } = JSON.parse(first) as { port: number; readmePort: number; agent: number; pid: number };
       const routes = {
         bare: `http://127.0.0.1:${port}/bare/${agent}`,
         layers: `http://127.0.0.1:${port}/two-layers/${agent}`,
         gated: `http://127.0.0.1:${port}/gated/${agent}`,
         uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}`,
         readme: `http://127.0.0.1:${port}/readme/${agent}`,
-        asWritten: `http://127.0.0.1:${port}/as-written/${agent}`,
+        asWritten: `http://127.0.0.1:${readmePort}/as-written/${agent}`,
       };
       for (const url of Object.values(routes))
         await autocannon({
@@ -133,6 +133,7 @@ export async function benchGateThroughput(): Promise<void> {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ from: ADMITTED[0] }),
+          ...(url.includes('/as-written/') ? { requests: AUTHENTICATED } : {}),
         });
       const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [], readme: [], asWritten: [] };
       for (let round = 0; round < ROUNDS; round++) {
