@@ -5,7 +5,10 @@
 // outcome after) sent by node-postgres directly over as many connections as there are requests in
 // flight. The kinds take turns in rounds, so each sees the machine as the others do, and each
 // figure is given as a ratio to the floor of the same round. Then each kind one request at a time:
-// its p50. Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL.
+// its p50. Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL. BENCH_ROUNDS, BENCH_REQUESTS
+// (per kind and round) and BENCH_SEQUENTIAL set the sizes; BENCH_PROFILE=<file> writes a CPU profile
+// of the server over one kind (BENCH_PROFILE_KIND, 1 by default: uncapped) instead; BENCH_POOL sets
+// the pool's size (5 by default, createSequelize's), BENCH_RATE_LIMIT=off turns the limit off.
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
