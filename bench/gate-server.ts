@@ -32,6 +32,15 @@ async function main(): Promise<void> {
     adminToken: 'bench-admin-token-0123456789abcdef',
     tools: [lookupOrder],
   });
+  // The README example as written: sender authentication by the receiving server's authserv-id, and
+  // its route's whole chain (checkHost, the body parser, toolRun, requireTool), with toolgate's own
+  // routes mounted before it as the example mounts them.
+  const asWritten = createToolgate({
+    sequelize: createSequelize(url),
+    adminToken: 'bench-admin-token-0123456789abcdef',
+    authservId: 'mx.thescoop.com',
+    tools: [lookupOrder],
+  });
   await cached.migrate();
   await cached.syncSystemToolkits();
   const agent = await createBenchAgent(cached);
@@ -50,13 +59,30 @@ async function main(): Promise<void> {
   app.post('/gated/:id', express.json(), cached.toolRun(), cached.requireTool('email_analyzer'), handler);
   app.post('/gated-uncached/:id', express.json(), uncached.toolRun(), uncached.requireTool('email_analyzer'), handler);
   app.post('/readme/:id', express.json(), readme.toolRun(), readme.requireTool('email_analyzer'), handler);
+  // The README example's app as written, on a port of its own: toolgate's routes under /api, then its route.
+  const readmeApp = express();
+  readmeApp.use('/api', asWritten.router);
+  readmeApp.post(
+    '/as-written/:id',
+    asWritten.checkHost(),
+    express.json(),
+    asWritten.toolRun(),
+    asWritten.requireTool('email_analyzer'),
+    handler,
+  );
+  readmeApp.use(asWritten.errorHandler());
+  const readmeServer = readmeApp.listen(0, '127.0.0.1');
+  await once(readmeServer, 'listening');
   app.use(cached.errorHandler());
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, agent, pid: process.pid })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ port: (server.address() as AddressInfo).port, readmePort: (readmeServer.address() as AddressInfo).port, agent, pid: process.pid })}\n`,
+  );
   process.on('SIGTERM', () => {
     server.close();
-    void Promise.all([cached.close(), uncached.close(), readme.close()]).then(() => process.exit(0));
+    readmeServer.close();
+    void Promise.all([cached.close(), uncached.close(), readme.close(), asWritten.close()]).then(() => process.exit(0));
   });
 }
 

@@ -15,6 +15,7 @@ const BENCHES = [
   'revocation-latency',
   'require-tool',
   'exactly-once',
+  'recorded-dispatch',
   'mcp-call',
   'decision-log',
   'spans',

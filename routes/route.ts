@@ -9,6 +9,7 @@ import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
 import type { ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
+import { routeGuard } from './route-guard';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -152,6 +153,12 @@ export interface MountServices {
  */
 export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServices = {}): Router {
   const router = Router();
+  const mayServe = routeGuard(section.routes);
+  // A request none of the section's routes can serve leaves its router at once (routes/route-guard.ts).
+  if (mayServe)
+    router.use(function sectionGuard(req, _res, next) {
+      next(mayServe(req) ? undefined : 'router');
+    });
   for (const route of section.routes) {
     const chain: RequestHandler[] = [];
     if (route.roles !== 'anyone') {

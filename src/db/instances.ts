@@ -65,8 +65,8 @@ export class Instances {
 
 /**
  * SQL that is true when the instance named by the expression `id` is alive; it reads the
- * replacement `:stale` (the timings' staleAfterMs).
+ * timings' staleAfterMs from `stale`: the replacement `:stale` unless told another (a parameter).
  */
-export function aliveSql(id: string): string {
-  return `EXISTS (SELECT 1 FROM toolgate_instances i WHERE i.id = ${id} AND i.stopped_at IS NULL AND i.heartbeat_at > now() - :stale * interval '1 millisecond')`;
+export function aliveSql(id: string, stale = ':stale'): string {
+  return `EXISTS (SELECT 1 FROM toolgate_instances i WHERE i.id = ${id} AND i.stopped_at IS NULL AND i.heartbeat_at > now() - ${stale} * interval '1 millisecond')`;
 }

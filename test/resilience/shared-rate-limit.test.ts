@@ -2,6 +2,7 @@
 // budget, so N instances behind a load balancer do not give a caller N budgets. The memory store,
 // when asked for, keeps the per-process count.
 import request from 'supertest';
+import { tokenDigest } from '../../src/core/token-digest';
 import { CLIENT_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 
 const LIMIT = 4;
@@ -67,5 +68,31 @@ describe('when the memory store is asked for', () => {
       await m1.close();
       await m2.close();
     }
+  });
+});
+
+describe('when a caller is far from its limit', () => {
+  const TOKEN = 'far-from-limit-0123456789abcdef';
+  const WIDE = 64;
+  let wide: Awaited<ReturnType<typeof createSecondInstance>>;
+  beforeAll(async () => {
+    wide = await createSecondInstance(a, { rateLimit: { windowMs: 60_000, limit: WIDE }, clientTokens: [TOKEN] });
+  });
+  afterAll(async () => {
+    await wide?.close();
+  });
+  const call = () => request(wide.app).get('/api/agents').set('Authorization', `Bearer ${TOKEN}`);
+
+  test('then one instance still refuses the first request past the limit, and every request it let through is counted in PostgreSQL', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i <= WIDE; i++) statuses.push((await call()).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(WIDE);
+    expect(statuses.at(-1)).toBe(429);
+    // Held hits are written within a flush.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [rows] = await a.sequelize.query('SELECT points FROM toolgate_rate_limits WHERE key = :key', {
+      replacements: { key: `client:token:${tokenDigest(TOKEN).toString('base64url')}` },
+    });
+    expect((rows as { points: number }[])[0]!.points).toBe(WIDE + 1);
   });
 });
