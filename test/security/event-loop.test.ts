@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import request from 'supertest';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeToolkit } from '../support/factories';
-import { BODY_ROUTES, routeExamples, routeKey } from '../support/route-examples';
+import { BODY_ROUTES, QUERY_ROUTES, queryExamples, routeExamples, routeKey } from '../support/route-examples';
 import { createSundae, type Sundae } from '../support/scoop';
 
 const LIMIT_MS = 50;
@@ -34,6 +34,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const EXAMPLES = routeExamples({
+  get sundae() {
+    return sundae;
+  },
+  get toolkit() {
+    return toolkit;
+  },
+  get request() {
+    return approval;
+  },
+});
+
+const QUERY_EXAMPLES = queryExamples({
   get sundae() {
     return sundae;
   },
@@ -165,6 +177,53 @@ describe.each(BODY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, r
         if (held.ms <= LIMIT_MS) break;
       }
       if (tries.every((ms) => ms > LIMIT_MS)) over.push({ shape: shape.name, ms: tries, status });
+    }
+    expect(over).toEqual([]);
+  }, 180_000);
+});
+
+/** Hostile values for one query parameter: as long as a query allows, a cursor of deep JSON, a LIKE pattern of wildcards. */
+const HOSTILE_QUERY_VALUES: Record<string, string> = {
+  'a 4,000-character value': 'A'.repeat(4000),
+  'a cursor of 1,500-level JSON': Buffer.from('['.repeat(1500) + ']'.repeat(1500)).toString('base64url'),
+  'a cursor of the longest length it takes': Buffer.from(JSON.stringify(['%'.repeat(1000), 1]))
+    .toString('base64url')
+    .slice(0, 2048),
+  'wildcards and escapes': '%_\\'.repeat(50),
+};
+
+test('every route that reads a query string has an example query, so none escapes the event-loop check', () => {
+  expect(QUERY_ROUTES.map(routeKey).filter((k) => !(k in QUERY_EXAMPLES))).toEqual([]);
+});
+
+describe.each(QUERY_ROUTES.map((r) => [routeKey(r), r] as const))('%s', (_name, route) => {
+  test(`when each query parameter is hostile, then no request holds the event loop over ${LIMIT_MS} ms, none is a 5xx, and /healthz answers throughout`, async () => {
+    const { path, query } = QUERY_EXAMPLES[routeKey(route)]!();
+    const over: { shape: string; ms: number[] }[] = [];
+    for (const parameter of Object.keys(query)) {
+      for (const [name, value] of Object.entries(HOSTILE_QUERY_VALUES)) {
+        const tries: number[] = [];
+        for (let i = 0; i < TRIES; i++) {
+          const probe = monitorEventLoopDelay({ resolution: 5 });
+          probe.enable();
+          const [res, healthz] = await Promise.all([
+            t[tokenOf(route.roles)]()
+              .get(path)
+              .query({ ...query, [parameter]: value }),
+            request(t.app).get('/healthz'),
+          ]);
+          probe.disable();
+          expect({ parameter, name, healthz: healthz.status, fault: res.status >= 500 }).toEqual({
+            parameter,
+            name,
+            healthz: 200,
+            fault: false,
+          });
+          tries.push(Math.round(probe.max / 1e6));
+          if (probe.max / 1e6 <= LIMIT_MS) break;
+        }
+        if (tries.every((ms) => ms > LIMIT_MS)) over.push({ shape: `${parameter}: ${name}`, ms: tries });
+      }
     }
     expect(over).toEqual([]);
   }, 180_000);

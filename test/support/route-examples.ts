@@ -119,3 +119,24 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
     'post /mcp/tools/:id/accept': () => ({ path: '/api/mcp/tools/files__read_text_file/accept', body: { note: 'accept' } }),
   };
 }
+
+/** Every route that reads a query string. */
+export const QUERY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.query !== undefined);
+
+/**
+ * For each route that reads a query string: a path and a query it accepts, each parameter given,
+ * so the event-loop test can put a hostile value in each. A thread id that names no thread is a 404
+ * after its query was read, which is all the test needs of it.
+ */
+export function queryExamples(ids: ExampleIds): Record<string, () => { path: string; query: Record<string, string> }> {
+  const agent = () => `/api/agents/${ids.sundae.id}`;
+  return {
+    'get /agents': () => ({ path: '/api/agents', query: { limit: '10', name: 'sun', after: 'WyJzY291dCIsMl0' } }),
+    'get /agents/:id/tools': () => ({ path: `${agent()}/tools`, query: { sender: 'jane@acme.com' } }),
+    'get /agents/:id/threads': () => ({ path: `${agent()}/threads`, query: { limit: '10' } }),
+    'get /agents/:id/threads/:threadId': () => ({ path: `${agent()}/threads/1`, query: { limit: '10', after: '1' } }),
+    'get /agents/:id/runs': () => ({ path: `${agent()}/runs`, query: { limit: '10', before: '1' } }),
+    'get /agents/:id/approval-requests': () => ({ path: `${agent()}/approval-requests`, query: { status: 'pending', limit: '10' } }),
+    'get /agents/:id/tool-calls': () => ({ path: `${agent()}/tool-calls`, query: { limit: '10', status: 'denied', after: 'WzVd' } }),
+  };
+}
