@@ -136,7 +136,10 @@ export function queryExamples(ids: ExampleIds): Record<string, () => { path: str
     'get /agents/:id/threads': () => ({ path: `${agent()}/threads`, query: { limit: '10' } }),
     'get /agents/:id/threads/:threadId': () => ({ path: `${agent()}/threads/1`, query: { limit: '10', after: '1' } }),
     'get /agents/:id/runs': () => ({ path: `${agent()}/runs`, query: { limit: '10', before: '1' } }),
-    'get /agents/:id/approval-requests': () => ({ path: `${agent()}/approval-requests`, query: { status: 'pending', limit: '10' } }),
+    'get /agents/:id/approval-requests': () => ({
+      path: `${agent()}/approval-requests`,
+      query: { status: 'pending', limit: '10', after: 'WzVd' },
+    }),
     'get /agents/:id/tool-calls': () => ({ path: `${agent()}/tool-calls`, query: { limit: '10', status: 'denied', after: 'WzVd' } }),
   };
 }
