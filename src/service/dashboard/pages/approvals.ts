@@ -20,8 +20,25 @@ export function approvalPages(d: DashboardServices): Router {
     const { agents, agentId } = await pickAgent(d, req);
     const wanted = queryText(req, 'status') || (req.query.status === undefined ? 'pending' : '');
     const status = (APPROVAL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ApprovalStatus) : undefined;
-    const requests = agentId === null ? [] : await d.approvals.list(agentId, { status, limit: REQUESTS_SHOWN });
-    renderPage(res, 200, ApprovalsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', requests, limit: REQUESTS_SHOWN }));
+    const after = queryText(req, 'after');
+    const page =
+      agentId === null
+        ? { requests: [], next: null }
+        : await d.approvals.page(agentId, { status, limit: REQUESTS_SHOWN, ...(after ? { after } : {}) });
+    renderPage(
+      res,
+      200,
+      ApprovalsPage({
+        ctx: pageContext(req),
+        agents,
+        agentId,
+        status: status ?? '',
+        requests: page.requests,
+        limit: REQUESTS_SHOWN,
+        next: page.next,
+        older: after !== '',
+      }),
+    );
   });
 
   for (const decision of ['approve', 'deny'] as const) {
