@@ -2,17 +2,30 @@
 import { z } from 'zod';
 import { agentCreatedResponse, agentResponse } from './responses';
 import { agentInputSchema, agentPatchSchema } from '../src/services/inputs';
+import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
+
+export const agentsQuery = z.strictObject({
+  ...pageQuery,
+  name: z.string().max(200).optional(),
+});
 
 export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents', (route) => [
   route({
     method: 'get',
     path: '/agents',
-    summary: 'List the agents',
+    summary: 'List the agents, a page at a time',
+    description:
+      'By name regardless of case, then id; at most `limit` (default 100). `name` keeps the agents whose name begins with it, regardless of case. When more follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor this list did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin', 'client'],
-    success: { status: 200, description: 'Every agent, by id', schema: z.array(agentResponse) },
-    handle: (tg) => tg.agents.list(),
+    query: agentsQuery,
+    success: { status: 200, description: 'A page of the agents', schema: z.array(agentResponse) },
+    handle: async (tg, { req, res, query }) => {
+      const page = await tg.agents.page(query);
+      linkNextPage(req, res, page.next, { limit: query.limit, name: query.name });
+      return page.agents;
+    },
   }),
   route({
     method: 'get',

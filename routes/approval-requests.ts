@@ -4,12 +4,14 @@
 import { z } from 'zod';
 import { APPROVAL_STATUSES } from '../src/core/approval-request';
 import { approvalRequestResponse } from './responses';
+import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
 export const approvalListQuery = z.strictObject({
   status: z.enum(APPROVAL_STATUSES).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
+  after: pageQuery.after,
 });
 
 export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' | 'approvals'>>('Approval requests', (route) => [
@@ -18,13 +20,15 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
     path: '/agents/:id/approval-requests',
     summary: "An agent's approval requests",
     description:
-      'Newest first; `status` keeps only those (pending, approved, denied, expired, void). A pending request past its time is marked expired as it is read.',
+      'Newest first, at most `limit` (default 100); `status` keeps only those (pending, approved, denied, expired, void). A pending request past its time is marked expired as it is read. When older requests follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor these requests did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin'],
     query: approvalListQuery,
     success: { status: 200, description: 'The requests', schema: z.array(approvalRequestResponse) },
-    handle: async (tg, { ids, query }) => {
+    handle: async (tg, { ids, query, req, res }) => {
       await tg.agents.get(ids.id);
-      return tg.approvals.list(ids.id, query);
+      const page = await tg.approvals.page(ids.id, query);
+      linkNextPage(req, res, page.next, { limit: query.limit, status: query.status });
+      return page.requests;
     },
   }),
   route({

@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
 import { authenticationResultsSchema, senderText } from '../src/http/fields';
-import { listToolCalls } from '../src/services/tool-calls';
+import { pageToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/tool-run';
 import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
+import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -20,7 +21,7 @@ export const dispatchBody = z.union([
 ]);
 
 export const toolCallsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  ...pageQuery,
   status: toolCallStatusSchema.optional(),
 });
 
@@ -30,13 +31,15 @@ export const toolCallRecordsRoutes = routeSection<Pick<RouteServices, 'agents' |
     path: '/agents/:id/tool-calls',
     summary: "An agent's tool-call records",
     description:
-      'Newest first: every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals).',
+      'Newest first, at most `limit` (default 100): every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals). When older records follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor these records did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin'],
     query: toolCallsQuery,
     success: { status: 200, description: 'The records', schema: z.array(toolCallResponse) },
-    handle: async (tg, { ids, query }) => {
+    handle: async (tg, { ids, query, req, res }) => {
       await tg.agents.get(ids.id);
-      return listToolCalls(tg.sequelize, ids.id, query.limit, query.status);
+      const page = await pageToolCalls(tg.sequelize, ids.id, query);
+      linkNextPage(req, res, page.next, { limit: query.limit, status: query.status });
+      return page.calls;
     },
   }),
 ]);

@@ -145,11 +145,18 @@ export class ApprovalStore {
   }
 
   /** The agent's requests, newest first; with `status`, only those. */
-  async list(agentId: number, options: { status?: ApprovalStatus; limit: number }): Promise<ApprovalRequestView[]> {
+  /** Newest first; with `beforeId`, only the requests older than that one (a page after it). */
+  async list(
+    agentId: number,
+    options: { status?: ApprovalStatus | undefined; limit: number; beforeId?: number },
+  ): Promise<ApprovalRequestView[]> {
     await this.expireDue(agentId);
     const rows = await this.sequelize.query<RequestRow>(
-      `${SELECT} WHERE r.agent_id = :agentId ${options.status ? 'AND r.status = :status' : ''} ORDER BY r.id DESC LIMIT :limit`,
-      { replacements: { agentId, status: options.status ?? null, limit: options.limit }, type: QueryTypes.SELECT },
+      `${SELECT} WHERE r.agent_id = :agentId ${options.status ? 'AND r.status = :status' : ''} ${options.beforeId !== undefined ? 'AND r.id < :beforeId' : ''} ORDER BY r.id DESC LIMIT :limit`,
+      {
+        replacements: { agentId, status: options.status ?? null, limit: options.limit, beforeId: options.beforeId ?? null },
+        type: QueryTypes.SELECT,
+      },
     );
     return rows.map(requestView);
   }

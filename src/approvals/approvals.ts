@@ -4,7 +4,8 @@
 // approvers now, and the attachment must still grant the tool to the requester, else the request
 // is void. Approval runs the stored input once, through the requester's run, before it answers.
 import { orUnavailable } from '../db/unavailable';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { RunService } from '../run/run-service';
 import type { DispatchRun } from '../run/tool-run';
 import { decidedBy, type ApprovalRequestView, type ApprovalResult, type ApprovalStatus, type Decider } from '../core/approval-request';
@@ -24,6 +25,35 @@ export class ApprovalService {
 
   list(agentId: number, options: { status?: ApprovalStatus; limit: number }): Promise<ApprovalRequestView[]> {
     return orUnavailable(this.store.list(agentId, options));
+  }
+
+  /**
+   * A page of the agent's requests, newest first, each page below the last id the previous one
+   * showed (the order of the index on (agent_id, id)); `next` is the cursor of the page after it.
+   */
+  async page(
+    agentId: number,
+    options: { status?: ApprovalStatus | undefined; limit: number; after?: string | undefined },
+  ): Promise<{ requests: ApprovalRequestView[]; next: string | null }> {
+    let beforeId: number | undefined;
+    if (options.after !== undefined) {
+      const key = decodeCursor(options.after, ['id']);
+      if (key === null)
+        throw new ValidationError([
+          {
+            loc: ['query', 'after'],
+            msg: 'not a cursor of these requests: pass the `after` a page of them gave as its next (Toolgate-Next-Cursor), or none for the newest',
+            type: 'invalid_cursor',
+          },
+        ]);
+      beforeId = key[0] as number;
+    }
+    const rows = await orUnavailable(
+      this.store.list(agentId, { status: options.status, limit: options.limit + 1, ...(beforeId !== undefined ? { beforeId } : {}) }),
+    );
+    const requests = rows.slice(0, options.limit);
+    const last = requests[requests.length - 1];
+    return { requests, next: rows.length > options.limit && last ? encodeCursor([last.id]) : null };
   }
 
   async get(agentId: number, id: number): Promise<ApprovalRequestView> {

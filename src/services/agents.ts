@@ -1,8 +1,9 @@
 // Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
 // read, update and delete. Each change is one transaction.
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { literal, Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { z } from 'zod';
 import type { Agent, Models } from '../../models';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { ToolManifest } from '../core/tool-manifest';
 import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
@@ -22,6 +23,24 @@ export interface AgentView {
   created_at: string | null;
   updated_at: string | null;
 }
+
+/** Which page of the agents list: after a cursor, at most `limit`, and only names that begin with `name`. */
+export interface AgentPageQuery {
+  /** The cursor a previous page gave as `next`; none: the first page. */
+  after?: string;
+  limit: number;
+  /** A prefix of the name, regardless of case. */
+  name?: string;
+}
+
+export interface AgentPage {
+  agents: AgentView[];
+  /** The cursor of the page after this one; null: this is the last. */
+  next: string | null;
+}
+
+/** The list's order, as the index agents_toolgate_name_id_idx holds it (the migration 20261205000501). */
+const SORT_NAME = 'lower("Agent"."name") COLLATE "C"';
 
 export type AgentCreated = AgentView & { enabled_tools_report?: LegacyAttachResult };
 
@@ -48,6 +67,38 @@ export class AgentService {
 
   async list(): Promise<AgentView[]> {
     return (await this.models.Agent.findAll({ order: [['id', 'ASC']] })).map(agentView);
+  }
+
+  /**
+   * A page of the agents by name (regardless of case), then id, starting just after the cursor's
+   * agent: an agent added or removed between two pages moves no other, so a walk of the pages shows
+   * each agent that stayed exactly once. Reads the page's rows of the name index, never every agent.
+   */
+  async page(query: AgentPageQuery): Promise<AgentPage> {
+    const where: WhereOptions[] = [];
+    const replacements: Record<string, unknown> = {};
+    if (query.after !== undefined) {
+      const key = decodeCursor(query.after, ['text', 'id']);
+      if (key === null) throw badCursor();
+      where.push(literal(`(${SORT_NAME}, "Agent"."id") > (:afterName COLLATE "C", :afterId)`));
+      Object.assign(replacements, { afterName: key[0], afterId: key[1] });
+    }
+    if (query.name !== undefined && query.name !== '') {
+      // The lower bound makes the prefix one range of the index; LIKE then ends it.
+      where.push(literal(`${SORT_NAME} >= lower(:prefix) COLLATE "C" AND ${SORT_NAME} LIKE lower(:pattern) COLLATE "C"`));
+      Object.assign(replacements, { prefix: query.name, pattern: `${query.name.replace(/[\\%_]/g, '\\$&')}%` });
+    }
+    const rows = await this.models.Agent.findAll({
+      attributes: { include: [[literal(SORT_NAME), 'sort_name']] },
+      where: { [Op.and]: where },
+      order: [literal(SORT_NAME), ['id', 'ASC']],
+      limit: query.limit + 1,
+      replacements,
+    });
+    const shown = rows.slice(0, query.limit);
+    const last = shown[shown.length - 1];
+    const next = rows.length > query.limit && last ? encodeCursor([last.get('sort_name') as string, last.id]) : null;
+    return { agents: shown.map(agentView), next };
   }
 
   async get(id: number): Promise<AgentView> {
@@ -178,4 +229,14 @@ export class AgentService {
       }));
     if (issues.length > 0) throw new ValidationError(issues);
   }
+}
+
+function badCursor(): ValidationError {
+  return new ValidationError([
+    {
+      loc: ['query', 'after'],
+      msg: 'not a cursor of this list: pass the `after` a page of it gave as its next (Toolgate-Next-Cursor), or none for the first page',
+      type: 'invalid_cursor',
+    },
+  ]);
 }

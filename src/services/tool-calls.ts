@@ -2,7 +2,9 @@
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DenialReason, ToolCallStatus } from '../../models/tool-call';
+import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { storableText } from '../core/storable-text';
+import { ValidationError } from '../errors';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
 import type { CallShadow } from '../core/shadow';
@@ -217,17 +219,59 @@ export function toolCallView(row: ToolCallRow): ToolCallView {
   };
 }
 
-/** The agent's newest records first; with `status`, only those (the dashboard's refusals view). */
+/** Which page of an agent's records: at most `limit`, of one status or any, older than the cursor's. */
+export interface ToolCallPageQuery {
+  limit: number;
+  status?: ToolCallStatus | undefined;
+  /** The cursor a previous page gave as `next`; none: the newest records. */
+  after?: string | undefined;
+}
+
+export interface ToolCallPage {
+  calls: ToolCallView[];
+  /** The cursor of the older records after this page; null: this is the last. */
+  next: string | null;
+}
+
+/**
+ * A page of the agent's records, newest first, each page starting just below the last id the
+ * previous one showed. Records written between two pages are newer than both, so they never push
+ * one already shown onto the next. The order is the id's, which the indexes on (agent_id, id) and
+ * (agent_id, status, id) hold: each page reads its own rows of them and no more.
+ */
+export async function pageToolCalls(sequelize: Sequelize, agentId: number, query: ToolCallPageQuery): Promise<ToolCallPage> {
+  let beforeId: number | undefined;
+  if (query.after !== undefined) {
+    const key = decodeCursor(query.after, ['id']);
+    if (key === null)
+      throw new ValidationError([
+        {
+          loc: ['query', 'after'],
+          msg: 'not a cursor of these records: pass the `after` a page of them gave as its next (Toolgate-Next-Cursor), or none for the newest',
+          type: 'invalid_cursor',
+        },
+      ]);
+    beforeId = key[0] as number;
+  }
+  const rows = await listToolCalls(sequelize, agentId, query.limit + 1, query.status, beforeId);
+  const calls = rows.slice(0, query.limit);
+  const last = calls[calls.length - 1];
+  return { calls, next: rows.length > query.limit && last ? encodeCursor([last.id]) : null };
+}
+
+/** The agent's newest records first; with `status`, only those (the dashboard's refusals view); with `beforeId`, only older ones. */
 export async function listToolCalls(
   sequelize: Sequelize,
   agentId: number,
   limit: number,
   status?: ToolCallStatus,
+  beforeId?: number,
 ): Promise<ToolCallView[]> {
   const rows = await sequelize.query<ToolCallRow>(
     `SELECT ${TOOL_CALL_VIEW_COLUMNS.join(', ')}
-       FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ORDER BY id DESC LIMIT :limit`,
-    { replacements: { agentId, limit, status: status ?? null }, type: QueryTypes.SELECT },
+       FROM tool_calls WHERE agent_id = :agentId ${status ? 'AND status = :status' : ''} ${beforeId !== undefined ? 'AND id < :beforeId' : ''}
+      ORDER BY id DESC LIMIT :limit`,
+    { replacements: { agentId, limit, status: status ?? null, beforeId: beforeId ?? null }, type: QueryTypes.SELECT },
   );
   return rows.map(toolCallView);
 }

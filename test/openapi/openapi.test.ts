@@ -93,7 +93,9 @@ describe('the OpenAPI document', () => {
     const { $schema: _dialect, ...expected } = z.toJSONSchema(toolkitInputSchema, { io: 'input', target: 'draft-2020-12' });
     expect(document.paths['/api/toolkits']!.post!.requestBody!.content['application/json'].schema).toEqual(expected);
     const query = document.paths['/api/agents/{id}/tool-calls']!.get!.parameters!.map((p) => `${p.in}:${p.name}`);
-    expect(query).toEqual(['path:id', 'query:limit', 'query:status']);
+    expect(query).toEqual(['path:id', 'query:limit', 'query:after', 'query:status']);
+    const agents = document.paths['/api/agents']!.get!.parameters!.map((p) => `${p.in}:${p.name}`);
+    expect(agents).toEqual(['query:limit', 'query:after', 'query:name']);
   });
 });
 

@@ -254,7 +254,7 @@ const hostileRequest = fc.record({
   token,
   contentType,
   body: rawBody,
-  query: fc.dictionary(fc.constantFrom('sender', 'scheduled', 'limit', 'x'), hostileString, { maxKeys: 3 }),
+  query: fc.dictionary(fc.constantFrom('sender', 'scheduled', 'limit', 'after', 'name', 'x'), hostileString, { maxKeys: 3 }),
 });
 
 function pathOf(template: string, ids: Record<string, string>): string {

@@ -1,8 +1,7 @@
 // For each POST, PUT and PATCH route of the API, a path and a body it accepts: the fuzz and event-loop
 // tests feed every route from this one table, and each checks that no declared route is missing.
-// And for each GET route that reads a token of the caller's from its query (a cursor), a path and
-// a query it accepts, which the event-loop test feeds hostile values of.
-import { z } from 'zod';
+// And for each route that reads a query string, a path and a query it accepts, which the
+// event-loop test feeds hostile values of.
 import { API_ROUTES } from '../../routes/api-routes';
 
 /** The rows the examples name: an agent (with its Finance attachment), a toolkit, a pending request. */
@@ -144,21 +143,27 @@ export function routeExamples(ids: ExampleIds): Record<string, () => { path: str
   };
 }
 
-const unwrapped = (schema: z.ZodType): z.ZodType =>
-  schema instanceof z.ZodOptional || schema instanceof z.ZodDefault ? unwrapped(schema.unwrap() as z.ZodType) : schema;
+/** Every route that reads a query string. */
+export const QUERY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter((r) => r.query !== undefined);
 
-/** Every GET route whose query takes text of the caller's (an address, a cursor): each needs a query example. */
-export const TEXT_QUERY_ROUTES = API_ROUTES.flatMap((g) => g.section.routes).filter(
-  (r) =>
-    r.method === 'get' &&
-    r.query instanceof z.ZodObject &&
-    Object.values(r.query.shape as Record<string, z.ZodType>).some((field) => unwrapped(field) instanceof z.ZodString),
-);
-
-/** For each route of TEXT_QUERY_ROUTES: a path, and query parameters it accepts. */
+/**
+ * For each route that reads a query string: a path and a query it accepts, each parameter given,
+ * so the event-loop test can put a hostile value in each. A thread id that names no thread is a 404
+ * after its query was read, which is all the test needs of it.
+ */
 export function queryExamples(ids: ExampleIds): Record<string, () => { path: string; query: Record<string, string> }> {
+  const agent = () => `/api/agents/${ids.sundae.id}`;
   return {
-    'get /agents/:id/tools': () => ({ path: `/api/agents/${ids.sundae.id}/tools`, query: { sender: 'jane@acme.com' } }),
+    'get /agents': () => ({ path: '/api/agents', query: { limit: '10', name: 'sun', after: 'WyJzY291dCIsMl0' } }),
+    'get /agents/:id/tools': () => ({ path: `${agent()}/tools`, query: { sender: 'jane@acme.com' } }),
+    'get /agents/:id/threads': () => ({ path: `${agent()}/threads`, query: { limit: '10' } }),
+    'get /agents/:id/threads/:threadId': () => ({ path: `${agent()}/threads/1`, query: { limit: '10', after: '1' } }),
+    'get /agents/:id/runs': () => ({ path: `${agent()}/runs`, query: { limit: '10', before: '1' } }),
+    'get /agents/:id/approval-requests': () => ({
+      path: `${agent()}/approval-requests`,
+      query: { status: 'pending', limit: '10', after: 'WzVd' },
+    }),
+    'get /agents/:id/tool-calls': () => ({ path: `${agent()}/tool-calls`, query: { limit: '10', status: 'denied', after: 'WzVd' } }),
     // The start of the decision log, as a read with no cursor gives it back.
     'get /decisions': () => ({ path: '/api/decisions', query: { after: 'djE6MDow', limit: '10' } }),
   };

@@ -17,21 +17,24 @@ export async function agentsHolding(sequelize: Sequelize, toolkitId: number): Pr
   );
 }
 
-export async function toolkitNamesByAgent(sequelize: Sequelize): Promise<Map<number, string[]>> {
+/** The toolkit names of the agents a page shows (never of every agent). */
+export async function toolkitNamesByAgent(sequelize: Sequelize, agentIds: readonly number[]): Promise<Map<number, string[]>> {
+  if (agentIds.length === 0) return new Map();
   const rows = await sequelize.query<{ agent_id: number; name: string }>(
-    'SELECT at.agent_id, t.name FROM agent_toolkits at JOIN toolkits t ON t.id = at.toolkit_id ORDER BY at.agent_id, at.id',
-    { type: QueryTypes.SELECT },
+    'SELECT at.agent_id, t.name FROM agent_toolkits at JOIN toolkits t ON t.id = at.toolkit_id WHERE at.agent_id IN (:agentIds) ORDER BY at.agent_id, at.id',
+    { replacements: { agentIds }, type: QueryTypes.SELECT },
   );
   const byAgent = new Map<number, string[]>();
   for (const r of rows) byAgent.set(r.agent_id, [...(byAgent.get(r.agent_id) ?? []), r.name]);
   return byAgent;
 }
 
-/** Each agent's access rules in the order they were added, for the agents list. */
-export async function accessRulesByAgent(sequelize: Sequelize): Promise<Map<number, RuleView[]>> {
+/** The access rules of the agents a page shows, each agent's in the order they were added. */
+export async function accessRulesByAgent(sequelize: Sequelize, agentIds: readonly number[]): Promise<Map<number, RuleView[]>> {
+  if (agentIds.length === 0) return new Map();
   const rows = await sequelize.query<RuleView & { agent_id: number }>(
-    'SELECT agent_id, id, kind, pattern FROM agent_access_rules ORDER BY agent_id, id',
-    { type: QueryTypes.SELECT },
+    'SELECT agent_id, id, kind, pattern FROM agent_access_rules WHERE agent_id IN (:agentIds) ORDER BY agent_id, id',
+    { replacements: { agentIds }, type: QueryTypes.SELECT },
   );
   const byAgent = new Map<number, RuleView[]>();
   for (const { agent_id, ...rule } of rows) byAgent.set(agent_id, [...(byAgent.get(agent_id) ?? []), rule]);

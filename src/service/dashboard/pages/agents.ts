@@ -6,7 +6,7 @@ import { NotFoundError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
 import { capInputSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
-import { attempt, checkedField, listField, pageContext, redirectWith, textField } from '../form-data';
+import { attempt, checkedField, listField, pageContext, queryText, redirectWith, textField } from '../form-data';
 import { allowRules } from '../open-gate';
 import { renderPage } from '../render';
 import { accessRulesByAgent, toolkitNamesByAgent } from '../usage';
@@ -20,6 +20,9 @@ import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
+
+/** How many agents a page of the list shows. */
+export const AGENTS_PER_PAGE = 50;
 
 /** What an agent's page shows again after a refused form: that form as sent, beside its errors. */
 interface AgentPageForms {
@@ -84,13 +87,30 @@ export function agentPages(d: DashboardServices): Router {
     );
   };
 
+  // A page of agents by name, with a search by the beginning of a name: it reads the page's rows
+  // and their attachments and rules, never every agent.
   router.get('/agents', async (req, res) => {
-    const [agents, toolkitsByAgent, rulesByAgent] = await Promise.all([
-      d.agents.list(),
-      toolkitNamesByAgent(d.sequelize),
-      accessRulesByAgent(d.sequelize),
+    const name = queryText(req, 'name').trim().slice(0, 200);
+    const after = queryText(req, 'after');
+    const page = await d.agents.page({ limit: AGENTS_PER_PAGE, ...(name ? { name } : {}), ...(after ? { after } : {}) });
+    const ids = page.agents.map((a) => a.id);
+    const [toolkitsByAgent, rulesByAgent] = await Promise.all([
+      toolkitNamesByAgent(d.sequelize, ids),
+      accessRulesByAgent(d.sequelize, ids),
     ]);
-    renderPage(res, 200, AgentsPage({ ctx: pageContext(req), agents, toolkitsByAgent, accessRulesByAgent: rulesByAgent }));
+    renderPage(
+      res,
+      200,
+      AgentsPage({
+        ctx: pageContext(req),
+        agents: page.agents,
+        toolkitsByAgent,
+        accessRulesByAgent: rulesByAgent,
+        search: name,
+        next: page.next,
+        first: after === '',
+      }),
+    );
   });
 
   const showNewAgent = async (req: Request, res: Response, status: number, values: AgentFormValues, errors: FieldErrors) => {

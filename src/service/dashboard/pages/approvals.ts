@@ -6,7 +6,8 @@ import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../core/approval-r
 import { CapExceededError, ConflictError } from '../../../errors';
 import { pathId } from '../../../http/parse';
 import type { DashboardServices } from '../dashboard-services';
-import { chosenAgent, pageContext, queryText, redirectWith } from '../form-data';
+import { pageContext, queryText, redirectWith } from '../form-data';
+import { pickAgent } from './agent-picker';
 import { renderPage } from '../render';
 import { ApprovalsPage } from '../views/approvals';
 
@@ -16,12 +17,28 @@ export function approvalPages(d: DashboardServices): Router {
   const router = Router();
 
   router.get('/approvals', async (req, res) => {
-    const agents = await d.agents.list();
-    const agentId = chosenAgent(req, agents);
+    const { agents, agentId } = await pickAgent(d, req);
     const wanted = queryText(req, 'status') || (req.query.status === undefined ? 'pending' : '');
     const status = (APPROVAL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ApprovalStatus) : undefined;
-    const requests = agentId === null ? [] : await d.approvals.list(agentId, { status, limit: REQUESTS_SHOWN });
-    renderPage(res, 200, ApprovalsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', requests, limit: REQUESTS_SHOWN }));
+    const after = queryText(req, 'after');
+    const page =
+      agentId === null
+        ? { requests: [], next: null }
+        : await d.approvals.page(agentId, { status, limit: REQUESTS_SHOWN, ...(after ? { after } : {}) });
+    renderPage(
+      res,
+      200,
+      ApprovalsPage({
+        ctx: pageContext(req),
+        agents,
+        agentId,
+        status: status ?? '',
+        requests: page.requests,
+        limit: REQUESTS_SHOWN,
+        next: page.next,
+        older: after !== '',
+      }),
+    );
   });
 
   for (const decision of ['approve', 'deny'] as const) {

@@ -2,9 +2,10 @@
 import { Router } from 'express';
 import { routingKeyOf } from '../../../core/routing-key';
 import type { Resolution } from '../../../core/types';
-import { listToolCalls } from '../../../services/tool-calls';
+import { pageToolCalls } from '../../../services/tool-calls';
 import type { DashboardServices } from '../dashboard-services';
-import { chosenAgent, pageContext, queryText } from '../form-data';
+import { pageContext, queryText } from '../form-data';
+import { pickAgent } from './agent-picker';
 import { renderPage } from '../render';
 import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../../../models/tool-call';
 import { ToolCallsPage } from '../views/tool-calls';
@@ -16,9 +17,9 @@ export function insightPages(d: DashboardServices): Router {
   const router = Router();
 
   router.get('/who-gets-what', async (req, res) => {
-    const agents = await d.agents.list();
+    const { agents, agentId } = await pickAgent(d, req);
     const query: WhoQuery = {
-      agentId: chosenAgent(req, agents),
+      agentId,
       run: queryText(req, 'run') === 'scheduled' ? 'scheduled' : 'sender',
       sender: queryText(req, 'sender').slice(0, 1000),
     };
@@ -35,12 +36,28 @@ export function insightPages(d: DashboardServices): Router {
   });
 
   router.get('/tool-calls', async (req, res) => {
-    const agents = await d.agents.list();
-    const agentId = chosenAgent(req, agents);
+    const { agents, agentId } = await pickAgent(d, req);
     const wanted = queryText(req, 'status');
     const status = (TOOL_CALL_STATUSES as readonly string[]).includes(wanted) ? (wanted as ToolCallStatus) : undefined;
-    const calls = agentId === null ? [] : await listToolCalls(d.sequelize, agentId, RECORDS_SHOWN, status);
-    renderPage(res, 200, ToolCallsPage({ ctx: pageContext(req), agents, agentId, status: status ?? '', calls, limit: RECORDS_SHOWN }));
+    const after = queryText(req, 'after');
+    const page =
+      agentId === null
+        ? { calls: [], next: null }
+        : await pageToolCalls(d.sequelize, agentId, { limit: RECORDS_SHOWN, status, ...(after ? { after } : {}) });
+    renderPage(
+      res,
+      200,
+      ToolCallsPage({
+        ctx: pageContext(req),
+        agents,
+        agentId,
+        status: status ?? '',
+        calls: page.calls,
+        limit: RECORDS_SHOWN,
+        next: page.next,
+        older: after !== '',
+      }),
+    );
   });
   return router;
 }

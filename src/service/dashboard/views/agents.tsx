@@ -13,8 +13,15 @@ export function AgentsPage(props: {
   agents: AgentView[];
   toolkitsByAgent: Map<number, string[]>;
   accessRulesByAgent: Map<number, RuleView[]>;
+  /** The beginning of a name searched for; '' lists every agent. */
+  search: string;
+  /** The cursor of the next page; null: this is the last. */
+  next: string | null;
+  /** Whether this is the list's first page (none before it). */
+  first: boolean;
 }) {
   const { ctx } = props;
+  const searched = props.search === '' ? '' : `name=${encodeURIComponent(props.search)}&`;
   return (
     <Layout
       ctx={ctx}
@@ -27,9 +34,23 @@ export function AgentsPage(props: {
           New agent
         </a>
       </p>
-      {props.agents.length === 0 ? <p>No agents yet.</p> : null}
+      <form method="get" action={`${ctx.base}/agents`} class="inline-form" role="search" aria-label="Find an agent">
+        <TextField id="name" name="name" label="Name begins with" value={props.search} hint="Regardless of case." />
+        <button type="submit">Find</button>
+      </form>
+      {props.agents.length === 0 ? (
+        <p>
+          {props.search !== ''
+            ? `No agent's name begins with ${JSON.stringify(props.search)}.`
+            : props.first
+              ? 'No agents yet.'
+              : 'No more agents.'}
+        </p>
+      ) : null}
       <table>
-        <caption class="visually-hidden">Every agent</caption>
+        <caption class="visually-hidden">
+          {props.search !== '' ? 'The agents whose name begins so, by name' : 'The agents, by name'}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Agent</th>
@@ -64,6 +85,14 @@ export function AgentsPage(props: {
           })}
         </tbody>
       </table>
+      <nav class="pages" aria-label="Pages of agents">
+        {props.first ? null : <a href={`${ctx.base}/agents${searched === '' ? '' : `?${searched.slice(0, -1)}`}`}>First page</a>}
+        {props.next === null ? null : (
+          <a href={`${ctx.base}/agents?${searched}after=${encodeURIComponent(props.next)}`} rel="next">
+            Next page
+          </a>
+        )}
+      </nav>
     </Layout>
   );
 }

@@ -23,8 +23,14 @@ export function ApprovalsPage(props: {
   status: string;
   requests: ApprovalRequestView[];
   limit: number;
+  /** The cursor of the older requests; null or none: none follow. */
+  next?: string | null;
+  /** Whether this page is past the newest requests. */
+  older?: boolean;
 }) {
   const { ctx } = props;
+  // The status is always given: without it the page shows the pending ones.
+  const filter = `agent=${props.agentId ?? ''}&status=${encodeURIComponent(props.status)}`;
   const agent = props.agents.find((a) => a.id === props.agentId);
   return (
     <Layout
@@ -44,7 +50,7 @@ export function ApprovalsPage(props: {
       />
       {agent ? (
         <section aria-labelledby="requests">
-          <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} most recent` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>
+          <h2 id="requests">{`${agent.name}: ${props.requests.length === 0 ? 'no' : props.requests.length === props.limit ? `the ${props.limit} ${props.older ? 'next older' : 'most recent'}` : props.requests.length}${props.status ? ` ${props.status}` : ''} approval ${props.requests.length === 1 ? 'request' : 'requests'}`}</h2>
           {props.requests.length === 0 ? null : (
             // Focusable, so the keyboard scrolls it too when it is wider than the window. On a narrow
             // window its rows stack instead (dashboard.css), each cell under its column's name.
@@ -102,6 +108,14 @@ export function ApprovalsPage(props: {
               </table>
             </div>
           )}
+          <nav class="pages" aria-label="Pages of requests">
+            {props.older ? <a href={`${ctx.base}/approvals?${filter}`}>Newest requests</a> : null}
+            {props.next == null ? null : (
+              <a href={`${ctx.base}/approvals?${filter}&after=${encodeURIComponent(props.next)}`} rel="next">
+                Older requests
+              </a>
+            )}
+          </nav>
         </section>
       ) : null}
     </Layout>

@@ -32,8 +32,13 @@ export function ToolCallsPage(props: {
   status: string;
   calls: ToolCallView[];
   limit: number;
+  /** The cursor of the older records; null or none: none follow. */
+  next?: string | null;
+  /** Whether this page is past the newest records. */
+  older?: boolean;
 }) {
   const { ctx } = props;
+  const filter = `agent=${props.agentId ?? ''}${props.status ? `&status=${encodeURIComponent(props.status)}` : ''}`;
   const agent = props.agents.find((a) => a.id === props.agentId);
   return (
     <Layout
@@ -54,7 +59,7 @@ export function ToolCallsPage(props: {
       {agent ? (
         <section aria-labelledby="records">
           <h2 id="records">
-            {`${agent.name}: ${props.calls.length === props.limit ? `the ${props.limit} most recent` : props.calls.length}${props.status ? ` ${props.status}` : ''} ${props.calls.length === 1 ? 'record' : 'records'}`}
+            {`${agent.name}: ${props.calls.length === props.limit ? `the ${props.limit} ${props.older ? 'next older' : 'most recent'}` : props.calls.length}${props.status ? ` ${props.status}` : ''} ${props.older && props.calls.length !== props.limit ? 'older ' : ''}${props.calls.length === 1 ? 'record' : 'records'}`}
           </h2>
           {props.calls.length === 0 ? (
             <p>No records{props.status ? ` with status ${props.status}` : ''}.</p>
@@ -109,6 +114,14 @@ export function ToolCallsPage(props: {
               </tbody>
             </table>
           )}
+          <nav class="pages" aria-label="Pages of records">
+            {props.older ? <a href={`${ctx.base}/tool-calls?${filter}`}>Newest records</a> : null}
+            {props.next == null ? null : (
+              <a href={`${ctx.base}/tool-calls?${filter}&after=${encodeURIComponent(props.next)}`} rel="next">
+                Older records
+              </a>
+            )}
+          </nav>
         </section>
       ) : null}
     </Layout>
