@@ -4,13 +4,15 @@
 //   `step` (a route's own step: refused), `optional` (a step left out when not granted: skipped),
 //   `approved` (an approved request's one execution). NULL on rows written before: not replayed.
 // - tool_calls.run_key and agent_runs.run_key: the run a call was made in, so calls count as runs.
+// tool_calls may be a legacy table adopted in place: its columns are added and marked as the
+// adoption's are, and what toolgate adds to it is named toolgate_, so down() takes away exactly that.
 // - indexes by agent and time, so a preview reads the window's rows of the agents a change reaches,
 //   not the whole table.
 import type { QueryInterface } from 'sequelize';
 import { addMarkedColumns, dropMarkedColumns } from './lib/adopt-table';
 
 const TOOL_CALL_COLUMNS = {
-  dispatch: "VARCHAR(16) CONSTRAINT tool_calls_dispatch_check CHECK (dispatch IN ('call', 'step', 'optional', 'approved'))",
+  dispatch: "VARCHAR(16) CONSTRAINT tool_calls_toolgate_dispatch_check CHECK (dispatch IN ('call', 'step', 'optional', 'approved'))",
   run_key: 'UUID',
 };
 

@@ -75,6 +75,7 @@ describe('when the schema migrations run on a legacy database', () => {
       { table_name: 'tool_calls', column_name: 'approval_request_id' },
       { table_name: 'tool_calls', column_name: 'approved_by' },
       { table_name: 'tool_calls', column_name: 'deadline_at' },
+      { table_name: 'tool_calls', column_name: 'dispatch' },
       { table_name: 'tool_calls', column_name: 'duration_ms' },
       { table_name: 'tool_calls', column_name: 'error' },
       { table_name: 'tool_calls', column_name: 'instance_id' },
@@ -82,6 +83,8 @@ describe('when the schema migrations run on a legacy database', () => {
       { table_name: 'tool_calls', column_name: 'reason' },
       { table_name: 'tool_calls', column_name: 'routing_key' },
       { table_name: 'tool_calls', column_name: 'run' },
+      { table_name: 'tool_calls', column_name: 'run_key' },
+      { table_name: 'tool_calls', column_name: 'shadow' },
       { table_name: 'tool_calls', column_name: 'tool_id' },
     ]);
   });
