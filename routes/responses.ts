@@ -541,3 +541,44 @@ export const errorResponse = z.object({
 
 export const healthResponse = z.object({ status: z.literal('ok') });
 export const readyResponse = z.object({ status: z.literal('ready') });
+
+// POST /policy/preview (SEMANTICS §15): what a change would do to the window's recorded traffic.
+const previewVerdictStatus = z.enum(['started', 'denied', 'skipped', 'pending_approval']);
+
+const previewSenderChange = z.object({
+  routing_key: z.string().nullable(),
+  agent_id: z.number().int(),
+  tools: z.array(z.string()),
+  runs: z.number().int().describe('the runs in the window of this sender with this agent'),
+});
+const previewScheduledChange = z.object({ agent_id: z.number().int(), tools: z.array(z.string()), runs: z.number().int() });
+
+export const previewResponse = z.object({
+  window: z.object({ from: z.string(), to: z.string() }),
+  runs_examined: z.number().int(),
+  calls_examined: z.number().int(),
+  senders: z.object({ gaining: z.array(previewSenderChange), losing: z.array(previewSenderChange) }),
+  scheduled: z.object({ gaining: z.array(previewScheduledChange), losing: z.array(previewScheduledChange) }),
+  calls: z.object({
+    changed: z.array(
+      z.object({
+        call_id: z.number().int(),
+        agent_id: z.number().int(),
+        tool_id: z.string(),
+        routing_key: z.string().nullable(),
+        at: z.string(),
+        was: z.string().describe("the record's status"),
+        would_be: previewVerdictStatus.describe('what dispatch would record now: `started` when the call would run'),
+        reason: z.enum(['offered', 'access_rules', 'not_offered', 'needs_approval', 'cap_exceeded']),
+      }),
+    ),
+    counts: z.object({
+      refused: z.number().int(),
+      admitted: z.number().int(),
+      pending_approval: z.number().int(),
+      cap_exceeded: z.number().int(),
+    }),
+  }),
+  not_replayed: z.object({ calls: z.number().int(), reason: z.string().nullable() }),
+  truncated: z.boolean().describe('a list was cut at 100 entries; the counts count them all'),
+});

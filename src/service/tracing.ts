@@ -22,7 +22,7 @@ export function startServiceTracing(env: NodeJS.ProcessEnv = process.env): Servi
   if (!endpoint) return null;
   // The URL from `env` as the specification builds it (the signal's endpoint as it is; the base one
   // with /v1/traces), so that the environment given is the one used.
-  const url = traces || `${base!.replace(/\/+$/, '')}/v1/traces`;
+  const url = traces || `${withoutTrailingSlashes(base!)}/v1/traces`;
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME?.trim() || 'toolgate' }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
@@ -37,4 +37,11 @@ function originOf(url: string): string {
   } catch {
     return 'an endpoint that is not a URL';
   }
+}
+
+/** The text without the slashes it ends with, found from the end (a pattern anchored at the end would rescan every run of slashes). */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
 }

@@ -260,7 +260,7 @@ export async function pageToolCalls(sequelize: Sequelize, agentId: number, query
 }
 
 /** The agent's newest records first; with `status`, only those (the dashboard's refusals view); with `beforeId`, only older ones. */
-export async function listToolCalls(
+async function listToolCalls(
   sequelize: Sequelize,
   agentId: number,
   limit: number,

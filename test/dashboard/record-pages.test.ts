@@ -2,7 +2,6 @@
 // and the Agent field of the pages of one agent's records, which offers the first agents by name
 // and the one a link asks for.
 import { recordToolCall } from '../../src/services/tool-calls';
-import { PICKER_AGENTS } from '../../src/service/dashboard/pages/agent-picker';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent } from '../support/factories';
 import { signedIn } from './session';
@@ -25,9 +24,8 @@ beforeAll(async () => {
       duration_ms: 0,
       error: null,
     });
-  await t.sequelize.query(
-    `INSERT INTO agents (name) SELECT 'Kiosk ' || lpad(n::text, 3, '0') FROM generate_series(1, ${PICKER_AGENTS + 20}) AS n`,
-  );
+  // More agents than the Agent field offers (100), all sorting before the last one.
+  await t.sequelize.query(`INSERT INTO agents (name) SELECT 'Kiosk ' || lpad(n::text, 3, '0') FROM generate_series(1, 120) AS n`);
   last = await makeAgent(t, { name: 'Zz last desk', toolkit_ids: [] });
   await t.sequelize.query(
     `INSERT INTO approval_requests (agent_id, code, attachment_id, tool_id, input, input_digest, scope, status, run, routing_key, expires_at)

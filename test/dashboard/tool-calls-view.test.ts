@@ -5,7 +5,7 @@ import { h } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { QueryTypes } from 'sequelize';
 import { ToolCallsPage } from '../../src/service/dashboard/views/tool-calls';
-import { listToolCalls } from '../../src/services/tool-calls';
+import { pageToolCalls } from '../../src/services/tool-calls';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent } from '../support/factories';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function page(): Promise<string> {
-  const calls = await listToolCalls(t.sequelize, agent, 100);
+  const calls = (await pageToolCalls(t.sequelize, agent, { limit: 100 })).calls;
   const agents = [{ id: agent, name: 'Sundae' }] as Parameters<typeof ToolCallsPage>[0]['agents'];
   return renderToStaticMarkup(
     h(ToolCallsPage, { ctx: { base: '/admin', csrfToken: 'x' }, agents, agentId: agent, status: '', calls, limit: 100 }),

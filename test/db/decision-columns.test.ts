@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { migrateDown, migrateUp } from '../../src/db/migrate';
-import { listToolCalls } from '../../src/services/tool-calls';
+import { pageToolCalls } from '../../src/services/tool-calls';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 const MIGRATION = '20261205000001-tool-call-decisions.ts';
@@ -54,7 +54,7 @@ test('when the migrations have run, then tool_calls has a nullable bigint policy
 
 test('when a record was written without the decision columns, then the listing gives it null for both', async () => {
   const agent = await insertOldRecord(db.sequelize);
-  const [record] = await listToolCalls(db.sequelize, agent, 10);
+  const [record] = (await pageToolCalls(db.sequelize, agent, { limit: 10 })).calls;
   expect(record).toMatchObject({ status: 'denied', policy_version: null, reason: null });
 });
 

@@ -140,11 +140,14 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
   });
 
   test('then step 6 refuses while the service is still running, naming it, and changes nothing', async () => {
-    const before = await cluster.dump(url);
+    // The running service's own bookkeeping (its heartbeat every few seconds, the rate limiter's
+    // hits written in the background) moves on its own schedule: every other row is compared.
+    const quiet = ['--exclude-table-data=toolgate_instances', '--exclude-table-data=toolgate_rate_limits'];
+    const before = await cluster.dump(url, quiet);
     const back = await sh('npm', ['run', 'migrate', '--', '--undo']);
     expect(back.code).toBe(1);
     expect(back.stderr).toMatch(new RegExp(`migrate --undo refused: .*inst_[0-9a-f]+ on ${os.hostname()} \\(pid \\d+\\), last heartbeat`));
-    expect(await cluster.dump(url)).toBe(before);
+    expect(await cluster.dump(url, quiet)).toBe(before);
   });
 
   test("then step 6, the way back with the service stopped, gives back the backup plus the legacy application's own rows", async () => {

@@ -12,7 +12,6 @@ import type { SearchResult } from '../../src/documents/document-search';
 import type { DocumentStore } from '../../src/documents/document-store';
 import type { analyzeEmail } from '../../src/email/analyze-email';
 import type { runEmailWorkflow } from '../../src/email/email-workflow';
-import { previewResponse } from '../../routes/policy-preview';
 import * as r from '../../routes/responses';
 import type { MigrationReport } from '../../src/legacy/report';
 import type { AgentService, AgentView } from '../../src/services/agents';
@@ -54,7 +53,7 @@ const checks = {
   storedRun: true as Same<typeof r.storedRunResponse, AgentRunView>,
   thread: true as Same<typeof r.threadResponse, ThreadView>,
   approvalRequest: true as Same<typeof r.approvalRequestResponse, ApprovalRequestView>,
-  preview: true as Same<typeof previewResponse, PreviewImpact>,
+  preview: true as Same<typeof r.previewResponse, PreviewImpact>,
 } satisfies Record<string, true>;
 
 test('every response schema has exactly the type of the view it describes (checked by tsc)', () => {

@@ -8,7 +8,7 @@ import type { DashboardServices } from '../dashboard-services';
 import { chosenAgent, queryText } from '../form-data';
 
 /** How many agents the field offers besides the one asked for. */
-export const PICKER_AGENTS = 100;
+const PICKER_AGENTS = 100;
 
 export async function pickAgent(d: DashboardServices, req: Request): Promise<{ agents: AgentView[]; agentId: number | null }> {
   const first = (await d.agents.page({ limit: PICKER_AGENTS })).agents;
