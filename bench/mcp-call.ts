@@ -22,7 +22,7 @@ import { createSequelize } from '../src/db/connect';
 import type { ListenedPolicies } from '../src/run/listened-policies';
 import { senderAsGiven } from '../middleware/sender-check';
 import { createToolgate, internalsOf } from '../src/toolgate';
-import { defineTool } from '../src/tools/tool-registry';
+import { noopTool, percentiles, type Percentiles } from './percentiles';
 import { withBenchDatabase } from './postgres-server';
 
 const WARMUP = 300;
@@ -59,18 +59,6 @@ async function startServer(): Promise<{ url: string; close(): void }> {
   const child = fork(__filename, ['--serve'], { stdio: 'inherit' });
   const [message] = (await once(child, 'message')) as [{ url: string }];
   return { url: message.url, close: () => void child.kill() };
-}
-
-interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-}
-
-function percentiles(samples: number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-  return { p50: at(50), p95: at(95), p99: at(99) };
 }
 
 const ms = (value: number) => `${value.toFixed(3)} ms`;
@@ -117,13 +105,7 @@ async function benchOn(databaseUrl: string): Promise<void> {
   const server = await startServer();
   const sequelize = createSequelize(databaseUrl);
   // A host tool that does nothing, through the same path: what the records cost any tool, MCP or not.
-  const noop = defineTool({
-    id: 'bench_noop',
-    display_name: 'No-op',
-    summary: 'Does nothing.',
-    input: z.object({ message: z.string() }),
-    execute: () => ({}),
-  });
+  const noop = noopTool('message');
   const tg = createToolgate({
     sequelize,
     policyCache: 'listen',

@@ -10,14 +10,13 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { senderAsGiven } from '../middleware/sender-check';
 import { createSequelize } from '../src/db/connect';
 import { createApp } from '../src/service/app';
 import { createLogger } from '../src/service/logger';
 import { startServiceTracing } from '../src/service/tracing';
 import { createToolgate } from '../src/toolgate';
-import { defineTool } from '../src/tools/tool-registry';
+import { noopTool, percentiles, type Percentiles } from './percentiles';
 import { withBenchDatabase } from './postgres-server';
 
 const MODES = ['off', 'api', 'sdk'] as const;
@@ -27,30 +26,19 @@ const WARMUP = 300;
 const CALLS = 1500;
 const CLIENT = 'bench-spans-client-token-0123456789';
 
-interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
+interface Summary extends Percentiles {
   mean: number;
 }
 
-function percentiles(samples: number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-  return { p50: at(50), p95: at(95), p99: at(99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
+function summaryOf(samples: number[]): Summary {
+  return { ...percentiles(samples), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
 }
 
 /** One mode, in this (child) process: its own toolgate and app on the database, timed over HTTP. */
 async function child(mode: Mode, databaseUrl: string, receiverUrl: string): Promise<number[]> {
   const tracing = mode === 'sdk' ? startServiceTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl }) : null;
   const sequelize = createSequelize(databaseUrl);
-  const noop = defineTool({
-    id: 'bench_noop',
-    display_name: 'No-op',
-    summary: 'Does nothing.',
-    input: z.object({ order_id: z.string() }),
-    execute: () => ({}),
-  });
+  const noop = noopTool('order_id');
   const tg = createToolgate({
     sequelize,
     policyCache: 'listen',
@@ -146,7 +134,7 @@ function report(times: Record<Mode, number[]>, exported: number): void {
     api: 'API, no SDK registered (the default)',
     sdk: 'SDK + batch processor + OTLP/HTTP JSON exporter',
   };
-  const r = Object.fromEntries(MODES.map((mode) => [mode, percentiles(times[mode])])) as Record<Mode, Percentiles>;
+  const r = Object.fromEntries(MODES.map((mode) => [mode, summaryOf(times[mode])])) as Record<Mode, Summary>;
   console.log(`POST /agents/:id/tool-calls, a no-op host tool, one at a time over HTTP: ${ROUNDS} rounds of ${CALLS} calls per mode`);
   console.log(`${'mode'.padEnd(50)} ${'p50'.padStart(10)} ${'p95'.padStart(10)} ${'p99'.padStart(10)} ${'mean'.padStart(10)}`);
   for (const mode of MODES) {
