@@ -6,7 +6,7 @@ import type { JobStore } from './jobs';
 
 export type DashboardServices = Pick<
   RouteServices,
-  'accessRules' | 'agents' | 'approvals' | 'attachments' | 'mcp' | 'registry' | 'runs' | 'sequelize' | 'toolkits'
+  'accessRules' | 'agents' | 'approvals' | 'attachments' | 'mcp' | 'previews' | 'registry' | 'runs' | 'sequelize' | 'toolkits'
 > & {
   jobs: JobStore;
   logger: ServiceLogger;

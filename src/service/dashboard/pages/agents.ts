@@ -1,10 +1,11 @@
 // Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
-// Configure Access Settings page (gate rules, Allow on scheduled runs, detach).
+// Configure Access Settings page (gate rules, Allow on scheduled runs, detach). Each form that
+// changes a policy has a Preview beside its Save (SEMANTICS §15): the same form, previewed, not saved.
 import { Router, type Request, type Response } from 'express';
 import { windowText } from '../../../core/cap-window';
 import { NotFoundError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
-import { capInputSchema, type RuleInput } from '../../../services/inputs';
+import { attachmentPatchSchema, capInputSchema, ruleSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, checkedField, listField, pageContext, queryText, redirectWith, textField } from '../form-data';
 import { allowRules } from '../open-gate';
@@ -20,6 +21,9 @@ import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
+import { PREVIEW_FIELD, previewForm } from '../form-preview';
+import type { FormPreview } from '../views/policy-preview';
+import type { TermsForm } from '../views/attachment';
 
 /** How many agents a page of the list shows. */
 export const AGENTS_PER_PAGE = 50;
@@ -30,11 +34,20 @@ interface AgentPageForms {
   accessRule?: RuleFormValues;
   accessErrors?: FieldErrors;
   escalation?: { value: string; errors: FieldErrors };
+  /** What the access-rules form's Preview showed. */
+  accessPreview?: FormPreview;
+}
+
+/** What Configure Access Settings shows again beside a form sent by its Preview. */
+interface AttachmentShown {
+  preview?: { form: TermsForm; result: FormPreview };
+  scheduled?: boolean;
 }
 
 export function agentPages(d: DashboardServices): Router {
   const router = Router();
   const ids = (req: Request) => ({ agentId: pathId(req.params, 'id'), attachmentId: pathId(req.params, 'attachmentId') });
+  const previewing = (req: Request) => textField(req, PREVIEW_FIELD) === 'yes';
 
   const showAgent = async (req: Request, res: Response, status: number, forms: AgentPageForms = {}) => {
     const agent = await d.agents.get(pathId(req.params, 'id'));
@@ -58,6 +71,7 @@ export function agentPages(d: DashboardServices): Router {
         accessRule: forms.accessRule ?? { kind: 'allow', pattern: '' },
         accessErrors: forms.accessErrors ?? {},
         escalation: forms.escalation ?? { value: agent.escalation_address ?? '', errors: {} },
+        accessPreview: forms.accessPreview,
       }),
     );
   };
@@ -70,10 +84,11 @@ export function agentPages(d: DashboardServices): Router {
     errors: FieldErrors,
     approval?: ApprovalFormValues,
     cap?: { values: CapFormValues; errors: FieldErrors },
+    shown: AttachmentShown = {},
   ) => {
     const { agentId, attachmentId } = ids(req);
     const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
-    const shown = approval ?? {
+    const approvalForm = approval ?? {
       required: attachment.approval !== null,
       approvers: (attachment.approval?.approvers ?? []).join('\n'),
       errors: {},
@@ -83,7 +98,17 @@ export function agentPages(d: DashboardServices): Router {
     renderPage(
       res,
       status,
-      AttachmentPage({ ctx: pageContext(req), agent, attachment, rule, errors, approval: shown, cap: capForm, toolNames }),
+      AttachmentPage({
+        ctx: pageContext(req),
+        agent,
+        attachment,
+        rule,
+        errors,
+        approval: approvalForm,
+        cap: capForm,
+        toolNames,
+        ...shown,
+      }),
     );
   };
 
@@ -137,6 +162,22 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/access-rules', async (req, res) => {
     const agentId = pathId(req.params, 'id');
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    if (previewing(req)) {
+      const [agent, live] = await Promise.all([d.agents.get(agentId), d.accessRules.list(agentId)]);
+      const previewed = await previewForm(
+        d,
+        () => ({
+          access_rules: {
+            agent_id: agentId,
+            rules: [...live.map((r) => ({ kind: r.kind, pattern: r.pattern })), parse(ruleSchema, rule, 'body')],
+          },
+        }),
+        new Map([[agentId, agent.name]]),
+        'pattern',
+      );
+      if (!previewed.ok) return showAgent(req, res, previewed.status, { accessRule: rule, accessErrors: previewed.errors });
+      return showAgent(req, res, 200, { accessRule: rule, accessPreview: previewed.preview });
+    }
     const result = await attempt(() => d.accessRules.add(agentId, rule as RuleInput), 'pattern');
     // The reason a pattern is refused shows beside "Access pattern", not beside the attach form.
     if (!result.ok) return showAgent(req, res, result.status, { accessRule: rule, accessErrors: result.errors });
@@ -209,6 +250,31 @@ export function agentPages(d: DashboardServices): Router {
   };
   const trying = (req: Request) => textField(req, 'try') === 'candidate';
 
+  // Preview beside a form's Save on Configure Access Settings: the terms Save would write, checked
+  // as Save checks them and previewed as a change of this attachment. `show` renders the page with
+  // the form as sent: beside its errors, or with the preview's answer in it.
+  const previewTerms = async (
+    req: Request,
+    form: TermsForm,
+    terms: (attachment: AttachmentView) => AttachmentPatch,
+    show: (status: number, errors: FieldErrors, preview?: { form: TermsForm; result: FormPreview }) => Promise<void>,
+  ) => {
+    const { agentId, attachmentId } = ids(req);
+    const [agent, attachment] = await Promise.all([d.agents.get(agentId), d.attachments.get(agentId, attachmentId)]);
+    const previewed = await previewForm(
+      d,
+      () => {
+        const given = terms(attachment);
+        parse(attachmentPatchSchema, given, 'body');
+        return { update: { attachment_id: attachmentId, ...given } };
+      },
+      new Map([[agentId, agent.name]]),
+      PREVIEW_REFUSAL_FIELD[form],
+    );
+    if (!previewed.ok) return show(previewed.status, previewed.errors);
+    return show(200, {}, { form, result: previewed.preview });
+  };
+
   router.get('/agents/:id/toolkits/:attachmentId/candidate', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const [agent, view] = await Promise.all([d.agents.get(agentId), d.attachments.candidate(agentId, attachmentId)]);
@@ -235,6 +301,14 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/toolkits/:attachmentId', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const allow = checkedField(req, 'allow_proactive');
+    if (previewing(req))
+      return previewTerms(
+        req,
+        'scheduled',
+        () => ({ allow_proactive: allow }),
+        (status, errors, preview) =>
+          showAttachment(req, res, status, { kind: 'allow', pattern: '' }, errors, undefined, undefined, { preview, scheduled: allow }),
+      );
     if (trying(req)) {
       const tried = await tryCandidate(req, res, () => ({ allow_proactive: allow }));
       if (!tried.ok) return showAttachment(req, res, tried.status, { kind: 'allow', pattern: '' }, tried.errors);
@@ -259,6 +333,16 @@ export function agentPages(d: DashboardServices): Router {
       .split(/[\n,]/)
       .map((line) => line.trim())
       .filter((line) => line !== '');
+    if (previewing(req))
+      return previewTerms(
+        req,
+        'approval',
+        () => ({ approval: required ? { approvers } : null }),
+        (status, errors, preview) =>
+          showAttachment(req, res, status, { kind: 'allow', pattern: '' }, {}, { required, approvers: text, errors }, undefined, {
+            preview,
+          }),
+      );
     if (trying(req)) {
       const tried = await tryCandidate(req, res, () => ({ approval: required ? { approvers } : null }));
       if (tried.ok) return;
@@ -305,6 +389,28 @@ export function agentPages(d: DashboardServices): Router {
       window: textField(req, 'window'),
     };
     const added = { tool_id: cap.tool_id === '' ? null : cap.tool_id, per: cap.per, limit: Number(cap.limit), window: cap.window };
+    const showCap = (status: number, errors: FieldErrors, preview?: AttachmentShown['preview']) =>
+      showAttachment(
+        req,
+        res,
+        status,
+        { kind: 'allow', pattern: '' },
+        {},
+        undefined,
+        { values: cap, errors: capErrors(errors) },
+        { preview },
+      );
+    // As Save, the new cap is read on its own first, so a refusal names its field.
+    const withAdded = (caps: NonNullable<AttachmentPatch['caps']>) => {
+      const checked = parse(capInputSchema, added, 'body');
+      return [...caps, { ...added, per: checked.per }];
+    };
+    if (previewing(req)) return previewTerms(req, 'cap', (a) => ({ caps: withAdded(a.caps) }), showCap);
+    if (trying(req)) {
+      const tried = await tryCandidate(req, res, (a) => ({ caps: withAdded(a.candidate?.caps ?? a.caps) }));
+      if (!tried.ok) return showCap(tried.status, tried.errors);
+      return;
+    }
     // The new cap is read on its own first, so a refusal names its field (window, limit).
     const result = await attempt(async () => {
       const checked = parse(capInputSchema, added, 'body');
@@ -339,6 +445,13 @@ export function agentPages(d: DashboardServices): Router {
   router.post('/agents/:id/toolkits/:attachmentId/rules', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
     const rule = { kind: textField(req, 'kind'), pattern: textField(req, 'pattern') };
+    if (previewing(req))
+      return previewTerms(
+        req,
+        'rule',
+        (a) => ({ rules: [...a.rules.map((r) => ({ kind: r.kind, pattern: r.pattern })), parse(ruleSchema, rule, 'body')] }),
+        (status, errors, preview) => showAttachment(req, res, status, rule, errors, undefined, undefined, { preview }),
+      );
     if (trying(req)) {
       const tried = await tryCandidate(req, res, (a) => ({
         rules: [...(a.candidate?.rules ?? a.rules.map((r) => ({ kind: r.kind, pattern: r.pattern }))), rule as RuleInput],
@@ -376,6 +489,9 @@ export function agentPages(d: DashboardServices): Router {
   });
   return router;
 }
+
+/** Where a form's preview puts what the preview itself refused (what Save's checks refuse names its own field). */
+const PREVIEW_REFUSAL_FIELD: Record<TermsForm, string> = { rule: 'pattern', approval: 'approval', cap: 'tool_id', scheduled: 'form' };
 
 /** A refused attach's issues: a refused pattern beside Admit only, anything else beside Toolkit. */
 function attachErrors(errors: FieldErrors): FieldErrors {

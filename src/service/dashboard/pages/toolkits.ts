@@ -1,13 +1,17 @@
 // Toolkits: the list, New toolkit, edit, and delete (after a confirmation that names the agents
-// that lose the grant).
+// that lose the grant). Editing a toolkit has a Preview beside Save (SEMANTICS §15): what the new
+// members would change for each agent that holds it, saved or not.
 import { Router, type Request, type Response } from 'express';
 import { ConflictError } from '../../../errors';
-import { pathId } from '../../../http/parse';
+import { parse, pathId } from '../../../http/parse';
+import { toolkitPatchSchema } from '../../../services/inputs';
+import { PREVIEW_FIELD, previewForm, type PreviewResult } from '../form-preview';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
 import { agentsHolding, attachmentCounts } from '../usage';
 import type { FieldErrors } from '../views/form';
+import type { FormPreview } from '../views/policy-preview';
 import { ToolkitFormPage, type McpToolStates, type ToolkitFormValues } from '../views/toolkit-form';
 import { DeleteToolkitPage, ToolkitsPage } from '../views/toolkits';
 
@@ -24,7 +28,13 @@ export function toolkitPages(d: DashboardServices): Router {
     values: ToolkitFormValues,
     errors: FieldErrors,
     toolkit?: Awaited<ReturnType<typeof d.toolkits.get>>,
-  ) => renderPage(res, status, ToolkitFormPage({ ctx: pageContext(req), tools: tools(), mcpTools: mcpTools(), values, errors, toolkit }));
+    preview?: FormPreview,
+  ) =>
+    renderPage(
+      res,
+      status,
+      ToolkitFormPage({ ctx: pageContext(req), tools: tools(), mcpTools: mcpTools(), values, errors, toolkit, preview }),
+    );
 
   const submitted = (req: Request): ToolkitFormValues => ({
     name: textField(req, 'name'),
@@ -65,6 +75,20 @@ export function toolkitPages(d: DashboardServices): Router {
       description: values.description,
       ...(toolkit.system_key === 'all_tools' ? {} : { member_tool_ids: values.members }),
     };
+    if (textField(req, PREVIEW_FIELD) === 'yes' && toolkit.system_key !== 'all_tools') {
+      // Checked as Save checks it; a toolkit no agent holds changes no one's tools, and is not replayed.
+      const holders = await agentsHolding(d.sequelize, toolkit.id);
+      const change = () => {
+        parse(toolkitPatchSchema, patch, 'body');
+        return { toolkit: { toolkit_id: toolkit.id, member_tool_ids: values.members } };
+      };
+      const previewed: PreviewResult =
+        holders.length === 0
+          ? await attempt(async () => change()).then((r) => (r.ok ? { ok: true, preview: { reaches: 'no_agent' } } : r))
+          : await previewForm(d, change, new Map(holders.map((a) => [a.id, a.name])), 'member_tool_ids');
+      if (!previewed.ok) return showForm(req, res, previewed.status, values, previewed.errors, toolkit);
+      return showForm(req, res, 200, values, {}, toolkit, previewed.preview);
+    }
     const result = await attempt(() => d.toolkits.update(toolkit.id, patch), 'name');
     if (!result.ok)
       return showForm(

@@ -6,6 +6,7 @@ import { AttachForm, type AttachFormValues } from './attach-form';
 import { PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { accessSummary, gateSummary } from './plain-words';
+import { PreviewPanel, type FormPreview } from './policy-preview';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
 
 export function AgentsPage(props: {
@@ -108,6 +109,8 @@ export function AgentPage(props: {
   accessRule: RuleFormValues;
   accessErrors: FieldErrors;
   escalation: { value: string; errors: FieldErrors };
+  /** What the access-rules form's Preview showed, shown above its Save. */
+  accessPreview?: FormPreview | undefined;
 }) {
   const { ctx, agent, attachments } = props;
   const attached = new Set(attachments.map((a) => a.toolkit.id));
@@ -171,6 +174,8 @@ export function AgentPage(props: {
           errors={props.accessErrors}
           hint="The same patterns as a sender gate's. Scheduled runs have no sender and are never refused by these rules."
           submit="Add access rule"
+          previewable
+          preview={props.accessPreview ? <PreviewPanel ctx={ctx} preview={props.accessPreview} /> : null}
         />
       </section>
 

@@ -1,13 +1,18 @@
 // Configure Access Settings: one attachment's terms. The sender gate's rules (add, remove; a
 // refused pattern shows why beside the field), approval (who approves its tools' calls), and the
-// Allow on scheduled runs switch.
+// Allow on scheduled runs switch. Each form's Preview shows, above its Save, what saving it would
+// change (SEMANTICS §15).
 import type { AgentView } from '../../../services/agents';
 import type { AttachmentView } from '../../../services/attachments';
 import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
 import { CandidateTerms } from './candidate';
+import { PreviewButton, PreviewPanel, type FormPreview } from './policy-preview';
 import { RuleForm, RulesTable, TryAsCandidate, type RuleFormValues } from './rules-table';
+
+/** The page's forms that change the attachment's terms, each with its Preview. */
+export type TermsForm = 'rule' | 'approval' | 'cap' | 'scheduled';
 
 /** The approval form as sent (or as the attachment stands): required or not, the patterns as typed, and why they were refused. */
 export interface ApprovalFormValues {
@@ -33,9 +38,14 @@ export function AttachmentPage(props: {
   approval: ApprovalFormValues;
   cap: { values: CapFormValues; errors: FieldErrors };
   toolNames: ReadonlyMap<string, string>;
+  /** What a form's Preview showed, shown in that form above its Save. */
+  preview?: { form: TermsForm; result: FormPreview };
+  /** Allow on scheduled runs as the form sent it, when it is shown again. */
+  scheduled?: boolean;
 }) {
   const { ctx, agent, attachment, errors } = props;
   const here = `${ctx.base}/agents/${agent.id}/toolkits/${attachment.id}`;
+  const previewOf = (form: TermsForm) => (props.preview?.form === form ? <PreviewPanel ctx={ctx} preview={props.preview.result} /> : null);
   return (
     <Layout ctx={ctx} section="agents" title="Configure Access Settings" lead={`${attachment.toolkit.name}, attached to ${agent.name}.`}>
       <p>
@@ -76,6 +86,8 @@ export function AttachmentPage(props: {
           hint="An exact address (mara@thescoop.com) or one with a single * (*@thescoop.com). Tags and case do not matter: Mara+billing@TheScoop.com is mara@thescoop.com. Try as candidate: the rules with this one added are tried on live traffic first, and nothing changes for anyone until you promote them."
           submit="Add rule"
           tryAsCandidate
+          previewable
+          preview={previewOf('rule')}
         />
       </section>
 
@@ -103,7 +115,9 @@ export function AttachmentPage(props: {
             errors={props.approval.errors}
             hint="One pattern per line, as in the gate (*@thescoop.com, mara@thescoop.com). None: only an operator approves."
           />
+          {previewOf('approval')}
           <button type="submit">Save approval</button>
+          <PreviewButton action={`${here}/approval`} />
           <TryAsCandidate />
         </PostForm>
       </section>
@@ -181,7 +195,10 @@ export function AttachmentPage(props: {
             errors={props.cap.errors}
             hint="A number and s, m, h or d: 1d, 12h, 90m."
           />
+          {previewOf('cap')}
           <button type="submit">Add cap</button>
+          <PreviewButton action={`${here}/caps`} />
+          <TryAsCandidate />
         </PostForm>
       </section>
 
@@ -192,10 +209,12 @@ export function AttachmentPage(props: {
             id="allow_proactive"
             name="allow_proactive"
             label="Allow on scheduled runs"
-            checked={attachment.allow_proactive}
+            checked={props.scheduled ?? attachment.allow_proactive}
             description="A scheduled run has no sender, so the gate cannot apply: these tools are offered to the agent's scheduled runs only when this is on."
           />
+          {previewOf('scheduled')}
           <button type="submit">Save</button>
+          <PreviewButton action={here} />
           <TryAsCandidate />
         </PostForm>
       </section>

@@ -6,6 +6,7 @@ import type { ShadowSenders } from '../../../services/shadow-summary';
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
+import { recordHref } from './policy-preview';
 
 const WOULD_BE: Record<string, string> = {
   admitted: 'would run',
@@ -58,7 +59,9 @@ export function CandidatePage(props: { ctx: PageContext; agent: AgentView; view:
             <tbody>
               {shadow.calls.map((c) => (
                 <tr key={c.call_id}>
-                  <td>{c.call_id}</td>
+                  <td>
+                    <a href={recordHref(ctx, { agent_id: agent.id, call_id: c.call_id })}>{`Call ${c.call_id}`}</a>
+                  </td>
                   <td>
                     <code>{c.tool_id}</code>
                   </td>

@@ -1,7 +1,9 @@
 // A list of allow/deny rules with a Remove button each, and the form that adds one: a sender gate's
 // rules on Configure Access Settings, and an agent's access rules on its page.
+import type { ComponentChildren } from 'preact';
 import type { RuleView } from '../../../services/attachments';
 import { PostForm, SelectField, TextField, type FieldErrors } from './form';
+import { PreviewButton } from './policy-preview';
 
 /** What the add-a-rule form was sent with, shown again beside its errors. */
 export interface RuleFormValues {
@@ -24,6 +26,9 @@ export function RuleForm(props: {
   submit: string;
   /** A second button that stores the rule as candidate terms instead (SEMANTICS §15). */
   tryAsCandidate?: boolean;
+  /** A Preview button beside Save, and what the last Preview showed, above them. */
+  previewable?: boolean;
+  preview?: ComponentChildren;
 }) {
   const id = (field: string) => (props.prefix ? `${props.prefix}-${field}` : field);
   const label = (field: string) =>
@@ -50,7 +55,9 @@ export function RuleForm(props: {
         placeholder="*@thescoop.com"
         hint={props.hint}
       />
+      {props.preview}
       <button type="submit">{props.submit}</button>
+      {props.previewable && <PreviewButton action={props.action} />}
       {props.tryAsCandidate && <TryAsCandidate />}
     </PostForm>
   );

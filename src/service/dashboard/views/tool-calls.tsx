@@ -82,7 +82,7 @@ export function ToolCallsPage(props: {
               </thead>
               <tbody>
                 {props.calls.map((c) => (
-                  <tr key={c.id} class={c.status === 'denied' ? 'refused' : undefined}>
+                  <tr key={c.id} id={`call-${c.id}`} class={c.status === 'denied' ? 'refused' : undefined}>
                     <td>{c.created_at ? c.created_at.replace('T', ' ').slice(0, 19) : '—'}</td>
                     <td>
                       <code>{c.tool_id}</code>

@@ -1,12 +1,14 @@
 // New toolkit and Edit toolkit: name, description, and the members as a checklist of every tool in
 // the manifest, each with its display name and summary. An MCP server's tool is listed like any
 // other; a held one is marked (it can be a member, and is offered once accepted), and a stale
-// member says that its server no longer lists it.
+// member says that its server no longer lists it. Editing one that is not All Tools has a Preview
+// beside Save: what the new members would change for the agents that hold it.
 import type { ToolDefinition } from '../../../core/types';
 import type { PinStatus } from '../../../mcp/pin-listing';
 import type { ToolkitView } from '../../../services/toolkits';
 import { Checkbox, ErrorSummary, PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
+import { PreviewButton, PreviewPanel, type FormPreview } from './policy-preview';
 import { SYSTEM_LABELS } from './toolkits';
 
 export interface ToolkitFormValues {
@@ -25,17 +27,20 @@ export function ToolkitFormPage(props: {
   values: ToolkitFormValues;
   errors: FieldErrors;
   toolkit?: ToolkitView;
+  /** What the form's Preview showed, above its Save. */
+  preview?: FormPreview | undefined;
 }) {
   const { ctx, toolkit, values, errors } = props;
   const editing = toolkit !== undefined;
   const membersLocked = toolkit?.system_key === 'all_tools';
   const registered = new Set(props.tools.map((t) => t.id));
   const stale = values.members.filter((id) => !registered.has(id));
+  const action = editing ? `${ctx.base}/toolkits/${toolkit.id}` : `${ctx.base}/toolkits`;
   return (
     <Layout ctx={ctx} section="toolkits" title={editing ? `Edit ${toolkit.name}` : 'New toolkit'}>
       {toolkit?.system_key ? <p class="badge">{SYSTEM_LABELS[toolkit.system_key]}</p> : null}
       <ErrorSummary errors={errors} />
-      <PostForm action={editing ? `${ctx.base}/toolkits/${toolkit.id}` : `${ctx.base}/toolkits`} csrfToken={ctx.csrfToken}>
+      <PostForm action={action} csrfToken={ctx.csrfToken}>
         <TextField id="name" name="name" label="Name" value={values.name} errors={errors} required />
         <TextField
           id="description"
@@ -100,8 +105,10 @@ export function ToolkitFormPage(props: {
             })}
           </div>
         </fieldset>
+        {props.preview ? <PreviewPanel ctx={ctx} preview={props.preview} /> : null}
         <div class="row">
           <button type="submit">{editing ? 'Save' : 'Create toolkit'}</button>
+          {editing && !membersLocked ? <PreviewButton action={action} /> : null}
           <a href={`${ctx.base}/toolkits`}>Cancel</a>
         </div>
       </PostForm>

@@ -1,0 +1,174 @@
+// What a form would change if saved (SEMANTICS §15), in an operator's words, shown inside the form
+// above its Save: who gains and who loses which tools, the recorded calls it would decide otherwise
+// (each linked to its record), and the scheduled runs. Every value is text the renderer escapes.
+import type { ChangedCall, PreviewImpact, ScheduledChange, SenderChange, Verdict } from '../../../core/policy-preview';
+import { encodeCursor } from '../../../core/page-cursor';
+import type { PageContext } from './layout';
+import { andList } from './plain-words';
+import { VisibleText } from './visible-text';
+
+/** The recorded traffic a dashboard preview replays. */
+export const PREVIEW_WINDOW = '7d';
+const WINDOW_WORDS = 'the last 7 days';
+
+/** What a form's Preview showed: the impact, the names of the agents it reaches; or why it reaches none. */
+export type FormPreview =
+  { impact: PreviewImpact; agentNames: ReadonlyMap<number, string>; reaches?: undefined } | { impact?: undefined; reaches: 'no_agent' };
+
+const WOULD_BE: Record<Verdict['status'], string> = {
+  started: 'would run',
+  denied: 'would be refused',
+  skipped: 'would be left out',
+  pending_approval: 'would wait for approval',
+};
+
+/** The Preview button beside a form's Save: the same form, sent to be previewed; the page opens at the answer. */
+export function PreviewButton(props: { action: string }) {
+  return (
+    <button type="submit" name="preview" value="yes" formAction={`${props.action}#preview`}>
+      Preview
+    </button>
+  );
+}
+
+export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview }) {
+  const { ctx, preview } = props;
+  return (
+    <section class="preview" id="preview" aria-labelledby="preview-heading">
+      <h3 id="preview-heading">If you save this</h3>
+      {preview.impact === undefined ? (
+        <p>
+          <strong>Nothing would change for anyone: no agent holds this toolkit yet.</strong> It grants tools once it is attached.
+        </p>
+      ) : (
+        <ImpactInWords ctx={ctx} impact={preview.impact} agentNames={preview.agentNames} />
+      )}
+      <p class="hint">Nothing has been saved. Save makes it live at once; Preview again after changing the form.</p>
+    </section>
+  );
+}
+
+function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; agentNames: ReadonlyMap<number, string> }) {
+  const { ctx, impact, agentNames } = props;
+  const many = agentNames.size > 1;
+  const agent = (id: number) => agentNames.get(id) ?? `agent ${id}`;
+  const examined = `${impact.runs_examined} ${impact.runs_examined === 1 ? 'run' : 'runs'} and ${impact.calls_examined} tool ${impact.calls_examined === 1 ? 'call' : 'calls'} of ${andList([...agentNames.values()]) || 'no agent'}`;
+  const { senders, scheduled, calls } = impact;
+  const nothing =
+    senders.gaining.length + senders.losing.length + scheduled.gaining.length + scheduled.losing.length + calls.changed.length === 0;
+  return (
+    <>
+      <p>{`Replayed on what was recorded in ${WINDOW_WORDS}: ${examined}.`}</p>
+      {nothing ? (
+        <p>
+          <strong>
+            Nothing would change: no sender or scheduled run of {WINDOW_WORDS} would gain or lose a tool, and every recorded call would be
+            decided as it was.
+          </strong>
+        </p>
+      ) : null}
+      <SenderList title="Who would gain tools" verb="would gain" rows={senders.gaining} agent={agent} many={many} />
+      <SenderList title="Who would lose tools" verb="would lose" rows={senders.losing} agent={agent} many={many} />
+      <ScheduledList title="Scheduled runs that would gain tools" verb="would gain" rows={scheduled.gaining} agent={agent} />
+      <ScheduledList title="Scheduled runs that would lose tools" verb="would lose" rows={scheduled.losing} agent={agent} />
+      {calls.changed.length > 0 ? <ChangedCalls ctx={ctx} impact={impact} agent={agent} many={many} /> : null}
+      {impact.truncated ? <p class="hint">Each list shows its first 100 entries; the counts count them all.</p> : null}
+      {impact.not_replayed.calls > 0 ? (
+        <p class="hint">
+          {`${impact.not_replayed.calls} recorded ${impact.not_replayed.calls === 1 ? 'call was' : 'calls were'} not replayed: ${impact.not_replayed.reason ?? ''}.`}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function SenderList(props: { title: string; verb: string; rows: SenderChange[]; agent: (id: number) => string; many: boolean }) {
+  if (props.rows.length === 0) return null;
+  return (
+    <>
+      <h4>{props.title}</h4>
+      <ul>
+        {props.rows.map((r) => (
+          <li key={`${r.agent_id} ${r.routing_key ?? ''}`}>
+            {r.routing_key === null ? 'Senders with no usable address' : <VisibleText text={r.routing_key} />}
+            {props.many ? `, writing to ${props.agent(r.agent_id)},` : ''}
+            {` ${props.verb} ${andList(r.tools)} (${runs(r.runs)} in ${WINDOW_WORDS}).`}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function ScheduledList(props: { title: string; verb: string; rows: ScheduledChange[]; agent: (id: number) => string }) {
+  if (props.rows.length === 0) return null;
+  return (
+    <>
+      <h4>{props.title}</h4>
+      <ul>
+        {props.rows.map((r) => (
+          <li
+            key={r.agent_id}
+          >{`${props.agent(r.agent_id)}'s scheduled runs ${props.verb} ${andList(r.tools)} (${runs(r.runs)} in ${WINDOW_WORDS}).`}</li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (id: number) => string; many: boolean }) {
+  const { ctx, impact } = props;
+  const { counts } = impact.calls;
+  const total = counts.refused + counts.admitted + counts.pending_approval + counts.cap_exceeded;
+  const parts = [
+    counts.refused > 0 ? `${counts.refused} would be refused` : null,
+    counts.cap_exceeded > 0 ? `${counts.cap_exceeded} would be over a cap` : null,
+    counts.admitted > 0 ? `${counts.admitted} would run` : null,
+    counts.pending_approval > 0 ? `${counts.pending_approval} would wait for approval` : null,
+  ].filter((p): p is string => p !== null);
+  return (
+    <>
+      <h4>Recorded calls it would decide otherwise</h4>
+      <p>{`${total} recorded ${total === 1 ? 'call' : 'calls'} would be decided otherwise: ${andList(parts)}.`}</p>
+      <table>
+        <caption class="visually-hidden">Recorded calls it would decide otherwise</caption>
+        <thead>
+          <tr>
+            <th scope="col">Record</th>
+            <th scope="col">When (UTC)</th>
+            <th scope="col">Tool</th>
+            <th scope="col">Sender</th>
+            <th scope="col">Was</th>
+            <th scope="col">If saved</th>
+          </tr>
+        </thead>
+        <tbody>
+          {impact.calls.changed.map((c) => (
+            <tr key={c.call_id}>
+              <td>
+                <a href={recordHref(ctx, c)}>{`Call ${c.call_id}`}</a>
+                {props.many ? ` (${props.agent(c.agent_id)})` : ''}
+              </td>
+              <td>{c.at.replace('T', ' ').slice(0, 19)}</td>
+              <td>
+                <code>{c.tool_id}</code>
+              </td>
+              <td>{c.routing_key === null ? <span class="muted">no sender</span> : <VisibleText text={c.routing_key} />}</td>
+              <td>{c.was}</td>
+              <td>{`${WOULD_BE[c.would_be]}${c.would_be === 'started' ? '' : ` (${c.reason.replace(/_/g, ' ')})`}`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** A record on its agent's Tool calls page: the page that starts at it, opened at its row. */
+export function recordHref(ctx: PageContext, call: Pick<ChangedCall, 'agent_id' | 'call_id'>): string {
+  return `${ctx.base}/tool-calls?agent=${call.agent_id}&after=${encodeCursor([call.call_id + 1])}#call-${call.call_id}`;
+}
+
+function runs(n: number): string {
+  return `${n} ${n === 1 ? 'run' : 'runs'}`;
+}
