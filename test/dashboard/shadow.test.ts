@@ -27,11 +27,11 @@ async function support(): Promise<{ agent: number; attachment: number; page: str
 const tryDeny = async (page: string, pattern = '*@acme.com') =>
   v.post(`${page}/rules`, { _csrf: await v.token(page), kind: 'deny', pattern, try: 'candidate' });
 
-test('when Configure Access Settings is shown, then "Try as candidate" stands beside Add rule, Save approval and Save', async () => {
+test('when Configure Access Settings is shown, then "Try as candidate" stands beside Add rule, Save approval, Add cap and Save', async () => {
   const g = await support();
   const page = await v.get(g.page);
   expect(page.status).toBe(200);
-  expect(page.text.match(/<button type="submit" name="try" value="candidate">Try as candidate<\/button>/g)).toHaveLength(3);
+  expect(page.text.match(/<button type="submit" name="try" value="candidate">Try as candidate<\/button>/g)).toHaveLength(4);
 });
 
 test('when an operator tries a deny rule as candidate, then the live rules stay as they were and the candidate page shows it', async () => {
