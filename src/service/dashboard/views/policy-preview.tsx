@@ -25,7 +25,7 @@ const WOULD_BE: Record<Verdict['status'], string> = {
 /** The Preview button beside a form's Save: the same form, sent to be previewed; the page opens at the answer. */
 export function PreviewButton(props: { action: string }) {
   return (
-    <button type="submit" name="preview" value="yes" formAction={`${props.action}#preview`}>
+    <button type="submit" class="secondary" name="preview" value="yes" formAction={`${props.action}#preview`}>
       Preview
     </button>
   );
