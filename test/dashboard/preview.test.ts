@@ -79,7 +79,9 @@ describe('when an operator previews a gate rule on Configure Access Settings', (
     expect(form).toContain('value="*@acme.com"');
     expect(form.indexOf('If you save this')).toBeLessThan(form.indexOf('>Add rule</button>'));
     expect(form).toContain('>Try as candidate</button>');
-    expect(form).toMatch(/<button type="submit" class="secondary" name="preview" value="yes" formaction="[^"]+\/rules#preview">Preview<\/button>/);
+    expect(form).toMatch(
+      /<button type="submit" class="secondary" name="preview" value="yes" formaction="[^"]+\/rules#preview">Preview<\/button>/,
+    );
   });
 
   test('then the record link opens the Tool calls page at that record', async () => {

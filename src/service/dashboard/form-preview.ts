@@ -1,5 +1,7 @@
 // A form's Preview (SEMANTICS §15): the change the form's Save would make, checked first as Save
 // checks it, then previewed over the dashboard's window. Nothing is written.
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { PreviewImpact } from '../../core/policy-preview';
 import type { PreviewInput } from '../../services/policy-preview';
 import type { DashboardServices } from './dashboard-services';
 import { attempt } from './form-data';
@@ -8,14 +10,18 @@ import { PREVIEW_WINDOW, type FormPreview } from './views/policy-preview';
 
 export type PreviewResult = { ok: true; preview: FormPreview } | { ok: false; status: number; errors: FieldErrors };
 
+/** Whether the form was sent by its Preview button rather than its Save. */
+export const PREVIEW_FIELD = 'preview';
+
 /**
- * `check` parses the form's input as Save would (so its refusals name the same fields, in the same
- * words); what the preview itself refuses is put beside `field`.
+ * `change` parses the form's input as Save would (so its refusals name the same fields, in the same
+ * words) and gives the change; what the preview itself refuses is put beside `field`. `reached`:
+ * the one agent the change reaches, or how many it reaches (a toolkit's holders).
  */
 export async function previewForm(
-  d: Pick<DashboardServices, 'previews'>,
+  d: Pick<DashboardServices, 'previews' | 'sequelize'>,
   change: () => PreviewInput['change'],
-  agentNames: ReadonlyMap<number, string>,
+  reached: { id: number; name: string } | number,
   field: string,
 ): Promise<PreviewResult> {
   const result = await attempt(() => d.previews.preview({ change: change(), window: PREVIEW_WINDOW }), field);
@@ -23,8 +29,23 @@ export async function previewForm(
     const { change: refused, ...errors } = result.errors;
     return { ok: false, status: result.status, errors: refused ? { ...errors, [field]: [...(errors[field] ?? []), ...refused] } : errors };
   }
-  return { ok: true, preview: { impact: result.value, agentNames } };
+  const agentNames =
+    typeof reached === 'number' ? await namesOf(d.sequelize, [...mentioned(result.value)]) : new Map([[reached.id, reached.name]]);
+  return { ok: true, preview: { impact: result.value, reached: typeof reached === 'number' ? reached : 1, agentNames } };
 }
 
-/** Whether the form was sent by its Preview button rather than its Save. */
-export const PREVIEW_FIELD = 'preview';
+/** The agents the answer names: no more than its lists hold, never every holder of a toolkit. */
+function mentioned(impact: PreviewImpact): Set<number> {
+  const { senders, scheduled, calls } = impact;
+  const entries = [...senders.gaining, ...senders.losing, ...scheduled.gaining, ...scheduled.losing, ...calls.changed];
+  return new Set(entries.map((e) => e.agent_id));
+}
+
+async function namesOf(sequelize: Sequelize, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sequelize.query<{ id: number; name: string }>('SELECT id, name FROM agents WHERE id IN (:ids)', {
+    replacements: { ids },
+    type: QueryTypes.SELECT,
+  });
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

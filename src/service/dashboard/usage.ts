@@ -17,6 +17,18 @@ export async function agentsHolding(sequelize: Sequelize, toolkitId: number): Pr
   );
 }
 
+/** How many agents hold the toolkit: counted, not read, since a system toolkit may be every agent's. */
+export async function holderCount(sequelize: Sequelize, toolkitId: number): Promise<number> {
+  const [row] = await sequelize.query<{ n: string }>(
+    'SELECT count(DISTINCT agent_id) AS n FROM agent_toolkits WHERE toolkit_id = :toolkitId',
+    {
+      replacements: { toolkitId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  return Number(row?.n ?? 0);
+}
+
 /** The toolkit names of the agents a page shows (never of every agent). */
 export async function toolkitNamesByAgent(sequelize: Sequelize, agentIds: readonly number[]): Promise<Map<number, string[]>> {
   if (agentIds.length === 0) return new Map();

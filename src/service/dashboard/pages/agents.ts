@@ -172,7 +172,7 @@ export function agentPages(d: DashboardServices): Router {
             rules: [...live.map((r) => ({ kind: r.kind, pattern: r.pattern })), parse(ruleSchema, rule, 'body')],
           },
         }),
-        new Map([[agentId, agent.name]]),
+        { id: agentId, name: agent.name },
         'pattern',
       );
       if (!previewed.ok) return showAgent(req, res, previewed.status, { accessRule: rule, accessErrors: previewed.errors });
@@ -268,7 +268,7 @@ export function agentPages(d: DashboardServices): Router {
         parse(attachmentPatchSchema, given, 'body');
         return { update: { attachment_id: attachmentId, ...given } };
       },
-      new Map([[agentId, agent.name]]),
+      { id: agentId, name: agent.name },
       PREVIEW_REFUSAL_FIELD[form],
     );
     if (!previewed.ok) return show(previewed.status, previewed.errors);

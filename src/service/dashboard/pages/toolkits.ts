@@ -9,7 +9,7 @@ import { PREVIEW_FIELD, previewForm, type PreviewResult } from '../form-preview'
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
-import { agentsHolding, attachmentCounts } from '../usage';
+import { agentsHolding, attachmentCounts, holderCount } from '../usage';
 import type { FieldErrors } from '../views/form';
 import type { FormPreview } from '../views/policy-preview';
 import { ToolkitFormPage, type McpToolStates, type ToolkitFormValues } from '../views/toolkit-form';
@@ -77,15 +77,15 @@ export function toolkitPages(d: DashboardServices): Router {
     };
     if (textField(req, PREVIEW_FIELD) === 'yes' && toolkit.system_key !== 'all_tools') {
       // Checked as Save checks it; a toolkit no agent holds changes no one's tools, and is not replayed.
-      const holders = await agentsHolding(d.sequelize, toolkit.id);
+      const holders = await holderCount(d.sequelize, toolkit.id);
       const change = () => {
         parse(toolkitPatchSchema, patch, 'body');
         return { toolkit: { toolkit_id: toolkit.id, member_tool_ids: values.members } };
       };
       const previewed: PreviewResult =
-        holders.length === 0
+        holders === 0
           ? await attempt(async () => change()).then((r) => (r.ok ? { ok: true, preview: { reaches: 'no_agent' } } : r))
-          : await previewForm(d, change, new Map(holders.map((a) => [a.id, a.name])), 'member_tool_ids');
+          : await previewForm(d, change, holders, 'member_tool_ids');
       if (!previewed.ok) return showForm(req, res, previewed.status, values, previewed.errors, toolkit);
       return showForm(req, res, 200, values, {}, toolkit, previewed.preview);
     }

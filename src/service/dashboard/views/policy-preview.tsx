@@ -11,9 +11,13 @@ import { VisibleText } from './visible-text';
 export const PREVIEW_WINDOW = '7d';
 const WINDOW_WORDS = 'the last 7 days';
 
-/** What a form's Preview showed: the impact, the names of the agents it reaches; or why it reaches none. */
+/**
+ * What a form's Preview showed: the impact, how many agents the change reaches, and the names of
+ * those the answer mentions; or that it reaches none.
+ */
 export type FormPreview =
-  { impact: PreviewImpact; agentNames: ReadonlyMap<number, string>; reaches?: undefined } | { impact?: undefined; reaches: 'no_agent' };
+  | { impact: PreviewImpact; reached: number; agentNames: ReadonlyMap<number, string>; reaches?: undefined }
+  | { impact?: undefined; reaches: 'no_agent' };
 
 const WOULD_BE: Record<Verdict['status'], string> = {
   started: 'would run',
@@ -41,18 +45,19 @@ export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview }) 
           <strong>Nothing would change for anyone: no agent holds this toolkit yet.</strong> It grants tools once it is attached.
         </p>
       ) : (
-        <ImpactInWords ctx={ctx} impact={preview.impact} agentNames={preview.agentNames} />
+        <ImpactInWords ctx={ctx} impact={preview.impact} reached={preview.reached} agentNames={preview.agentNames} />
       )}
       <p class="hint">Nothing has been saved. Save makes it live at once; Preview again after changing the form.</p>
     </section>
   );
 }
 
-function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; agentNames: ReadonlyMap<number, string> }) {
-  const { ctx, impact, agentNames } = props;
-  const many = agentNames.size > 1;
+function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; reached: number; agentNames: ReadonlyMap<number, string> }) {
+  const { ctx, impact, reached, agentNames } = props;
+  const many = reached > 1;
   const agent = (id: number) => agentNames.get(id) ?? `agent ${id}`;
-  const examined = `${impact.runs_examined} ${impact.runs_examined === 1 ? 'run' : 'runs'} and ${impact.calls_examined} tool ${impact.calls_examined === 1 ? 'call' : 'calls'} of ${andList([...agentNames.values()]) || 'no agent'}`;
+  const whose = many ? `the ${reached} agents that hold it` : ([...agentNames.values()][0] ?? 'the agent that holds it');
+  const examined = `${impact.runs_examined} ${impact.runs_examined === 1 ? 'run' : 'runs'} and ${impact.calls_examined} tool ${impact.calls_examined === 1 ? 'call' : 'calls'} of ${whose}`;
   const { senders, scheduled, calls } = impact;
   const nothing =
     senders.gaining.length + senders.losing.length + scheduled.gaining.length + scheduled.losing.length + calls.changed.length === 0;
