@@ -276,6 +276,39 @@ describe("when an operator previews a toolkit's members", () => {
     expect(previewSection(res.text)).toContain('Nothing would change for anyone: no agent holds this toolkit yet.');
   });
 
+  test('then a new toolkit is previewed as reaching no one and is not created, and one without a name is refused as Create toolkit refuses it', async () => {
+    const token = await v.token('/admin/toolkits/new');
+    const name = `Preview new ${++made}`;
+    const res = await v.post('/admin/toolkits', { _csrf: token, name, description: '', member: 'send_email', preview: 'yes' });
+    expect(res.status).toBe(200);
+    expect(previewSection(res.text)).toContain('Nothing would change for anyone: no agent holds this toolkit yet.');
+    expect(res.text).toContain(`value="${name}"`);
+    expect((await t.admin().get('/api/toolkits').expect(200)).body.map((k: { name: string }) => k.name)).not.toContain(name);
+    const unnamed = { _csrf: token, name: '', description: '', member: 'send_email' };
+    const saved = await v.post('/admin/toolkits', unnamed);
+    const previewed = await v.post('/admin/toolkits', { ...unnamed, preview: 'yes' });
+    expect([previewed.status, saved.status]).toEqual([422, 422]);
+    const error = (html: string) => /<p class="field-error" id="name-error">([\s\S]*?)<\/p>/.exec(html)?.[1];
+    expect(error(previewed.text)).toBe(error(saved.text));
+  });
+
+  test('then All Tools is previewed as following the manifest, whatever the form says, and is not changed', async () => {
+    const all = ((await t.admin().get('/api/toolkits').expect(200)).body as { id: number; system_key: string | null; name: string }[]).find(
+      (k) => k.system_key === 'all_tools',
+    )!;
+    const page = `/admin/toolkits/${all.id}`;
+    const res = await v.post(page, {
+      _csrf: await v.token(page),
+      name: 'Not all tools',
+      description: '',
+      member: 'send_email',
+      preview: 'yes',
+    });
+    expect(res.status).toBe(200);
+    expect(previewSection(res.text)).toContain('Nothing would change for anyone: All Tools holds every registered tool');
+    expect((await t.admin().get(`/api/toolkits/${all.id}`).expect(200)).body.name).toBe(all.name);
+  });
+
   test('then an unknown member is refused beside Members as Save refuses it', async () => {
     const d = await desk();
     const page = `/admin/toolkits/${d.kit}`;

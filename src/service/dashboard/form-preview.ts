@@ -34,6 +34,12 @@ export async function previewForm(
   return { ok: true, preview: { impact: result.value, reached: typeof reached === 'number' ? reached : 1, agentNames } };
 }
 
+/** A change that reaches no agent's tools, for `reaches`: checked as Save checks it, and not replayed. */
+export async function unreplayed(check: () => unknown, reaches: 'no_agent' | 'manifest', field: string): Promise<PreviewResult> {
+  const result = await attempt(async () => check(), field);
+  return result.ok ? { ok: true, preview: { reaches } } : result;
+}
+
 /** The agents the answer names: no more than its lists hold, never every holder of a toolkit. */
 function mentioned(impact: PreviewImpact): Set<number> {
   const { senders, scheduled, calls } = impact;

@@ -4,8 +4,8 @@
 import { Router, type Request, type Response } from 'express';
 import { ConflictError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
-import { toolkitPatchSchema } from '../../../services/inputs';
-import { PREVIEW_FIELD, previewForm, type PreviewResult } from '../form-preview';
+import { toolkitInputSchema, toolkitPatchSchema } from '../../../services/inputs';
+import { PREVIEW_FIELD, previewForm, unreplayed } from '../form-preview';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
@@ -17,6 +17,7 @@ import { DeleteToolkitPage, ToolkitsPage } from '../views/toolkits';
 
 export function toolkitPages(d: DashboardServices): Router {
   const router = Router();
+  const previewing = (req: Request) => textField(req, PREVIEW_FIELD) === 'yes';
   const tools = () => d.registry.manifest.list();
   const mcpTools = (): McpToolStates =>
     new Map(d.mcp.servers().flatMap(({ name }) => d.mcp.pinned(name).map((t) => [t.tool_id, { status: t.status, server: name }] as const)));
@@ -53,6 +54,14 @@ export function toolkitPages(d: DashboardServices): Router {
 
   router.post('/toolkits', async (req, res) => {
     const values = submitted(req);
+    // A new toolkit is held by no agent: checked as Save checks it, and nothing to replay.
+    if (previewing(req)) {
+      const check = () =>
+        parse(toolkitInputSchema, { name: values.name, description: values.description, member_tool_ids: values.members }, 'body');
+      const previewed = await unreplayed(check, 'no_agent', 'name');
+      if (!previewed.ok) return showForm(req, res, previewed.status, values, previewed.errors);
+      return showForm(req, res, 200, values, {}, undefined, previewed.preview);
+    }
     const result = await attempt(
       () => d.toolkits.create({ name: values.name, description: values.description, member_tool_ids: values.members }),
       'name',
@@ -75,19 +84,22 @@ export function toolkitPages(d: DashboardServices): Router {
       description: values.description,
       ...(toolkit.system_key === 'all_tools' ? {} : { member_tool_ids: values.members }),
     };
-    if (textField(req, PREVIEW_FIELD) === 'yes' && toolkit.system_key !== 'all_tools') {
-      // Checked as Save checks it; a toolkit no agent holds changes no one's tools, and is not replayed.
-      const holders = await holderCount(d.sequelize, toolkit.id);
+    if (previewing(req)) {
+      // Checked as Save checks it. A toolkit no agent holds changes no one's tools, and All Tools'
+      // members are the manifest's whatever the form says: neither is replayed.
+      const allTools = toolkit.system_key === 'all_tools';
       const change = () => {
         parse(toolkitPatchSchema, patch, 'body');
         return { toolkit: { toolkit_id: toolkit.id, member_tool_ids: values.members } };
       };
-      const previewed: PreviewResult =
-        holders === 0
-          ? await attempt(async () => change()).then((r) => (r.ok ? { ok: true, preview: { reaches: 'no_agent' } } : r))
-          : await previewForm(d, change, holders, 'member_tool_ids');
-      if (!previewed.ok) return showForm(req, res, previewed.status, values, previewed.errors, toolkit);
-      return showForm(req, res, 200, values, {}, toolkit, previewed.preview);
+      const holders = allTools ? 0 : await holderCount(d.sequelize, toolkit.id);
+      const previewed =
+        holders > 0
+          ? await previewForm(d, change, holders, 'member_tool_ids')
+          : await unreplayed(change, allTools ? 'manifest' : 'no_agent', 'name');
+      const shown = allTools ? { ...values, members: toolkit.member_tool_ids } : values;
+      if (!previewed.ok) return showForm(req, res, previewed.status, shown, previewed.errors, toolkit);
+      return showForm(req, res, 200, shown, {}, toolkit, previewed.preview);
     }
     const result = await attempt(() => d.toolkits.update(toolkit.id, patch), 'name');
     if (!result.ok)

@@ -13,11 +13,12 @@ const WINDOW_WORDS = 'the last 7 days';
 
 /**
  * What a form's Preview showed: the impact, how many agents the change reaches, and the names of
- * those the answer mentions; or that it reaches none.
+ * those the answer mentions; or why it changes no one's tools: a toolkit no agent holds (or a new
+ * one), or All Tools, whose members are the manifest's whatever the form says.
  */
 export type FormPreview =
   | { impact: PreviewImpact; reached: number; agentNames: ReadonlyMap<number, string>; reaches?: undefined }
-  | { impact?: undefined; reaches: 'no_agent' };
+  | { impact?: undefined; reaches: 'no_agent' | 'manifest' };
 
 const WOULD_BE: Record<Verdict['status'], string> = {
   started: 'would run',
@@ -40,7 +41,12 @@ export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview }) 
   return (
     <section class="preview" id="preview" aria-labelledby="preview-heading">
       <h3 id="preview-heading">If you save this</h3>
-      {preview.impact === undefined ? (
+      {preview.reaches === 'manifest' ? (
+        <p>
+          <strong>Nothing would change for anyone: All Tools holds every registered tool, whatever this form says.</strong> Only its name
+          and description would change.
+        </p>
+      ) : preview.impact === undefined ? (
         <p>
           <strong>Nothing would change for anyone: no agent holds this toolkit yet.</strong> It grants tools once it is attached.
         </p>

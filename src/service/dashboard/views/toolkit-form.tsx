@@ -1,8 +1,8 @@
 // New toolkit and Edit toolkit: name, description, and the members as a checklist of every tool in
 // the manifest, each with its display name and summary. An MCP server's tool is listed like any
 // other; a held one is marked (it can be a member, and is offered once accepted), and a stale
-// member says that its server no longer lists it. Editing one that is not All Tools has a Preview
-// beside Save: what the new members would change for the agents that hold it.
+// member says that its server no longer lists it. Preview beside Save says what the members would
+// change for the agents that hold the toolkit (none, for a new one).
 import type { ToolDefinition } from '../../../core/types';
 import type { PinStatus } from '../../../mcp/pin-listing';
 import type { ToolkitView } from '../../../services/toolkits';
@@ -108,7 +108,7 @@ export function ToolkitFormPage(props: {
         {props.preview ? <PreviewPanel ctx={ctx} preview={props.preview} /> : null}
         <div class="row">
           <button type="submit">{editing ? 'Save' : 'Create toolkit'}</button>
-          {editing && !membersLocked ? <PreviewButton action={action} /> : null}
+          <PreviewButton action={action} />
           <a href={`${ctx.base}/toolkits`}>Cancel</a>
         </div>
       </PostForm>
