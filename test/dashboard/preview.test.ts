@@ -262,6 +262,25 @@ describe("when an operator previews a toolkit's members", () => {
     ]);
   });
 
+  test('then a member added is shown gained by the sender who reached the agent, with nothing recorded decided otherwise', async () => {
+    const d = await desk();
+    const page = `/admin/toolkits/${d.kit}`;
+    const res = await v.post(page, {
+      _csrf: await v.token(page),
+      name: `Preview desk ${made}`,
+      description: '',
+      member: ['lookup_order', 'check_flavor_stock', 'send_email'],
+      preview: 'yes',
+    });
+    expect(res.status).toBe(200);
+    const shown = previewSection(res.text);
+    // On a page of one form, the preview's heading is an h2 and its lists' are h3.
+    expect(shown).toContain('<h2 id="preview-heading">If you save this</h2>');
+    expect(shown).toContain('<h3>Who would gain tools</h3>');
+    expect(shown).toContain('jane@acme.com would gain send_email (1 run in the last 7 days).');
+    expect(shown).not.toContain('Recorded calls it would decide otherwise');
+  });
+
   test('then a toolkit no agent holds says that nothing would change for anyone', async () => {
     const kit = await makeToolkit(t, `Preview unheld ${++made}`, ['lookup_order']);
     const page = `/admin/toolkits/${kit}`;

@@ -36,11 +36,22 @@ export function PreviewButton(props: { action: string }) {
   );
 }
 
-export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview }) {
+/** The panel's heading level: one below the form's own heading (3 under a section's h2; 2 on a page of one form). */
+type Level = 2 | 3;
+
+function Heading(props: { level: Level | 4; id?: string; children: string }) {
+  const Tag = `h${props.level}` as 'h2' | 'h3' | 'h4';
+  return <Tag id={props.id}>{props.children}</Tag>;
+}
+
+export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview; level?: Level }) {
+  const level = props.level ?? 3;
   const { ctx, preview } = props;
   return (
     <section class="preview" id="preview" aria-labelledby="preview-heading">
-      <h3 id="preview-heading">If you save this</h3>
+      <Heading level={level} id="preview-heading">
+        If you save this
+      </Heading>
       {preview.reaches === 'manifest' ? (
         <p>
           <strong>Nothing would change for anyone: All Tools holds every registered tool, whatever this form says.</strong> Only its name
@@ -51,15 +62,25 @@ export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview }) 
           <strong>Nothing would change for anyone: no agent holds this toolkit yet.</strong> It grants tools once it is attached.
         </p>
       ) : (
-        <ImpactInWords ctx={ctx} impact={preview.impact} reached={preview.reached} agentNames={preview.agentNames} />
+        <ImpactInWords ctx={ctx} impact={preview.impact} reached={preview.reached} agentNames={preview.agentNames} sub={sub(level)} />
       )}
       <p class="hint">Nothing has been saved. Save makes it live at once; Preview again after changing the form.</p>
     </section>
   );
 }
 
-function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; reached: number; agentNames: ReadonlyMap<number, string> }) {
-  const { ctx, impact, reached, agentNames } = props;
+function sub(level: Level): Level | 4 {
+  return level === 2 ? 3 : 4;
+}
+
+function ImpactInWords(props: {
+  ctx: PageContext;
+  impact: PreviewImpact;
+  reached: number;
+  agentNames: ReadonlyMap<number, string>;
+  sub: Level | 4;
+}) {
+  const { ctx, impact, reached, agentNames, sub } = props;
   const many = reached > 1;
   const agent = (id: number) => agentNames.get(id) ?? `agent ${id}`;
   const whose = many ? `the ${reached} agents that hold it` : ([...agentNames.values()][0] ?? 'the agent that holds it');
@@ -78,11 +99,11 @@ function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; reached
           </strong>
         </p>
       ) : null}
-      <SenderList title="Who would gain tools" verb="would gain" rows={senders.gaining} agent={agent} many={many} />
-      <SenderList title="Who would lose tools" verb="would lose" rows={senders.losing} agent={agent} many={many} />
-      <ScheduledList title="Scheduled runs that would gain tools" verb="would gain" rows={scheduled.gaining} agent={agent} />
-      <ScheduledList title="Scheduled runs that would lose tools" verb="would lose" rows={scheduled.losing} agent={agent} />
-      {calls.changed.length > 0 ? <ChangedCalls ctx={ctx} impact={impact} agent={agent} many={many} /> : null}
+      <SenderList title="Who would gain tools" verb="would gain" rows={senders.gaining} agent={agent} many={many} sub={sub} />
+      <SenderList title="Who would lose tools" verb="would lose" rows={senders.losing} agent={agent} many={many} sub={sub} />
+      <ScheduledList title="Scheduled runs that would gain tools" verb="would gain" rows={scheduled.gaining} agent={agent} sub={sub} />
+      <ScheduledList title="Scheduled runs that would lose tools" verb="would lose" rows={scheduled.losing} agent={agent} sub={sub} />
+      {calls.changed.length > 0 ? <ChangedCalls ctx={ctx} impact={impact} agent={agent} many={many} sub={sub} /> : null}
       {impact.truncated ? <p class="hint">Each list shows its first 100 entries; the counts count them all.</p> : null}
       {impact.not_replayed.calls > 0 ? (
         <p class="hint">
@@ -93,11 +114,18 @@ function ImpactInWords(props: { ctx: PageContext; impact: PreviewImpact; reached
   );
 }
 
-function SenderList(props: { title: string; verb: string; rows: SenderChange[]; agent: (id: number) => string; many: boolean }) {
+function SenderList(props: {
+  title: string;
+  verb: string;
+  rows: SenderChange[];
+  agent: (id: number) => string;
+  many: boolean;
+  sub: Level | 4;
+}) {
   if (props.rows.length === 0) return null;
   return (
     <>
-      <h4>{props.title}</h4>
+      <Heading level={props.sub}>{props.title}</Heading>
       <ul>
         {props.rows.map((r) => (
           <li key={`${r.agent_id} ${r.routing_key ?? ''}`}>
@@ -111,11 +139,11 @@ function SenderList(props: { title: string; verb: string; rows: SenderChange[]; 
   );
 }
 
-function ScheduledList(props: { title: string; verb: string; rows: ScheduledChange[]; agent: (id: number) => string }) {
+function ScheduledList(props: { title: string; verb: string; rows: ScheduledChange[]; agent: (id: number) => string; sub: Level | 4 }) {
   if (props.rows.length === 0) return null;
   return (
     <>
-      <h4>{props.title}</h4>
+      <Heading level={props.sub}>{props.title}</Heading>
       <ul>
         {props.rows.map((r) => (
           <li
@@ -127,7 +155,7 @@ function ScheduledList(props: { title: string; verb: string; rows: ScheduledChan
   );
 }
 
-function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (id: number) => string; many: boolean }) {
+function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (id: number) => string; many: boolean; sub: Level | 4 }) {
   const { ctx, impact } = props;
   const { counts } = impact.calls;
   const total = counts.refused + counts.admitted + counts.pending_approval + counts.cap_exceeded;
@@ -139,7 +167,7 @@ function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (
   ].filter((p): p is string => p !== null);
   return (
     <>
-      <h4>Recorded calls it would decide otherwise</h4>
+      <Heading level={props.sub}>Recorded calls it would decide otherwise</Heading>
       <p>{`${total} recorded ${total === 1 ? 'call' : 'calls'} would be decided otherwise: ${andList(parts)}.`}</p>
       <table>
         <caption class="visually-hidden">Recorded calls it would decide otherwise</caption>

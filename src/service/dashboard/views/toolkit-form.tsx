@@ -105,7 +105,7 @@ export function ToolkitFormPage(props: {
             })}
           </div>
         </fieldset>
-        {props.preview ? <PreviewPanel ctx={ctx} preview={props.preview} /> : null}
+        {props.preview ? <PreviewPanel ctx={ctx} preview={props.preview} level={2} /> : null}
         <div class="row">
           <button type="submit">{editing ? 'Save' : 'Create toolkit'}</button>
           <PreviewButton action={action} />
