@@ -90,6 +90,7 @@ describe('when working out the shadow fails', () => {
               throw new Error('shadow broke');
             },
           } as unknown as typeof compiled,
+          caps_stamp: null,
         },
       ],
     } as typeof compiled;
