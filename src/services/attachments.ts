@@ -252,7 +252,12 @@ export class AttachmentService {
   }
 
   async detach(agentId: number, attachmentId: number): Promise<void> {
-    const deleted = await this.models.AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId } });
+    const deleted = await this.sequelize.transaction(async (transaction) => {
+      const count = await this.models.AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId }, transaction });
+      // A candidate goes with its attachment, and so do the shadow's counts of its caps.
+      if (count > 0) await dropShadowCaps(this.sequelize, attachmentId, transaction);
+      return count;
+    });
     if (deleted === 0) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
   }
 

@@ -163,6 +163,17 @@ describe('when the candidate is dropped', () => {
   });
 });
 
+describe('when the attachment that carries the candidate is detached', () => {
+  test('then no candidate count is left behind', async () => {
+    const g = await supportAgent();
+    await t.admin().put(candidatePath(g)).send(perSender(1)).expect(200);
+    await lookup(g, 'jane@acme.com').expect(200);
+    expect((await counters(g)).shadowHits).toBe(1);
+    await t.admin().delete(`/api/agents/${g.agent}/toolkits/${g.attachment}`).expect(204);
+    expect(await counters(g)).toEqual({ live: 0, shadow: 0, shadowHits: 0 });
+  });
+});
+
 describe('when the candidate is set again', () => {
   test('then its caps count afresh: the first call after it is unmarked', async () => {
     const g = await supportAgent();
