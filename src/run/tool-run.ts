@@ -47,8 +47,8 @@ export interface ToolRunDeps {
   /** What a host tool's implementation is given besides its input. */
   toolContext: Pick<ToolContext, 'sequelize'>;
   /**
-   * Counts a call that ran (its `started` record's id) against the candidates' own caps, and marks
-   * its record where they are full (SEMANTICS §15); absent, the shadow counts no caps.
+   * Counts a call the live terms let run (its `started` record's id) against the candidates' own
+   * caps, and marks its record where they are full (SEMANTICS §15); absent, the shadow counts no caps.
    */
   countShadowCaps?(recordId: number, entries: readonly ShadowCapEntry[]): Promise<unknown>;
   /** Writes a record complete as it stands (`denied`, `skipped`). */

@@ -30,7 +30,7 @@ const COUNT: PooledStatement = {
 };
 
 /**
- * Counts a call that ran (its `started` record `recordId`) against the candidates' caps, in one
+ * Counts a call the live terms let run (its `started` record `recordId`) against the candidates' caps, in one
  * statement: the record's shadow as it is now, or null when no candidate's caps were full.
  */
 export async function countShadowCaps(
