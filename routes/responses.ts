@@ -104,6 +104,7 @@ export const candidateShadowResponse = attachmentResponse.extend({
     gaining: z.array(shadowSenders).describe('who would gain which tools, with their run counts (at most 100 entries)'),
     losing: z.array(shadowSenders).describe('who would lose which tools (at most 100 entries)'),
     calls_changed: z.number().int().describe('tool-call records the candidate would have decided otherwise'),
+    over_cap: z.number().int().describe('of those, the calls that ran which the candidate would refuse as over one of its caps'),
     calls: z
       .array(
         z.object({

@@ -96,7 +96,11 @@ export class PolicyIndex implements CompiledPolicy {
     // Each candidate compiled once, here, with the candidate's terms in place (and no candidate left in it).
     this.shadows = data.attachments
       .filter((a) => a.candidate)
-      .map((a) => ({ attachment_id: a.attachment_id, policy: new PolicyIndex(withCandidate(data, a.attachment_id), liveToolIds) }));
+      .map((a) => ({
+        attachment_id: a.attachment_id,
+        policy: new PolicyIndex(withCandidate(data, a.attachment_id), liveToolIds),
+        caps_stamp: a.candidate?.caps === undefined ? null : (a.candidate.stamp ?? '0'),
+      }));
   }
 
   // The access rules are decided once, here; a sender they refuse is offered nothing at all.

@@ -34,6 +34,11 @@ function candidateOf(attachment: AttachmentPolicy): AttachmentPolicy {
 export interface ShadowPolicy {
   readonly attachment_id: number;
   readonly policy: CompiledPolicy;
+  /**
+   * When the candidate sets caps of its own, the stamp its counts are kept under (CandidateTerms'
+   * `stamp`); null when its caps are the live ones, which the live count already counts.
+   */
+  readonly caps_stamp: string | null;
 }
 
 /** What a candidate would change of a run's offer: the tools it would add and remove, sorted. */

@@ -69,6 +69,11 @@ export interface CandidateTerms {
   /** Present and null: the candidate needs no approval; absent: the live approval terms. */
   approvers?: readonly string[] | null;
   allow_proactive?: boolean;
+  /**
+   * When the candidate was set, as the database writes it to the microsecond: the shadow's counts of
+   * its caps are kept under it, so a candidate set again counts afresh. Absent: counted under `0`.
+   */
+  stamp?: string;
 }
 
 /** Whom a cap counts calls of: the agent as a whole, or each sender apart. */

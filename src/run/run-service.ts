@@ -12,6 +12,7 @@ import { orUnavailable } from '../db/unavailable';
 import { NotFoundError } from '../errors';
 import { loadAgentPolicy, type LoadedPolicy, type RunAgent } from '../services/policy-loader';
 import { capsRemaining } from '../services/cap-usage';
+import { countShadowCaps } from '../services/shadow-caps';
 import { completeToolCall, recordToolCall, startToolCall, type StartedBy, type ToolCallRecord } from '../services/tool-calls';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { CacheOutcome, CachedPolicy } from './policy-cache';
@@ -123,6 +124,7 @@ export class RunService {
         }
         return id;
       },
+      countShadowCaps: (id, entries) => countShadowCaps(this.sequelize, id, entries),
       complete: async (id, outcome, output) => {
         const span = spans.get(id);
         try {

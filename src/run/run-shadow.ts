@@ -15,6 +15,8 @@ import {
   type Verdict,
 } from '../core/shadow';
 import type { Run } from '../core/types';
+import type { CapScope } from '../services/cap-usage';
+import { shadowCapKey, type ShadowCapEntry } from '../services/shadow-caps';
 import { withheldFrom } from './withheld-offer';
 
 interface CandidateOffer {
@@ -47,6 +49,44 @@ export class RunShadows {
         return [{ attachment_id: c.shadow.attachment_id, would_be: would, reason }];
       }),
     );
+  }
+
+  /**
+   * For a call the live terms let run, whose record carries callShadow(toolId, 'admitted'): each
+   * candidate's entry, and where a candidate's own caps would count the call, the entry it gets when
+   * they are full (`cap_exceeded`). Null when no candidate's caps count it: none sets caps, or none
+   * would admit the call, or under the candidate it runs uncapped. A call the candidate could run
+   * through another capped attachment too is not counted: which one's room it would take is not
+   * known from the live traffic.
+   */
+  capCount(toolId: string, scope: CapScope): ShadowCapEntry[] | null {
+    let counts = false;
+    const entries = this.offers().flatMap((c): ShadowCapEntry[] => {
+      const attachmentId = c.shadow.attachment_id;
+      const would = verdictOf(c.offer, toolId);
+      if (would !== 'admitted') {
+        return [
+          {
+            entry: {
+              attachment_id: attachmentId,
+              would_be: would,
+              reason: verdictReason(c.shadow.policy.resolve(this.run), would, toolId, attachmentId),
+            },
+          },
+        ];
+      }
+      const stamp = c.shadow.caps_stamp;
+      const through = stamp === null ? null : c.offer.capsFor(toolId);
+      if (stamp === null || through === null || through.length !== 1 || through[0]?.attachment_id !== attachmentId) return [];
+      counts = true;
+      const caps = through[0].caps.map((cap) => ({
+        key: shadowCapKey(attachmentId, stamp, cap, toolId, scope),
+        limit: cap.limit,
+        window_s: cap.window_s,
+      }));
+      return [{ entry: { attachment_id: attachmentId, would_be: 'denied', reason: 'cap_exceeded' }, caps }];
+    });
+    return counts ? entries : null;
   }
 
   private offers(): readonly CandidateOffer[] {

@@ -26,7 +26,8 @@ import {
 } from '../errors';
 import { parse, type Where } from '../http/parse';
 import type { DenialReason } from '../../models/tool-call';
-import type { CapClaim } from '../services/cap-usage';
+import type { CapClaim, CapScope } from '../services/cap-usage';
+import type { ShadowCapEntry } from '../services/shadow-caps';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
 import type { InboundMessage } from '../llm/agent-step';
@@ -45,6 +46,11 @@ export interface ToolRunDeps {
   implementation(toolId: string): ToolImplementation | undefined;
   /** What a host tool's implementation is given besides its input. */
   toolContext: Pick<ToolContext, 'sequelize'>;
+  /**
+   * Counts a call the live terms let run (its `started` record's id) against the candidates' own
+   * caps, and marks its record where they are full (SEMANTICS §15); absent, the shadow counts no caps.
+   */
+  countShadowCaps?(recordId: number, entries: readonly ShadowCapEntry[]): Promise<unknown>;
   /** Writes a record complete as it stands (`denied`, `skipped`). */
   record(record: ToolCallRecord): Promise<void>;
   /**
@@ -285,6 +291,7 @@ export class ToolRun {
       options.input,
     );
     if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options, mode);
+    await this.countShadowCaps(id, toolId);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
   }
@@ -506,7 +513,25 @@ export class ToolRun {
   }
 
   private capClaim(toolId: string, candidates: readonly CapCandidate[]): CapClaim {
-    return { candidates, tool_id: toolId, scope: { agent_id: this.agentId, run: this.kind, routing_key: this.routingKey } };
+    return { candidates, tool_id: toolId, scope: this.capScope() };
+  }
+
+  private capScope(): CapScope {
+    return { agent_id: this.agentId, run: this.kind, routing_key: this.routingKey };
+  }
+
+  /**
+   * A call that is about to run, counted against the candidates' own caps (SEMANTICS §15). A
+   * failure here leaves the record as it was written and is told as a fault: the call runs all the same.
+   */
+  private async countShadowCaps(recordId: number, toolId: string): Promise<void> {
+    if (this.shadows === null || this.deps.countShadowCaps === undefined) return;
+    try {
+      const entries = this.shadows.capCount(toolId, this.capScope());
+      if (entries !== null) await this.deps.countShadowCaps(recordId, entries);
+    } catch (err) {
+      this.deps.onFault(err, { agent_id: this.agentId, stage: 'shadow' });
+    }
   }
 
   /** Records an enhancement step that was skipped because the run may not call its tool as usual. */

@@ -10,6 +10,7 @@ import type { CapPer, CapRule, RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
+import { dropShadowCaps, promoteShadowCaps } from './shadow-caps';
 import { shadowSummary, type ShadowSummary } from './shadow-summary';
 import { toolkitView, type ToolkitView } from './toolkits';
 
@@ -164,6 +165,8 @@ export class AttachmentService {
         bind: [JSON.stringify(stored), attachmentId],
         transaction,
       });
+      // The shadow counts the new terms' caps afresh, from now.
+      await dropShadowCaps(this.sequelize, attachmentId, transaction);
       return this.get(agentId, attachmentId, transaction);
     });
   }
@@ -185,6 +188,8 @@ export class AttachmentService {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       const candidate = attachment.candidate;
       if (candidate === null || candidate === undefined) throw new NoCandidateError(attachmentId);
+      if (candidate.caps !== undefined) await promoteShadowCaps(this.sequelize, attachmentId, transaction);
+      else await dropShadowCaps(this.sequelize, attachmentId, transaction);
       attachment.candidate = null;
       attachment.candidate_at = null;
       await this.applyTerms(
@@ -206,11 +211,17 @@ export class AttachmentService {
 
   /** Drops the candidate; the live terms stay as they are. */
   async dropCandidate(agentId: number, attachmentId: number): Promise<void> {
-    const [, count] = await this.sequelize.query(
-      'UPDATE agent_toolkits SET candidate = NULL, candidate_at = NULL WHERE id = $1 AND agent_id = $2 AND candidate IS NOT NULL',
-      { bind: [attachmentId, agentId] },
-    );
-    if (updatedRows(count) > 0) return;
+    const dropped = await this.sequelize.transaction(async (transaction) => {
+      const [, count] = await this.sequelize.query(
+        'UPDATE agent_toolkits SET candidate = NULL, candidate_at = NULL WHERE id = $1 AND agent_id = $2 AND candidate IS NOT NULL',
+        { bind: [attachmentId, agentId], transaction },
+      );
+      if (updatedRows(count) === 0) return false;
+      // Its caps' counts go with it: nothing of the candidate is left to count.
+      await dropShadowCaps(this.sequelize, attachmentId, transaction);
+      return true;
+    });
+    if (dropped) return;
     await this.get(agentId, attachmentId);
     throw new NoCandidateError(attachmentId);
   }
@@ -241,7 +252,12 @@ export class AttachmentService {
   }
 
   async detach(agentId: number, attachmentId: number): Promise<void> {
-    const deleted = await this.models.AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId } });
+    const deleted = await this.sequelize.transaction(async (transaction) => {
+      const count = await this.models.AgentToolkit.destroy({ where: { id: attachmentId, agent_id: agentId }, transaction });
+      // A candidate goes with its attachment, and so do the shadow's counts of its caps.
+      if (count > 0) await dropShadowCaps(this.sequelize, attachmentId, transaction);
+      return count;
+    });
     if (deleted === 0) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
   }
 

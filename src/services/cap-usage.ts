@@ -15,9 +15,14 @@ export interface CapScope {
 }
 
 export function capKey(attachmentId: number, cap: CapRule, toolId: string, scope: CapScope): string {
+  return `${attachmentId}|${counted(cap, toolId, scope)}`;
+}
+
+/** What a counter counts, whoever's cap it is: the tool (or `*`), per, window and whose calls. */
+export function counted(cap: CapRule, toolId: string, scope: CapScope): string {
   const whose =
     cap.per === 'agent' ? `agent:${scope.agent_id}` : scope.run === 'scheduled' ? 'scheduled' : `sender:${scope.routing_key ?? ''}`;
-  return `${attachmentId}|${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
+  return `${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
 }
 
 /** Drops the counters every call of which has left the window; how many went. */

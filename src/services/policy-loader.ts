@@ -33,6 +33,7 @@ interface PolicyRow {
   approvers: string[] | null;
   caps: CapRule[] | null;
   candidate: StoredCandidate | null;
+  candidate_stamp: string | null;
   toolkit_id: number | null;
   toolkit_name: string | null;
   member_tool_ids: string[] | null;
@@ -53,6 +54,7 @@ const POLICY_SQL = `
   SELECT a.id AS agent_id, a.name AS agent_name, a.system_prompt AS agent_system_prompt, a.escalation_address AS agent_escalation_address,
          p.policy_version, p.access_rules,
          at.id AS attachment_id, at.allow_proactive, at.approvers, at.caps, at.candidate,
+         to_char(at.candidate_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS') AS candidate_stamp,
          t.id AS toolkit_id, t.name AS toolkit_name, t.member_tool_ids,
          r.id AS rule_id, r.kind AS rule_kind, r.pattern AS rule_pattern
     FROM agents a
@@ -110,7 +112,7 @@ function policyFromRows(agentId: number, rows: PolicyRow[]): AgentPolicyData {
         rules: [],
         approvers: row.approvers,
         caps: (row.caps ?? []).map(capOf),
-        ...(row.candidate === null ? {} : { candidate: candidateOf(row.candidate) }),
+        ...(row.candidate === null ? {} : { candidate: candidateOf(row.candidate, row.candidate_stamp) }),
       };
       byId.set(row.attachment_id, attachment);
     }
@@ -126,8 +128,9 @@ function capOf(cap: CapRule): CapRule {
   return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window_s: cap.window_s };
 }
 
-function candidateOf(stored: StoredCandidate): CandidateTerms {
+function candidateOf(stored: StoredCandidate, stamp: string | null): CandidateTerms {
   return {
+    ...(stamp !== null ? { stamp } : {}),
     ...(stored.rules !== undefined ? { rules: stored.rules.map((r) => ({ id: null, kind: r.kind, pattern: r.pattern })) } : {}),
     ...(stored.caps !== undefined ? { caps: stored.caps.map(capOf) } : {}),
     ...(stored.approvers !== undefined ? { approvers: stored.approvers } : {}),

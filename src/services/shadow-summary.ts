@@ -37,6 +37,8 @@ export interface ShadowSummary {
   losing: ShadowSenders[];
   /** Tool-call records the candidate would have decided otherwise. */
   calls_changed: number;
+  /** Of those, the calls that ran which the candidate would refuse as over one of its caps. */
+  over_cap: number;
   /** The latest of them, newest first. */
   calls: ShadowCall[];
 }
@@ -64,10 +66,12 @@ const SENDERS_SQL = (side: 'adds' | 'removes') => `
 export async function shadowSummary(sequelize: Sequelize, agentId: number, attachmentId: number, since: string): Promise<ShadowSummary> {
   const replacements = { agentId, attachmentId: String(attachmentId), since };
   const select = <T extends object>(sql: string) => sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT });
-  const [counts] = await select<{ runs: string; differing_runs: string; calls_changed: string }>(
-    `SELECT (SELECT count(*) FROM agent_runs WHERE agent_id = :agentId AND created_at >= :since) AS runs,
+  const [counts] = await select<{ runs: string; differing_runs: string; calls_changed: string; over_cap: string }>(
+    `WITH c AS (${entries('tool_calls')})
+     SELECT (SELECT count(*) FROM agent_runs WHERE agent_id = :agentId AND created_at >= :since) AS runs,
             (SELECT count(DISTINCT id) FROM (${entries('agent_runs')}) r) AS differing_runs,
-            (SELECT count(DISTINCT id) FROM (${entries('tool_calls')}) c) AS calls_changed`,
+            (SELECT count(DISTINCT id) FROM c) AS calls_changed,
+            (SELECT count(DISTINCT id) FROM c WHERE c.entry ->> 'reason' = 'cap_exceeded') AS over_cap`,
   );
   const senders = (rows: (Omit<ShadowSenders, 'runs'> & { runs: string })[]) => rows.map((r) => ({ ...r, runs: Number(r.runs) }));
   const gaining = senders(await select(SENDERS_SQL('adds')));
@@ -91,6 +95,7 @@ export async function shadowSummary(sequelize: Sequelize, agentId: number, attac
     gaining,
     losing,
     calls_changed: Number(counts?.calls_changed ?? 0),
+    over_cap: Number(counts?.over_cap ?? 0),
     calls: calls.map((c) => ({
       call_id: Number(c.id),
       tool_id: c.tool_id,

@@ -119,3 +119,24 @@ test('when approval and scheduled runs are tried as candidate, then they join th
     allow_proactive: true,
   });
 });
+
+test("when calls run past a candidate's cap, then its page says how many ran that the caps would refuse, and marks them", async () => {
+  const g = await support();
+  await t
+    .admin()
+    .put(`/api/agents/${g.agent}/toolkits/${g.attachment}/candidate`)
+    .send({ caps: [{ tool_id: 'lookup_order', per: 'sender', limit: 1, window: '1d' }] })
+    .expect(200);
+  for (let i = 0; i < 3; i++) {
+    await t
+      .client()
+      .post(`/api/agents/${g.agent}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+      .expect(200);
+  }
+  const shown = await v.get(`${g.page}/candidate`);
+  expect(shown.text).toContain('2 calls would have been decided otherwise.');
+  expect(shown.text).toContain('Of those, 2 calls ran that these caps would refuse as over the cap.');
+  expect(shown.text).toContain('would be refused (cap_exceeded)');
+  expect(shown.text).toContain('Caps: 1 lookup_order per sender per 1d');
+});

@@ -90,6 +90,7 @@ describe('when working out the shadow fails', () => {
               throw new Error('shadow broke');
             },
           } as unknown as typeof compiled,
+          caps_stamp: null,
         },
       ],
     } as typeof compiled;
@@ -108,5 +109,68 @@ describe('when no attachment carries a candidate', () => {
     await run.execute('lookup_order', () => 'found');
     expect(f.shadows).toEqual([{ tool_id: 'lookup_order', status: 'started', shadow: undefined }]);
     expect(run.shadow).toBeNull();
+  });
+});
+
+describe('when a candidate caps a tool the live terms run uncapped', () => {
+  const cap = { tool_id: 'lookup_order', per: 'sender', limit: 1, window_s: 86_400 } as const;
+  const kit = attachment(1, ['lookup_order'], { candidate: { caps: [cap], stamp: '20261207101500123456' } });
+
+  test("then the call is started uncapped and then counted against the candidate's own counter, marked when it is full", async () => {
+    const f = recording();
+    const counted: unknown[] = [];
+    const claims: unknown[] = [];
+    const run = runOf(
+      { attachments: [kit] },
+      {
+        ...f.deps,
+        start: async (r, caps) => {
+          claims.push(caps);
+          return f.deps.start(r, caps);
+        },
+        countShadowCaps: async (id, entries) => void counted.push({ id, entries }),
+      },
+    );
+    expect(await run.execute('lookup_order', () => 'found')).toEqual({ status: 'success', output: 'found' });
+    expect(claims).toEqual([null]);
+    expect(f.shadows).toEqual([{ tool_id: 'lookup_order', status: 'started', shadow: undefined }]);
+    expect(counted).toEqual([
+      {
+        id: 1,
+        entries: [
+          {
+            entry: { attachment_id: 1, would_be: 'denied', reason: 'cap_exceeded' },
+            caps: [{ key: 'shadow:1@20261207101500123456|lookup_order|sender|86400|sender:mara@thescoop.com', limit: 1, window_s: 86_400 }],
+          },
+        ],
+      },
+    ]);
+  });
+
+  test('then a failure counting it is told as a fault, and the call runs all the same', async () => {
+    const f = recording();
+    const run = runOf(
+      { attachments: [kit] },
+      {
+        ...f.deps,
+        countShadowCaps: async () => {
+          throw new Error('shadow count broke');
+        },
+      },
+    );
+    expect(await run.execute('lookup_order', () => 'found')).toEqual({ status: 'success', output: 'found' });
+    expect(f.faults).toEqual(['shadow']);
+  });
+
+  test('then a candidate that would refuse the sender by its gate counts nothing', async () => {
+    const f = recording();
+    const counted: unknown[] = [];
+    const refusing = attachment(1, ['lookup_order'], {
+      candidate: { caps: [cap], rules: [{ id: null, kind: 'deny', pattern: 'mara@thescoop.com' }], stamp: '1' },
+    });
+    const run = runOf({ attachments: [refusing] }, { ...f.deps, countShadowCaps: async (_id, entries) => void counted.push(entries) });
+    await run.execute('lookup_order', () => 'found');
+    expect(counted).toEqual([]);
+    expect(f.shadows[0]?.shadow).toEqual({ attachment_id: 1, would_be: 'denied', reason: 'deny_rule' });
   });
 });

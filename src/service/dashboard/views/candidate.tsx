@@ -42,6 +42,11 @@ export function CandidatePage(props: { ctx: PageContext; agent: AgentView; view:
             {shadow.calls_changed} {shadow.calls_changed === 1 ? 'call' : 'calls'} would have been decided otherwise.
           </strong>
         </p>
+        {shadow.over_cap > 0 && (
+          <p>
+            Of those, {shadow.over_cap} {shadow.over_cap === 1 ? 'call' : 'calls'} ran that these caps would refuse as over the cap.
+          </p>
+        )}
         <SendersTable caption="Who would gain tools" rows={shadow.gaining} />
         <SendersTable caption="Who would lose tools" rows={shadow.losing} />
         {shadow.calls.length > 0 && (
