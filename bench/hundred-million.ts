@@ -1,0 +1,286 @@
+// `npm run bench:100m` (issue 33): the tool-call table at 100,000,000 records on the server DATABASE_URL
+// names (docs/PERFORMANCE.md, "At 100 million records"). Generates the records in SQL, a monthly
+// partition at a time over the 24 months before this one, on a database of its own, and 1,000,000
+// the same way on a second, small one; then times on both what the size could slow down.
+// BENCH_KEEP=1 keeps both databases, and a later run reuses what they hold (a month is generated once).
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { senderAsGiven } from '../middleware/sender-check';
+import { createSequelize } from '../src/db/connect';
+import { ensureDatabase, withClient, withDatabase } from '../src/db/database-url';
+import { migrateUp } from '../src/db/migrate';
+import { quoteIdent } from '../src/db/quote-ident';
+import { createToolgate } from '../src/toolgate';
+import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { fillAgents } from './agent-page-timings';
+import { withPostgresServer } from './postgres-server';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000_000);
+const SMALL_RECORDS = 1_000_000;
+const MONTHS = 24;
+const AGENTS = 1_000_000;
+/** The agents the calls are spread over: 30% of them go to the first BUSY, the rest evenly. */
+const CALLING_AGENTS = 10_000;
+const BUSY = 100;
+const SENDERS = 100_000;
+/** Past this, the bench stops before generating (the disk is shared). */
+const MAX_BYTES = 45 * 2 ** 30;
+const KEEP = process.env.BENCH_KEEP === '1';
+const BIG_DB = 'toolgate_bench_100m';
+const SMALL_DB = 'toolgate_bench_100m_small';
+
+const TOOLS = ['lookup_order', 'process_refund', 'send_reply', 'search_docs', 'create_task', 'escalate', 'update_address', 'cancel_order'];
+
+export const seconds = (from: number) => ((performance.now() - from) / 1000).toFixed(1);
+const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GB`;
+
+export function uptime(): string {
+  try {
+    return execFileSync('uptime', { encoding: 'utf8' }).trim();
+  } catch {
+    return `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`;
+  }
+}
+
+export async function one<T extends object>(sequelize: Sequelize, sql: string, bind: unknown[] = []): Promise<T> {
+  return (await sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT }))[0]!;
+}
+
+/** The records' partitions and indexes, in bytes. */
+export async function tableSize(sequelize: Sequelize): Promise<{ heap: number; indexes: number; total: number }> {
+  const row = await one<{ heap: string; indexes: string; total: string }>(
+    sequelize,
+    `SELECT coalesce(sum(pg_table_size(p.partition)), 0)::text AS heap, coalesce(sum(pg_indexes_size(p.partition)), 0)::text AS indexes,
+            coalesce(sum(pg_total_relation_size(p.partition)), 0)::text AS total FROM toolgate_partitions('tool_calls') p`,
+  );
+  return { heap: Number(row.heap), indexes: Number(row.indexes), total: Number(row.total) };
+}
+
+/** The 24 months before this one, oldest first, with their partitions' names once made. */
+async function months(sequelize: Sequelize): Promise<{ name: string; lo: Date; hi: Date }[]> {
+  return sequelize.query<{ name: string; lo: Date; hi: Date }>(
+    `SELECT c.relname AS name, p.lo, p.hi FROM toolgate_partitions('tool_calls') p JOIN pg_class c ON c.oid = p.partition
+      WHERE p.lo >= date_trunc('month', now(), 'UTC') - interval '${MONTHS} months' AND p.hi <= date_trunc('month', now(), 'UTC')
+      ORDER BY p.lo`,
+    { type: QueryTypes.SELECT },
+  );
+}
+
+/**
+ * A month's records, ids contiguous from `base` and times evenly through the month, so that ids
+ * and times grow together as dispatch writes them. Statuses in the proportions a busy agent's log
+ * shows; the decision's fields set (policy version, dispatch, a refusal's reason); run keys shared by
+ * the three calls of a run; executions with the instance and deadline they were started with.
+ */
+function monthSql(partition: string, base: number, rows: number, lo: Date, hi: Date): string {
+  const tools = `(ARRAY[${TOOLS.map((t) => `'${t}'`).join(', ')}])[1 + (g % ${TOOLS.length})::integer]`;
+  return `
+    INSERT INTO ${quoteIdent(partition)} (id, agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, error,
+                            instance_id, deadline_at, policy_version, reason, dispatch, run_key, created_at)
+    SELECT ${base} + g,
+           CASE WHEN g % 10 < 3 THEN 1 + (g * 7919) % ${BUSY} ELSE 1 + (g * 104729) % ${CALLING_AGENTS} END,
+           ${tools}, ${tools}, s.status,
+           CASE WHEN g % 10 = 9 THEN 'scheduled' ELSE 'sender' END,
+           CASE WHEN g % 10 = 9 THEN NULL ELSE 'sender' || ((g * 31337) % ${SENDERS}) || '@example.com' END,
+           CASE WHEN s.status IN ('success', 'failure') THEN (g * 13) % 2000 ELSE 0 END,
+           CASE s.status WHEN 'failure' THEN 'The order service timed out.' WHEN 'denied' THEN 'Not offered to this run.'
+                         WHEN 'interrupted' THEN 'Its instance stopped before the call ended.' END,
+           CASE WHEN s.status IN ('success', 'failure', 'interrupted') THEN 'bench' END,
+           CASE WHEN s.status IN ('success', 'failure', 'interrupted') THEN t.at + interval '90 seconds' END,
+           1 + (g % 7),
+           CASE WHEN s.status = 'denied' THEN (ARRAY['not_offered', 'access_rules', 'cap_exceeded'])[1 + (g % 3)::integer] END,
+           CASE WHEN s.status = 'pending_approval' THEN 'call' WHEN g % 20 = 0 THEN 'step' ELSE 'call' END,
+           ('00000000-0000-4000-8000-' || lpad(to_hex((${base} + g) / 3), 12, '0'))::uuid,
+           t.at
+      FROM generate_series(1::bigint, ${rows}) g,
+           LATERAL (SELECT CASE WHEN g % 100 < 80 THEN 'success' WHEN g % 100 < 85 THEN 'failure' WHEN g % 100 < 95 THEN 'denied'
+                                WHEN g % 100 < 98 THEN 'skipped' WHEN g % 100 < 99 THEN 'pending_approval' ELSE 'interrupted' END AS status) s,
+           LATERAL (SELECT '${lo.toISOString()}'::timestamptz + (g - 1) * ('${hi.toISOString()}'::timestamptz - '${lo.toISOString()}'::timestamptz) / ${rows} AS at) t`;
+}
+
+/** The records table's indexes and keys, kept aside while a bulk load runs without them. */
+async function saveIndexes(sequelize: Sequelize): Promise<void> {
+  await sequelize.query(`
+    CREATE TABLE IF NOT EXISTS bench_saved_ddl (ord serial, name text PRIMARY KEY, drop_sql text NOT NULL, create_sql text NOT NULL);
+    INSERT INTO bench_saved_ddl (name, drop_sql, create_sql)
+      SELECT conname, format('ALTER TABLE tool_calls DROP CONSTRAINT %I', conname), format('ALTER TABLE tool_calls ADD CONSTRAINT %I %s', conname, pg_get_constraintdef(oid))
+        FROM pg_constraint WHERE conrelid = 'tool_calls'::regclass AND contype IN ('p', 'f')
+      UNION ALL
+      SELECT c.relname, format('DROP INDEX %I', c.relname), replace(pg_get_indexdef(c.oid), ' ON ONLY ', ' ON ')
+        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE i.indrelid = 'tool_calls'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = c.oid)
+    ON CONFLICT (name) DO NOTHING;`);
+}
+
+async function dropIndexes(sequelize: Sequelize): Promise<void> {
+  await saveIndexes(sequelize);
+  const saved = await sequelize.query<{ name: string; drop_sql: string }>(`SELECT name, drop_sql FROM bench_saved_ddl ORDER BY ord DESC`, {
+    type: QueryTypes.SELECT,
+  });
+  for (const s of saved) if (await present(sequelize, s.name)) await sequelize.query(s.drop_sql);
+}
+
+async function present(sequelize: Sequelize, name: string): Promise<boolean> {
+  const row = await one<{ n: number }>(
+    sequelize,
+    `SELECT ((SELECT count(*) FROM pg_constraint WHERE conrelid = 'tool_calls'::regclass AND conname = $1) +
+             (SELECT count(*) FROM pg_class WHERE relname = $1 AND relkind IN ('i', 'I')))::integer AS n`,
+    [name],
+  );
+  return row.n > 0;
+}
+
+/** Builds back what dropIndexes took, each printed with the time it took. */
+async function restoreIndexes(sequelize: Sequelize, log: (line: string) => void): Promise<void> {
+  if ((await one<{ t: string | null }>(sequelize, `SELECT to_regclass('bench_saved_ddl')::text AS t`)).t === null) return;
+  const saved = await sequelize.query<{ name: string; create_sql: string }>(`SELECT name, create_sql FROM bench_saved_ddl ORDER BY ord`, {
+    type: QueryTypes.SELECT,
+  });
+  for (const s of saved) {
+    if (await present(sequelize, s.name)) continue;
+    const started = performance.now();
+    await sequelize.query(s.create_sql);
+    log(`  built ${s.name} in ${seconds(started)} s`);
+  }
+}
+
+export interface Generated {
+  records: number;
+  seconds: number | null;
+}
+
+/**
+ * Migrates the database and fills it: `agents` agents (the pages bench's), and `records` tool-call
+ * records over the 24 months before this one, a partition at a time. The decision log's triggers
+ * are off while the records are written (they would write as many entries): the bench measures the
+ * record table at its size. Months already generated (bench_months) are left as they are.
+ */
+export async function generate(sequelize: Sequelize, label: string, records: number, agents: number): Promise<Generated> {
+  const log = (line: string) => console.log(`[${label}] ${line}`);
+  await migrateUp(sequelize);
+  await sequelize.query(`SET synchronous_commit = off; SET maintenance_work_mem = '512MB'; SET max_parallel_maintenance_workers = 1`);
+  await sequelize.query(`CREATE TABLE IF NOT EXISTS bench_months (partition text PRIMARY KEY, rows bigint NOT NULL)`);
+  // What a run stopped during the index builds left unbuilt.
+  await restoreIndexes(sequelize, log);
+  const { n: agentCount } = await one<{ n: number }>(sequelize, `SELECT count(*)::integer AS n FROM agents`);
+  const started = performance.now();
+  if (agentCount < agents) {
+    const tg = createToolgate({ sequelize, tools: SCOOP_TOOLS, senderCheck: senderAsGiven });
+    try {
+      await tg.syncSystemToolkits();
+    } finally {
+      await tg.close();
+    }
+    await fillAgents(sequelize, agents);
+    for (const table of ['agents', 'agent_toolkits', 'agent_access_rules']) await sequelize.query(`VACUUM ANALYZE ${table}`);
+    log(`${agents.toLocaleString('en')} agents in ${seconds(started)} s`);
+  }
+  // The legacy partition (everything before next month) goes, for months of their own.
+  const legacy = await one<{ t: string | null }>(sequelize, `SELECT to_regclass('tool_calls_legacy')::text AS t`);
+  if (legacy.t !== null) await sequelize.query(`ALTER TABLE tool_calls DETACH PARTITION tool_calls_legacy; DROP TABLE tool_calls_legacy`);
+  await sequelize.query(
+    `SELECT toolgate_make_partitions('tool_calls', date_trunc('month', now(), 'UTC') - interval '${MONTHS} months', now() + interval '2 months', 'month')`,
+  );
+  const all = await months(sequelize);
+  if (all.length !== MONTHS) throw new Error(`expected ${MONTHS} months of partitions, found ${all.length}`);
+  const done = new Map(
+    (await sequelize.query<{ partition: string; rows: string }>(`SELECT partition, rows::text AS rows FROM bench_months`, { type: QueryTypes.SELECT })).map(
+      (r) => [r.partition, Number(r.rows)],
+    ),
+  );
+  const perMonth = (i: number) => Math.floor(records / MONTHS) + (i === MONTHS - 1 ? records % MONTHS : 0);
+  const todo = all.map((m, i) => ({ ...m, i })).filter((m) => done.get(m.name) !== perMonth(m.i));
+  if (todo.length === 0) {
+    log(`${records.toLocaleString('en')} records already there: generation skipped`);
+    return { records, seconds: null };
+  }
+  // Many months: written without the indexes, which are built once at the end (much faster than row by row).
+  const bulk = todo.length > 2;
+  if (bulk) {
+    log(`${todo.length} months to write: indexes and keys set aside until they are`);
+    await dropIndexes(sequelize);
+  }
+  log(`decision-log triggers off for the load (ALTER TABLE tool_calls DISABLE TRIGGER USER)`);
+  await sequelize.query(`ALTER TABLE tool_calls DISABLE TRIGGER USER`);
+  try {
+    for (const m of todo) {
+      const base = all.slice(0, m.i).reduce((sum, _, j) => sum + perMonth(j), 0);
+      const rows = perMonth(m.i);
+      const t = performance.now();
+      await sequelize.transaction(async (transaction) => {
+        await sequelize.query(`SET LOCAL synchronous_commit = off; TRUNCATE ${quoteIdent(m.name)}`, { transaction });
+        await sequelize.query(monthSql(m.name, base, rows, m.lo, m.hi), { transaction });
+        await sequelize.query(
+          `INSERT INTO bench_months (partition, rows) VALUES ($1, $2) ON CONFLICT (partition) DO UPDATE SET rows = EXCLUDED.rows`,
+          { bind: [m.name, rows], transaction },
+        );
+      });
+      const secs = (performance.now() - t) / 1000;
+      log(
+        `${m.name}: ${rows.toLocaleString('en')} records in ${secs.toFixed(1)} s (${Math.round(rows / secs).toLocaleString('en')}/s), ` +
+          `${todo.indexOf(m) + 1} of ${todo.length}; ${os.loadavg()[0]!.toFixed(2)} load`,
+      );
+    }
+  } finally {
+    await sequelize.query(`ALTER TABLE tool_calls ENABLE TRIGGER USER`);
+    log(`decision-log triggers back on`);
+  }
+  await restoreIndexes(sequelize, log);
+  const { max } = await one<{ max: string }>(sequelize, `SELECT max(id)::text AS max FROM tool_calls`);
+  await sequelize.query(`SELECT setval('tool_calls_id_seq', $1::bigint)`, { bind: [max] });
+  const v = performance.now();
+  await sequelize.query(`VACUUM ANALYZE tool_calls`);
+  log(`VACUUM ANALYZE in ${seconds(v)} s`);
+  const secs = (performance.now() - started) / 1000;
+  const size = await tableSize(sequelize);
+  log(
+    `generated in ${secs.toFixed(1)} s; tool_calls: ${gb(size.total)} (${gb(size.heap)} table, ${gb(size.indexes)} indexes), ` +
+      `${Math.round(size.total / records)} bytes a record with its indexes`,
+  );
+  return { records, seconds: secs };
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:100m: ${os.cpus().length} CPUs; uptime at the start: ${uptime()}`);
+  await withPostgresServer(async (adminUrl) => {
+    for (const name of [SMALL_DB, BIG_DB]) await ensureDatabase(adminUrl, name);
+    const small = createSequelize(withDatabase(adminUrl, SMALL_DB), { queryTimeoutMs: 0 });
+    const big = createSequelize(withDatabase(adminUrl, BIG_DB), { queryTimeoutMs: 0 });
+    try {
+      const { version } = await one<{ version: string }>(big, `SELECT current_setting('server_version') AS version`);
+      console.log(`PostgreSQL ${version}`);
+      await generate(small, '1M', SMALL_RECORDS, CALLING_AGENTS);
+      // What the large one will take, from what the small one took a record.
+      const perRecord = (await tableSize(small)).total / SMALL_RECORDS;
+      const estimate = perRecord * RECORDS;
+      console.log(`estimate at ${RECORDS.toLocaleString('en')} records: ${gb(estimate)} (limit ${gb(MAX_BYTES)})`);
+      if (estimate > MAX_BYTES) throw new Error(`${gb(estimate)} would not fit: stopped before generating`);
+      await generate(big, '100M', RECORDS, AGENTS);
+      if (process.env.BENCH_GENERATE_ONLY === '1') return;
+      await measure(small, big);
+    } finally {
+      await small.close();
+      await big.close();
+      if (!KEEP) {
+        for (const name of [BIG_DB, SMALL_DB])
+          await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
+        console.log(`databases dropped (BENCH_KEEP=1 keeps them)`);
+      }
+      console.log(`uptime at the end: ${uptime()}`);
+    }
+  });
+}
+
+async function measure(_small: Sequelize, _big: Sequelize): Promise<void> {
+  // Filled in below.
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
