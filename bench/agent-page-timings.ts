@@ -34,7 +34,9 @@ export async function fillAgents(sequelize: Sequelize, agents: number): Promise<
   await sequelize.query(
     `INSERT INTO agent_toolkits (agent_id, toolkit_id, origin) SELECT a.id, (SELECT min(id) FROM toolkits), 'operator' FROM agents a`,
   );
-  await sequelize.query(`INSERT INTO agent_access_rules (agent_id, kind, pattern) SELECT id, 'allow', '*@thescoop.com' FROM agents WHERE id % 10 = 0`);
+  await sequelize.query(
+    `INSERT INTO agent_access_rules (agent_id, kind, pattern) SELECT id, 'allow', '*@thescoop.com' FROM agents WHERE id % 10 = 0`,
+  );
 }
 
 /** The agents pages, as the API and the dashboard read them, each with its name: the first, one halfway down, two searches. */

@@ -13,8 +13,14 @@ import { ensureDatabase, withClient, withDatabase } from '../src/db/database-url
 import { migrateUp } from '../src/db/migrate';
 import { quoteIdent } from '../src/db/quote-ident';
 import { createToolgate } from '../src/toolgate';
+import { LOG_START } from '../src/core/decision-cursor';
+import { encodeCursor } from '../src/core/page-cursor';
+import { dropExpiredPartitions } from '../src/db/partitions';
+import { readDecisionLog } from '../src/services/decision-log';
+import { completeToolCall, pageToolCalls, startToolCall } from '../src/services/tool-calls';
 import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
-import { fillAgents } from './agent-page-timings';
+import { agentPages, fillAgents, median, RUNS } from './agent-page-timings';
+import { percentiles, type Percentiles } from './percentiles';
 import { withPostgresServer } from './postgres-server';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000_000);
@@ -180,6 +186,8 @@ export async function generate(sequelize: Sequelize, label: string, records: num
     for (const table of ['agents', 'agent_toolkits', 'agent_access_rules']) await sequelize.query(`VACUUM ANALYZE ${table}`);
     log(`${agents.toLocaleString('en')} agents in ${seconds(started)} s`);
   }
+  // A month a retention drop took (the bench's last step) is generated again.
+  await sequelize.query(`DELETE FROM bench_months b WHERE to_regclass(b.partition) IS NULL`);
   // The legacy partition (everything before next month) goes, for months of their own.
   const legacy = await one<{ t: string | null }>(sequelize, `SELECT to_regclass('tool_calls_legacy')::text AS t`);
   if (legacy.t !== null) await sequelize.query(`ALTER TABLE tool_calls DETACH PARTITION tool_calls_legacy; DROP TABLE tool_calls_legacy`);
@@ -189,9 +197,11 @@ export async function generate(sequelize: Sequelize, label: string, records: num
   const all = await months(sequelize);
   if (all.length !== MONTHS) throw new Error(`expected ${MONTHS} months of partitions, found ${all.length}`);
   const done = new Map(
-    (await sequelize.query<{ partition: string; rows: string }>(`SELECT partition, rows::text AS rows FROM bench_months`, { type: QueryTypes.SELECT })).map(
-      (r) => [r.partition, Number(r.rows)],
-    ),
+    (
+      await sequelize.query<{ partition: string; rows: string }>(`SELECT partition, rows::text AS rows FROM bench_months`, {
+        type: QueryTypes.SELECT,
+      })
+    ).map((r) => [r.partition, Number(r.rows)]),
   );
   const perMonth = (i: number) => Math.floor(records / MONTHS) + (i === MONTHS - 1 ? records % MONTHS : 0);
   const todo = all.map((m, i) => ({ ...m, i })).filter((m) => done.get(m.name) !== perMonth(m.i));
@@ -234,7 +244,8 @@ export async function generate(sequelize: Sequelize, label: string, records: num
   const { max } = await one<{ max: string }>(sequelize, `SELECT max(id)::text AS max FROM tool_calls`);
   await sequelize.query(`SELECT setval('tool_calls_id_seq', $1::bigint)`, { bind: [max] });
   const v = performance.now();
-  await sequelize.query(`VACUUM ANALYZE tool_calls`);
+  if (bulk) await sequelize.query(`VACUUM ANALYZE tool_calls`);
+  else for (const m of todo) await sequelize.query(`VACUUM ANALYZE ${quoteIdent(m.name)}`);
   log(`VACUUM ANALYZE in ${seconds(v)} s`);
   const secs = (performance.now() - started) / 1000;
   const size = await tableSize(sequelize);
@@ -276,8 +287,206 @@ async function main(): Promise<void> {
   });
 }
 
-async function measure(_small: Sequelize, _big: Sequelize): Promise<void> {
-  // Filled in below.
+const BLOCK = 250;
+const CALLS = 2_000;
+const WARM = 200;
+const PAGE_READS = 200;
+/** The decision log's entries generated for the newest records (the load wrote none), and how many a read takes. */
+const SLICE = 1_000_000;
+const READ = 250_000;
+
+const f3 = (n: number) => n.toFixed(3);
+
+interface Spread extends Percentiles {
+  p25: number;
+  p75: number;
+}
+
+function spread(samples: readonly number[]): Spread {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return { ...percentiles(samples), p25: at(25), p75: at(75) };
+}
+
+/** A call as dispatch records it: its `started` record, then its completion, for a busy agent. */
+async function recordOne(sequelize: Sequelize): Promise<number> {
+  const started = performance.now();
+  const id = await startToolCall(
+    sequelize,
+    {
+      agent_id: 1,
+      tool_id: 'process_refund',
+      tool_name: 'process_refund',
+      run: 'sender',
+      routing_key: 'sender1@example.com',
+      dispatch: 'call',
+      policy_version: 1,
+    },
+    { instance_id: 'bench', deadline_ms: 90_000 },
+  );
+  await completeToolCall(sequelize, id!, { status: 'success', duration_ms: 1, error: null });
+  return performance.now() - started;
+}
+
+/** Recording on both databases in blocks that take turns, so a change in the machine's load falls on both alike. */
+async function recording(small: Sequelize, big: Sequelize): Promise<void> {
+  for (let i = 0; i < WARM; i++) {
+    await recordOne(small);
+    await recordOne(big);
+  }
+  const times = { small: [] as number[], big: [] as number[] };
+  for (let block = 0; block < (2 * CALLS) / BLOCK; block++) {
+    const which = block % 2 === 0 ? 'small' : 'big';
+    for (let i = 0; i < BLOCK; i++) times[which].push(await recordOne(which === 'small' ? small : big));
+  }
+  const a = spread(times.small);
+  const b = spread(times.big);
+  const line = (label: string, s: Spread) =>
+    `  ${label.padEnd(16)} p50 ${f3(s.p50)} ms   p25–p75 ${f3(s.p25)}–${f3(s.p75)} ms   p95 ${f3(s.p95)} ms   p99 ${f3(s.p99)} ms`;
+  console.log(
+    `\nrecording a call (started, then completed, decision log on), ${CALLS} one at a time on each, blocks of ${BLOCK} taking turns`,
+  );
+  console.log(line('1M records', a));
+  console.log(line('100M records', b));
+  const overlap = a.p25 <= b.p75 && b.p25 <= a.p75;
+  console.log(
+    `  target: unchanged within noise: the middle halves ${overlap ? 'overlap' : 'do not overlap'}; p50 ${b.p50 >= a.p50 ? '+' : ''}${f3(b.p50 - a.p50)} ms at 100M`,
+  );
+}
+
+async function timed(n: number, run: (i: number) => Promise<unknown>): Promise<Percentiles> {
+  for (let i = 0; i < 10; i++) await run(i);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await run(i);
+    times.push(performance.now() - started);
+  }
+  return percentiles(times);
+}
+
+/** GET /agents/:id/tool-calls as the route reads it (pageToolCalls), newest first, 100 a page. */
+async function newest100(label: string, sequelize: Sequelize): Promise<void> {
+  const busy = await one<{ n: string; mid: string }>(
+    sequelize,
+    `SELECT (SELECT count(*) FROM tool_calls WHERE agent_id = 1)::text AS n,
+            (SELECT id FROM tool_calls WHERE agent_id = 1 ORDER BY id DESC OFFSET (SELECT count(*) / 2 FROM tool_calls WHERE agent_id = 1) LIMIT 1)::text AS mid`,
+  );
+  const typical = await one<{ n: string }>(sequelize, `SELECT count(*)::text AS n FROM tool_calls WHERE agent_id = 5000`);
+  const halfway = encodeCursor([Number(busy.mid)]);
+  // Agents the others never read, one a read: their pages are not in any cache the earlier reads filled.
+  const other = (i: number) => BUSY + 1 + ((i * 4999) % (CALLING_AGENTS - BUSY));
+  const rows: [string, () => Promise<Percentiles>][] = [
+    [
+      `busy agent (${Number(busy.n).toLocaleString('en')} records), newest 100`,
+      () => timed(PAGE_READS, () => pageToolCalls(sequelize, 1, { limit: 100 })),
+    ],
+    [`busy agent, 100 halfway down`, () => timed(PAGE_READS, () => pageToolCalls(sequelize, 1, { limit: 100, after: halfway }))],
+    [
+      `busy agent, ?status=denied, newest 100`,
+      () => timed(PAGE_READS, () => pageToolCalls(sequelize, 1, { limit: 100, status: 'denied' })),
+    ],
+    [
+      `typical agent (${Number(typical.n).toLocaleString('en')} records), newest 100`,
+      () => timed(PAGE_READS, () => pageToolCalls(sequelize, 5000, { limit: 100 })),
+    ],
+    [`a different agent each read, newest 100`, () => timed(PAGE_READS, (i) => pageToolCalls(sequelize, other(i), { limit: 100 }))],
+  ];
+  console.log(
+    `\nthe newest 100 of an agent (pageToolCalls, as GET /agents/:id/tool-calls), ${label}, ${PAGE_READS} reads each; target: under 50 ms`,
+  );
+  for (const [name, run] of rows) {
+    const p = await run();
+    console.log(`  ${name.padEnd(52)} p50 ${f3(p.p50).padStart(8)} ms   p99 ${f3(p.p99).padStart(8)} ms`);
+  }
+}
+
+/** The decision log's entries for the newest SLICE generated records (ids 1 to `records`), which the load (its triggers off) did not write; once. */
+async function decisionLogSlice(sequelize: Sequelize, label: string, records: number): Promise<void> {
+  await sequelize.query(`CREATE TABLE IF NOT EXISTS bench_state (what text PRIMARY KEY)`);
+  const found = await one<{ n: number }>(sequelize, `SELECT count(*)::integer AS n FROM bench_state WHERE what = 'decision log slice'`);
+  if (found.n > 0) return;
+  const started = performance.now();
+  await sequelize.transaction(async (transaction) => {
+    await sequelize.query(
+      `INSERT INTO decision_log (tool_call_id, event)
+       SELECT id, CASE status WHEN 'success' THEN 'completed' WHEN 'failure' THEN 'completed' WHEN 'interrupted' THEN 'interrupted' ELSE 'decided' END
+         FROM tool_calls WHERE id > ${records - SLICE} AND id <= ${records} AND status <> 'started' ORDER BY id;
+       INSERT INTO bench_state (what) VALUES ('decision log slice');`,
+      { transaction },
+    );
+  });
+  await sequelize.query(`VACUUM ANALYZE decision_log`);
+  console.log(
+    `[${label}] decision log: entries for the newest ${SLICE.toLocaleString('en')} generated records written in SQL in ${seconds(started)} s`,
+  );
+}
+
+/** The export's read: READ entries through readDecisionLog, each line serialized as GET /decisions writes it. */
+async function exportRead(label: string, sequelize: Sequelize): Promise<void> {
+  const started = performance.now();
+  const read = await readDecisionLog(sequelize, LOG_START, READ);
+  let lines = 0;
+  let bytes = 0;
+  for await (const batch of read.batches()) {
+    lines += batch.length;
+    bytes += Buffer.byteLength(batch.map((value) => `${JSON.stringify(value)}\n`).join(''));
+  }
+  const secs = (performance.now() - started) / 1000;
+  console.log(
+    `  ${label.padEnd(14)} ${lines.toLocaleString('en')} entries (${(bytes / 2 ** 20).toFixed(1)} MB) in ${secs.toFixed(2)} s: ` +
+      `${Math.round(lines / secs).toLocaleString('en')} records/s`,
+  );
+}
+
+/** dropExpiredPartitions with the retention that lets the oldest month go, and that month alone. */
+async function retentionDrop(sequelize: Sequelize): Promise<void> {
+  const oldest = await one<{ name: string; rows: string; size: string; keep: number }>(
+    sequelize,
+    `SELECT c.relname AS name, (SELECT count(*) FROM tool_calls t WHERE t.tableoid = p.partition)::text AS rows,
+            pg_size_pretty(pg_total_relation_size(p.partition)) AS size,
+            floor(extract(epoch FROM now() - p.hi) / 86400)::integer AS keep
+       FROM toolgate_partitions('tool_calls') p JOIN pg_class c ON c.oid = p.partition ORDER BY p.hi LIMIT 1`,
+  );
+  // Untimed: what goes at any retention (cap_hits' partitions past every window), so it is not in the figure.
+  await dropExpiredPartitions(sequelize, null);
+  const started = performance.now();
+  const result = await dropExpiredPartitions(sequelize, oldest.keep);
+  const ms = performance.now() - started;
+  console.log(
+    `\na retention drop: dropExpiredPartitions with ${oldest.keep} days kept, on 100M records; dropped ${result.dropped.join(', ') || 'nothing'}`,
+  );
+  if (result.kept.length > 0) console.log(`  kept: ${result.kept.map((k) => `${k.partition} (${k.holds})`).join(', ')}`);
+  console.log(
+    `  ${oldest.name}: ${Number(oldest.rows).toLocaleString('en')} records, ${oldest.size} with its indexes: ${ms.toFixed(1)} ms (target: under 1000 ms)`,
+  );
+}
+
+async function measure(small: Sequelize, big: Sequelize): Promise<void> {
+  await decisionLogSlice(small, '1M', SMALL_RECORDS);
+  await decisionLogSlice(big, '100M', RECORDS);
+  console.log(`\nmeasuring; ${uptime()}`);
+  await recording(small, big);
+  await newest100('1M records', small);
+  await newest100('100M records', big);
+  console.log(
+    `\nthe export's read rate (readDecisionLog from the start, ${READ.toLocaleString('en')} entries, lines as GET /decisions writes them)`,
+  );
+  await exportRead('1M records', small);
+  await exportRead('100M records', big);
+
+  const tg = createToolgate({ sequelize: big, tools: SCOOP_TOOLS, senderCheck: senderAsGiven });
+  try {
+    console.log(
+      `\nthe agents pages at ${AGENTS.toLocaleString('en')} agents (bench:pages' pages), on the 100M database; median of ${RUNS}; target: under 50 ms`,
+    );
+    for (const [name, run] of await agentPages(big, tg, AGENTS)) console.log(`  ${name.padEnd(62)} ${(await median(run)).padStart(10)}`);
+  } finally {
+    await tg.close();
+  }
+  // Last: it takes a month away, which a later run with BENCH_KEEP=1 generates again.
+  await retentionDrop(big);
+  console.log(`\n${uptime()}`);
 }
 
 main().catch((err: unknown) => {
