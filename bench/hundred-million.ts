@@ -26,16 +26,24 @@ import { withPostgresServer } from './postgres-server';
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000_000);
 const SMALL_RECORDS = 1_000_000;
 const MONTHS = 24;
-const AGENTS = 1_000_000;
-/** The agents the calls are spread over: 30% of them go to the first BUSY, the rest evenly. */
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 1_000_000);
+/**
+ * The agents the calls go to, by the generator's arithmetic on the record's number g: 30% of the calls
+ * (g % 10 < 3) to 30 of the first BUSY agents (those whose id - 1 ends in 0, 8 or 9: a million
+ * records each at 100M), the rest to the 7,000 of the first CALLING_AGENTS whose id - 1 ends in 3
+ * to 7 (about 10,000 each). The other agents have no records, as most of a million agents would not.
+ */
 const CALLING_AGENTS = 10_000;
 const BUSY = 100;
 const SENDERS = 100_000;
+/** An agent of the 7,000 (its id - 1 ends in 3). */
+const TYPICAL = 5004;
 /** Past this, the bench stops before generating (the disk is shared). */
 const MAX_BYTES = 45 * 2 ** 30;
 const KEEP = process.env.BENCH_KEEP === '1';
-const BIG_DB = 'toolgate_bench_100m';
-const SMALL_DB = 'toolgate_bench_100m_small';
+/** BENCH_DB names the two databases otherwise (a trial of the bench at a smaller BENCH_RECORDS, say). */
+const BIG_DB = process.env.BENCH_DB ?? 'toolgate_bench_100m';
+const SMALL_DB = `${BIG_DB}_small`;
 
 const TOOLS = ['lookup_order', 'process_refund', 'send_reply', 'search_docs', 'create_task', 'escalate', 'update_address', 'cancel_order'];
 
@@ -372,10 +380,11 @@ async function newest100(label: string, sequelize: Sequelize): Promise<void> {
     `SELECT (SELECT count(*) FROM tool_calls WHERE agent_id = 1)::text AS n,
             (SELECT id FROM tool_calls WHERE agent_id = 1 ORDER BY id DESC OFFSET (SELECT count(*) / 2 FROM tool_calls WHERE agent_id = 1) LIMIT 1)::text AS mid`,
   );
-  const typical = await one<{ n: string }>(sequelize, `SELECT count(*)::text AS n FROM tool_calls WHERE agent_id = 5000`);
+  const typical = await one<{ n: string }>(sequelize, `SELECT count(*)::text AS n FROM tool_calls WHERE agent_id = ${TYPICAL}`);
   const halfway = encodeCursor([Number(busy.mid)]);
-  // Agents the others never read, one a read: their pages are not in any cache the earlier reads filled.
-  const other = (i: number) => BUSY + 1 + ((i * 4999) % (CALLING_AGENTS - BUSY));
+  // Agents with records that no other read asks for, a different one each read (985 of them): their
+  // pages are in no cache the earlier reads filled.
+  const other = (i: number) => 10 * (11 + ((i * 37) % 985)) + 4 + (i % 5);
   const rows: [string, () => Promise<Percentiles>][] = [
     [
       `busy agent (${Number(busy.n).toLocaleString('en')} records), newest 100`,
@@ -388,7 +397,7 @@ async function newest100(label: string, sequelize: Sequelize): Promise<void> {
     ],
     [
       `typical agent (${Number(typical.n).toLocaleString('en')} records), newest 100`,
-      () => timed(PAGE_READS, () => pageToolCalls(sequelize, 5000, { limit: 100 })),
+      () => timed(PAGE_READS, () => pageToolCalls(sequelize, TYPICAL, { limit: 100 })),
     ],
     [`a different agent each read, newest 100`, () => timed(PAGE_READS, (i) => pageToolCalls(sequelize, other(i), { limit: 100 }))],
   ];
