@@ -158,7 +158,11 @@ async function restoreIndexes(sequelize: Sequelize, log: (line: string) => void)
   for (const s of saved) {
     if (await present(sequelize, s.name)) continue;
     const started = performance.now();
-    await sequelize.query(s.create_sql);
+    // Settings for this build alone (SET LOCAL), so no connection of the pool keeps them for the measurements.
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query(`SET LOCAL maintenance_work_mem = '512MB'; SET LOCAL max_parallel_maintenance_workers = 1`, { transaction });
+      await sequelize.query(s.create_sql, { transaction });
+    });
     log(`  built ${s.name} in ${seconds(started)} s`);
   }
 }
@@ -177,7 +181,6 @@ export interface Generated {
 export async function generate(sequelize: Sequelize, label: string, records: number, agents: number): Promise<Generated> {
   const log = (line: string) => console.log(`[${label}] ${line}`);
   await migrateUp(sequelize);
-  await sequelize.query(`SET synchronous_commit = off; SET maintenance_work_mem = '512MB'; SET max_parallel_maintenance_workers = 1`);
   await sequelize.query(`CREATE TABLE IF NOT EXISTS bench_months (partition text PRIMARY KEY, rows bigint NOT NULL)`);
   // What a run stopped during the index builds left unbuilt.
   await restoreIndexes(sequelize, log);
