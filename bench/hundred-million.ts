@@ -47,10 +47,10 @@ const SMALL_DB = `${BIG_DB}_small`;
 
 const TOOLS = ['lookup_order', 'process_refund', 'send_reply', 'search_docs', 'create_task', 'escalate', 'update_address', 'cancel_order'];
 
-export const seconds = (from: number) => ((performance.now() - from) / 1000).toFixed(1);
+const seconds = (from: number) => ((performance.now() - from) / 1000).toFixed(1);
 const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GB`;
 
-export function uptime(): string {
+function uptime(): string {
   try {
     return execFileSync('uptime', { encoding: 'utf8' }).trim();
   } catch {
@@ -61,12 +61,12 @@ export function uptime(): string {
   }
 }
 
-export async function one<T extends object>(sequelize: Sequelize, sql: string, bind: unknown[] = []): Promise<T> {
+async function one<T extends object>(sequelize: Sequelize, sql: string, bind: unknown[] = []): Promise<T> {
   return (await sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT }))[0]!;
 }
 
 /** The records' partitions and indexes, in bytes. */
-export async function tableSize(sequelize: Sequelize): Promise<{ heap: number; indexes: number; total: number }> {
+async function tableSize(sequelize: Sequelize): Promise<{ heap: number; indexes: number; total: number }> {
   const row = await one<{ heap: string; indexes: string; total: string }>(
     sequelize,
     `SELECT coalesce(sum(pg_table_size(p.partition)), 0)::text AS heap, coalesce(sum(pg_indexes_size(p.partition)), 0)::text AS indexes,
@@ -167,7 +167,7 @@ async function restoreIndexes(sequelize: Sequelize, log: (line: string) => void)
   }
 }
 
-export interface Generated {
+interface Generated {
   records: number;
   seconds: number | null;
 }
@@ -178,7 +178,7 @@ export interface Generated {
  * are off while the records are written (they would write as many entries): the bench measures the
  * record table at its size. Months already generated (bench_months) are left as they are.
  */
-export async function generate(sequelize: Sequelize, label: string, records: number, agents: number): Promise<Generated> {
+async function generate(sequelize: Sequelize, label: string, records: number, agents: number): Promise<Generated> {
   const log = (line: string) => console.log(`[${label}] ${line}`);
   await migrateUp(sequelize);
   await sequelize.query(`CREATE TABLE IF NOT EXISTS bench_months (partition text PRIMARY KEY, rows bigint NOT NULL)`);
