@@ -9,8 +9,16 @@
 // Partitions are found through the tables' own (pg_inherits, by toolgate_partitions()), never by
 // name, so no other table of the database is touched. A table that is not partitioned (an adopted
 // legacy tool_calls, the host's own) is left whole.
+//
+// A partition leaves its table by DETACH PARTITION ... CONCURRENTLY, never under an ACCESS EXCLUSIVE
+// lock on the table: readers and writers of the table go on while it waits for the queries that
+// could still see the partition, and only the detached table is then dropped. The partition is
+// written down first (toolgate_retired_partitions, migration 20261207000002), so a sweep stopped
+// partway (a detach left "detach pending", a detached table not yet dropped) is finished by the
+// next one.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PartitionUnit } from '../retention-options';
+import { dedicatedClient } from './dedicated-client';
 import { quoteIdent } from './quote-ident';
 
 const DAY_MS = 86_400_000;
@@ -43,6 +51,8 @@ export interface Partition {
   /** null: everything before `hi` (the table as it was before it was partitioned). */
   lo: Date | null;
   hi: Date;
+  /** A detach that began and did not finish: the table's queries no longer read the partition. */
+  pending: boolean;
 }
 
 export interface RetentionResult {
@@ -67,11 +77,13 @@ export async function listPartitions(sequelize: Sequelize): Promise<Partition[]>
   const found: Partition[] = [];
   for (const table of PARTITIONED_TABLES) {
     if (!(await isPartitioned(sequelize, table))) continue;
-    const rows = await sequelize.query<{ name: string; lo: Date | null; hi: Date }>(
-      `SELECT c.relname AS name, p.lo, p.hi FROM toolgate_partitions(to_regclass(:table)) p JOIN pg_class c ON c.oid = p.partition ORDER BY p.hi`,
+    const rows = await sequelize.query<{ name: string; lo: Date | null; hi: Date; pending: boolean }>(
+      `SELECT c.relname AS name, p.lo, p.hi, i.inhdetachpending AS pending
+         FROM toolgate_partitions(to_regclass(:table)) p JOIN pg_class c ON c.oid = p.partition JOIN pg_inherits i ON i.inhrelid = p.partition
+        ORDER BY p.hi`,
       { replacements: { table }, type: QueryTypes.SELECT },
     );
-    for (const r of rows) found.push({ table, name: r.name, lo: r.lo, hi: r.hi });
+    for (const r of rows) found.push({ table, name: r.name, lo: r.lo, hi: r.hi, pending: r.pending });
   }
   return found;
 }
@@ -94,12 +106,31 @@ export async function makePartitionsAhead(sequelize: Sequelize, unit: PartitionU
   return made;
 }
 
+export interface RetentionOptions {
+  /**
+   * How long a detach waits for the queries still reading the partition's table (default 10 s):
+   * past it the detach is left pending, the table's readers and writers unhindered, and the next
+   * sweep finishes it.
+   */
+  waitMs?: number;
+}
+
+/** What keeps a partition whose detach did not finish in this sweep. */
+export const DETACH_PENDING = 'a detach that waits for queries still reading the table';
+
 /**
  * Drops the partitions that lie wholly before `keepDays` ago (cap_hits': before every cap's window),
- * unless they hold something under way. keepDays null drops no record partition.
+ * unless they hold something under way. keepDays null drops no record partition; a partition an
+ * earlier sweep began to drop is finished whatever the retention.
  */
-export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: number | null): Promise<RetentionResult> {
+export async function dropExpiredPartitions(
+  sequelize: Sequelize,
+  keepDays: number | null,
+  options: RetentionOptions = {},
+): Promise<RetentionResult> {
   const result: RetentionResult = { dropped: [], kept: [] };
+  const waitMs = options.waitMs ?? 10_000;
+  await finishRetired(sequelize, waitMs, result);
   // The database's clock, which wrote the records' times.
   const [{ now, window_s: longestWindowS }] = (await sequelize.query<{ now: Date; window_s: number }>(
     `SELECT now() AS now, coalesce(max(window_s), 0)::integer AS window_s FROM cap_usage`,
@@ -108,31 +139,143 @@ export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: numb
   const cutoff = keepDays === null ? null : new Date(now.getTime() - keepDays * DAY_MS);
   const capCutoff = new Date(now.getTime() - longestWindowS * 1000);
   for (const partition of await listPartitions(sequelize)) {
+    // One finishRetired could not finish: it said so already.
+    if (partition.pending) continue;
     const bound = partition.table === 'cap_hits' ? capCutoff : cutoff;
     if (bound === null || partition.hi.getTime() > bound.getTime()) continue;
+    // Checked before the detach, and again on the detached table. Nothing can come into an old
+    // partition between the two: records, runs and requests are written with now() (the column's
+    // default), which lies in the current partition, never in one wholly before the retention, and
+    // what an old partition holds only ever ends (a started call finishes, a request is decided or
+    // expires, a run closes), never starts again. The second check is for a host's own SQL that
+    // wrote an old time, and for a cap made meanwhile whose window reaches back.
     const holds = await heldIn(sequelize, partition);
     if (holds !== null) {
       result.kept.push({ partition: partition.name, holds });
       continue;
     }
     if (partition.table === 'agent_runs') await dropRunKeys(sequelize, partition.name);
-    const dropped = await sequelize.transaction(async (transaction) => {
-      // The table first, as every query on it takes it before its partitions (the other order could deadlock
-      // with one): for a moment, the checks and the drop, which a sweep that would wait long leaves to the next.
-      await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
-      await sequelize.query(`LOCK TABLE ${quoteIdent(partition.table)} IN ACCESS EXCLUSIVE MODE`, { transaction });
-      // Checked again under the lock: nothing can have come since.
-      const held = await heldIn(sequelize, partition, transaction);
-      if (held !== null) return held;
-      if (partition.table === 'agent_runs')
-        await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(partition.name)} r WHERE k.id = r.id`, { transaction });
-      await sequelize.query(`DROP TABLE ${quoteIdent(partition.name)}`, { transaction });
-      return null;
-    });
-    if (dropped === null) result.dropped.push(partition.name);
-    else result.kept.push({ partition: partition.name, holds: dropped });
+    const [retired] = await sequelize.query<{ oid: string }>(
+      `INSERT INTO toolgate_retired_partitions (partition, parent, name, lo, hi)
+       VALUES (to_regclass(:qualified)::oid, :table, :name, :lo, :hi)
+       ON CONFLICT (partition) DO UPDATE SET detached_at = now() RETURNING partition::text AS oid`,
+      {
+        replacements: { qualified: quoteIdent(partition.name), table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi },
+        type: QueryTypes.SELECT,
+      },
+    );
+    const detached = await detach(sequelize, partition.table, partition.name, 'CONCURRENTLY', waitMs);
+    if (!detached) {
+      if (await isDetachPending(sequelize, retired!.oid)) result.kept.push({ partition: partition.name, holds: DETACH_PENDING });
+      else await forget(sequelize, retired!.oid);
+      continue;
+    }
+    await dropDetached(sequelize, { oid: retired!.oid, table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi }, result);
   }
   return result;
+}
+
+interface Retired {
+  oid: string;
+  table: PartitionedTable;
+  name: string;
+  lo: Date | null;
+  hi: Date;
+}
+
+/**
+ * The partitions an earlier sweep began to drop: a detach left pending is finished (FINALIZE), a
+ * detached table dropped; one that is attached again, or gone, is only forgotten.
+ */
+async function finishRetired(sequelize: Sequelize, waitMs: number, result: RetentionResult): Promise<void> {
+  const rows = await sequelize.query<Retired & { state: 'gone' | 'attached' | 'pending' | 'detached' }>(
+    `SELECT r.partition::text AS oid, r.parent AS "table", r.name, r.lo, r.hi,
+            CASE WHEN c.oid IS NULL THEN 'gone'
+                 WHEN i.inhrelid IS NULL THEN 'detached'
+                 WHEN i.inhdetachpending THEN 'pending'
+                 ELSE 'attached' END AS state
+       FROM toolgate_retired_partitions r
+       LEFT JOIN pg_class c ON c.oid = r.partition
+       LEFT JOIN pg_inherits i ON i.inhrelid = r.partition
+      ORDER BY r.detached_at`,
+    { type: QueryTypes.SELECT },
+  );
+  for (const row of rows) {
+    if (!(PARTITIONED_TABLES as readonly string[]).includes(row.table)) continue;
+    if (row.state === 'gone' || row.state === 'attached') {
+      await forget(sequelize, row.oid);
+      continue;
+    }
+    if (row.state === 'pending' && !(await detach(sequelize, row.table, row.name, 'FINALIZE', waitMs))) {
+      result.kept.push({ partition: row.name, holds: DETACH_PENDING });
+      continue;
+    }
+    await dropDetached(sequelize, row, result);
+  }
+}
+
+/**
+ * Drops a detached partition once it is checked again to hold nothing under way; one that does is
+ * attached back with its range (the CHECK the detach left proves the range, so no row is read).
+ */
+async function dropDetached(sequelize: Sequelize, retired: Retired, result: RetentionResult): Promise<void> {
+  const partition: Partition = { table: retired.table, name: retired.name, lo: retired.lo, hi: retired.hi, pending: false };
+  const held = await sequelize.transaction(async (transaction) => {
+    // Only the detached table is locked: no query of the record table reads it any more.
+    await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
+    await sequelize.query(`LOCK TABLE ${quoteIdent(retired.name)} IN ACCESS EXCLUSIVE MODE`, { transaction });
+    const holds = await heldIn(sequelize, partition, transaction);
+    if (holds !== null) return holds;
+    if (retired.table === 'agent_runs')
+      await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(retired.name)} r WHERE k.id = r.id`, { transaction });
+    await sequelize.query(`DROP TABLE ${quoteIdent(retired.name)}`, { transaction });
+    await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, { replacements: { oid: retired.oid }, transaction });
+    return null;
+  });
+  if (held === null) {
+    result.dropped.push(retired.name);
+    return;
+  }
+  const from = retired.lo === null ? 'MINVALUE' : `'${retired.lo.toISOString()}'`;
+  await sequelize.query(
+    `ALTER TABLE ${quoteIdent(retired.table)} ATTACH PARTITION ${quoteIdent(retired.name)} FOR VALUES FROM (${from}) TO ('${retired.hi.toISOString()}')`,
+  );
+  await forget(sequelize, retired.oid);
+  result.kept.push({ partition: retired.name, holds: held });
+}
+
+/**
+ * DETACH PARTITION CONCURRENTLY (or FINALIZE, which ends one left pending): on a connection of its
+ * own, since neither may run in a transaction block, with a bound on how long it waits for queries
+ * still reading the table. False when it did not finish (the wait ran out, or the detach failed).
+ */
+async function detach(sequelize: Sequelize, table: string, partition: string, how: 'CONCURRENTLY' | 'FINALIZE', waitMs: number): Promise<boolean> {
+  const client = dedicatedClient(sequelize, { application_name: 'toolgate retention' });
+  await client.connect();
+  try {
+    await client.query(`SET lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
+    await client.query(`ALTER TABLE ${quoteIdent(table)} DETACH PARTITION ${quoteIdent(partition)} ${how}`);
+    return true;
+  } catch (err) {
+    // 55P03: the wait ran out; 57014: cancelled. Either leaves the detach for the next sweep.
+    const code = (err as { code?: string }).code;
+    if (code === '55P03' || code === '57014') return false;
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
+
+async function isDetachPending(sequelize: Sequelize, oid: string): Promise<boolean> {
+  const [row] = await sequelize.query<{ pending: boolean }>(`SELECT inhdetachpending AS pending FROM pg_inherits WHERE inhrelid = :oid::oid`, {
+    replacements: { oid },
+    type: QueryTypes.SELECT,
+  });
+  return row?.pending === true;
+}
+
+async function forget(sequelize: Sequelize, oid: string): Promise<void> {
+  await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, { replacements: { oid } });
 }
 
 async function heldIn(sequelize: Sequelize, partition: Partition, transaction?: Transaction): Promise<string | null> {
