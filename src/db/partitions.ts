@@ -138,9 +138,12 @@ export async function dropExpiredPartitions(
   )) as [{ now: Date; window_s: number }];
   const cutoff = keepDays === null ? null : new Date(now.getTime() - keepDays * DAY_MS);
   const capCutoff = new Date(now.getTime() - longestWindowS * 1000);
-  for (const partition of await listPartitions(sequelize)) {
-    // One finishRetired could not finish: it said so already.
-    if (partition.pending) continue;
+  const found = await listPartitions(sequelize);
+  // A table takes one pending detach at a time: while one waits (finishRetired said so already),
+  // its other partitions wait for a later sweep.
+  const waiting = new Set(found.filter((p) => p.pending).map((p) => p.table));
+  for (const partition of found) {
+    if (waiting.has(partition.table)) continue;
     const bound = partition.table === 'cap_hits' ? capCutoff : cutoff;
     if (bound === null || partition.hi.getTime() > bound.getTime()) continue;
     // Checked before the detach, and again on the detached table. Nothing can come into an old
@@ -160,17 +163,29 @@ export async function dropExpiredPartitions(
        VALUES (to_regclass(:qualified)::oid, :table, :name, :lo, :hi)
        ON CONFLICT (partition) DO UPDATE SET detached_at = now() RETURNING partition::text AS oid`,
       {
-        replacements: { qualified: quoteIdent(partition.name), table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi },
+        replacements: {
+          qualified: quoteIdent(partition.name),
+          table: partition.table,
+          name: partition.name,
+          lo: partition.lo,
+          hi: partition.hi,
+        },
         type: QueryTypes.SELECT,
       },
     );
     const detached = await detach(sequelize, partition.table, partition.name, 'CONCURRENTLY', waitMs);
     if (!detached) {
-      if (await isDetachPending(sequelize, retired!.oid)) result.kept.push({ partition: partition.name, holds: DETACH_PENDING });
-      else await forget(sequelize, retired!.oid);
+      if (await isDetachPending(sequelize, retired!.oid)) {
+        result.kept.push({ partition: partition.name, holds: DETACH_PENDING });
+        waiting.add(partition.table);
+      } else await forget(sequelize, retired!.oid);
       continue;
     }
-    await dropDetached(sequelize, { oid: retired!.oid, table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi }, result);
+    await dropDetached(
+      sequelize,
+      { oid: retired!.oid, table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi },
+      result,
+    );
   }
   return result;
 }
@@ -229,7 +244,10 @@ async function dropDetached(sequelize: Sequelize, retired: Retired, result: Rete
     if (retired.table === 'agent_runs')
       await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(retired.name)} r WHERE k.id = r.id`, { transaction });
     await sequelize.query(`DROP TABLE ${quoteIdent(retired.name)}`, { transaction });
-    await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, { replacements: { oid: retired.oid }, transaction });
+    await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, {
+      replacements: { oid: retired.oid },
+      transaction,
+    });
     return null;
   });
   if (held === null) {
@@ -249,7 +267,13 @@ async function dropDetached(sequelize: Sequelize, retired: Retired, result: Rete
  * own, since neither may run in a transaction block, with a bound on how long it waits for queries
  * still reading the table. False when it did not finish (the wait ran out, or the detach failed).
  */
-async function detach(sequelize: Sequelize, table: string, partition: string, how: 'CONCURRENTLY' | 'FINALIZE', waitMs: number): Promise<boolean> {
+async function detach(
+  sequelize: Sequelize,
+  table: string,
+  partition: string,
+  how: 'CONCURRENTLY' | 'FINALIZE',
+  waitMs: number,
+): Promise<boolean> {
   const client = dedicatedClient(sequelize, { application_name: 'toolgate retention' });
   await client.connect();
   try {
@@ -267,10 +291,13 @@ async function detach(sequelize: Sequelize, table: string, partition: string, ho
 }
 
 async function isDetachPending(sequelize: Sequelize, oid: string): Promise<boolean> {
-  const [row] = await sequelize.query<{ pending: boolean }>(`SELECT inhdetachpending AS pending FROM pg_inherits WHERE inhrelid = :oid::oid`, {
-    replacements: { oid },
-    type: QueryTypes.SELECT,
-  });
+  const [row] = await sequelize.query<{ pending: boolean }>(
+    `SELECT inhdetachpending AS pending FROM pg_inherits WHERE inhrelid = :oid::oid`,
+    {
+      replacements: { oid },
+      type: QueryTypes.SELECT,
+    },
+  );
   return row?.pending === true;
 }
 
