@@ -116,7 +116,7 @@ export interface RetentionOptions {
 }
 
 /** What keeps a partition whose detach did not finish in this sweep. */
-export const DETACH_PENDING = 'a detach that waits for queries still reading the table';
+const DETACH_PENDING = 'a detach that waits for queries still reading the table';
 
 /**
  * Drops the partitions that lie wholly before `keepDays` ago (cap_hits': before every cap's window),
