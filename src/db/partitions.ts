@@ -18,8 +18,10 @@
 // next one.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PartitionUnit } from '../retention-options';
+import type { PgClient } from './connect';
 import { dedicatedClient } from './dedicated-client';
 import { quoteIdent } from './quote-ident';
+import { lockKeySql } from './schema';
 
 const DAY_MS = 86_400_000;
 
@@ -115,6 +117,10 @@ export interface RetentionOptions {
   waitMs?: number;
 }
 
+/** pg_advisory_lock key for "toolgate retention": one instance's sweep drops partitions at a time. */
+const RETENTION_LOCK_KEY = '7415926535898';
+const RETENTION_LOCK = lockKeySql('toolgate retention', '$1');
+
 /** What keeps a partition whose detach did not finish in this sweep. */
 const DETACH_PENDING = 'a detach that waits for queries still reading the table';
 
@@ -128,9 +134,26 @@ export async function dropExpiredPartitions(
   keepDays: number | null,
   options: RetentionOptions = {},
 ): Promise<RetentionResult> {
+  // The detaches run on a connection of their own (neither form may run in a transaction block),
+  // which holds the retention's lock: another instance sweeping meanwhile leaves the partitions to it.
+  const client = dedicatedClient(sequelize, { application_name: 'toolgate retention' });
+  client.on('error', () => undefined); // a lost connection fails the statement that used it, and ends the lock
+  await client.connect();
+  try {
+    const locked = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS locked`, [
+      RETENTION_LOCK_KEY,
+    ]);
+    if (locked.rows[0]?.locked !== true) return { dropped: [], kept: [] };
+    await client.query(`SET lock_timeout = ${Math.max(1, Math.round(options.waitMs ?? 10_000))}`);
+    return await dropUnderLock(sequelize, client, keepDays);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function dropUnderLock(sequelize: Sequelize, client: PgClient, keepDays: number | null): Promise<RetentionResult> {
   const result: RetentionResult = { dropped: [], kept: [] };
-  const waitMs = options.waitMs ?? 10_000;
-  await finishRetired(sequelize, waitMs, result);
+  await finishRetired(sequelize, client, result);
   // The database's clock, which wrote the records' times.
   const [{ now, window_s: longestWindowS }] = (await sequelize.query<{ now: Date; window_s: number }>(
     `SELECT now() AS now, coalesce(max(window_s), 0)::integer AS window_s FROM cap_usage`,
@@ -173,12 +196,12 @@ export async function dropExpiredPartitions(
         type: QueryTypes.SELECT,
       },
     );
-    const detached = await detach(sequelize, partition.table, partition.name, 'CONCURRENTLY', waitMs);
-    if (!detached) {
-      if (await isDetachPending(sequelize, retired!.oid)) {
+    if (!(await detach(client, partition.table, partition.name, 'CONCURRENTLY'))) {
+      const state = await stateOf(sequelize, retired!.oid);
+      if (state === 'pending') {
         result.kept.push({ partition: partition.name, holds: DETACH_PENDING });
         waiting.add(partition.table);
-      } else await forget(sequelize, retired!.oid);
+      } else if (state === 'attached') await forget(sequelize, retired!.oid);
       continue;
     }
     await dropDetached(
@@ -202,17 +225,10 @@ interface Retired {
  * The partitions an earlier sweep began to drop: a detach left pending is finished (FINALIZE), a
  * detached table dropped; one that is attached again, or gone, is only forgotten.
  */
-async function finishRetired(sequelize: Sequelize, waitMs: number, result: RetentionResult): Promise<void> {
-  const rows = await sequelize.query<Retired & { state: 'gone' | 'attached' | 'pending' | 'detached' }>(
-    `SELECT r.partition::text AS oid, r.parent AS "table", r.name, r.lo, r.hi,
-            CASE WHEN c.oid IS NULL THEN 'gone'
-                 WHEN i.inhrelid IS NULL THEN 'detached'
-                 WHEN i.inhdetachpending THEN 'pending'
-                 ELSE 'attached' END AS state
-       FROM toolgate_retired_partitions r
-       LEFT JOIN pg_class c ON c.oid = r.partition
-       LEFT JOIN pg_inherits i ON i.inhrelid = r.partition
-      ORDER BY r.detached_at`,
+async function finishRetired(sequelize: Sequelize, client: PgClient, result: RetentionResult): Promise<void> {
+  const rows = await sequelize.query<Retired & { state: RetiredState }>(
+    `SELECT r.partition::text AS oid, r.parent AS "table", r.name, r.lo, r.hi, ${STATE} AS state
+       FROM toolgate_retired_partitions r ORDER BY r.detached_at`,
     { type: QueryTypes.SELECT },
   );
   for (const row of rows) {
@@ -221,7 +237,7 @@ async function finishRetired(sequelize: Sequelize, waitMs: number, result: Reten
       await forget(sequelize, row.oid);
       continue;
     }
-    if (row.state === 'pending' && !(await detach(sequelize, row.table, row.name, 'FINALIZE', waitMs))) {
+    if (row.state === 'pending' && !(await detach(client, row.table, row.name, 'FINALIZE'))) {
       result.kept.push({ partition: row.name, holds: DETACH_PENDING });
       continue;
     }
@@ -263,42 +279,40 @@ async function dropDetached(sequelize: Sequelize, retired: Retired, result: Rete
 }
 
 /**
- * DETACH PARTITION CONCURRENTLY (or FINALIZE, which ends one left pending): on a connection of its
- * own, since neither may run in a transaction block, with a bound on how long it waits for queries
- * still reading the table. False when it did not finish (the wait ran out, or the detach failed).
+ * DETACH PARTITION CONCURRENTLY (or FINALIZE, which ends one left pending), on the retention's own
+ * connection, whose lock_timeout bounds how long it waits for queries still reading the table.
+ * False when it did not finish: the wait ran out, or another detach of the table is under way.
  */
-async function detach(
-  sequelize: Sequelize,
-  table: string,
-  partition: string,
-  how: 'CONCURRENTLY' | 'FINALIZE',
-  waitMs: number,
-): Promise<boolean> {
-  const client = dedicatedClient(sequelize, { application_name: 'toolgate retention' });
-  await client.connect();
+async function detach(client: PgClient, table: string, partition: string, how: 'CONCURRENTLY' | 'FINALIZE'): Promise<boolean> {
   try {
-    await client.query(`SET lock_timeout = ${Math.max(1, Math.round(waitMs))}`);
     await client.query(`ALTER TABLE ${quoteIdent(table)} DETACH PARTITION ${quoteIdent(partition)} ${how}`);
     return true;
   } catch (err) {
-    // 55P03: the wait ran out; 57014: cancelled. Either leaves the detach for the next sweep.
+    // 55P03: the wait ran out; 57014: cancelled; 55000: another partition's detach is pending, or
+    // this one's already is. Each leaves the detach to a later sweep.
     const code = (err as { code?: string }).code;
-    if (code === '55P03' || code === '57014') return false;
+    if (code === '55P03' || code === '57014' || code === '55000') return false;
     throw err;
-  } finally {
-    await client.end();
   }
 }
 
-async function isDetachPending(sequelize: Sequelize, oid: string): Promise<boolean> {
-  const [row] = await sequelize.query<{ pending: boolean }>(
-    `SELECT inhdetachpending AS pending FROM pg_inherits WHERE inhrelid = :oid::oid`,
-    {
-      replacements: { oid },
-      type: QueryTypes.SELECT,
-    },
-  );
-  return row?.pending === true;
+type RetiredState = 'gone' | 'attached' | 'pending' | 'detached';
+
+/** Where a retired partition (r.partition) stands: gone, still attached, its detach pending, or detached. */
+const STATE = `(SELECT CASE WHEN c.oid IS NULL THEN 'gone'
+                            WHEN i.inhrelid IS NULL THEN 'detached'
+                            WHEN i.inhdetachpending THEN 'pending'
+                            ELSE 'attached' END
+                  FROM (SELECT r.partition) x
+                  LEFT JOIN pg_class c ON c.oid = x.partition
+                  LEFT JOIN pg_inherits i ON i.inhrelid = x.partition)`;
+
+async function stateOf(sequelize: Sequelize, oid: string): Promise<RetiredState> {
+  const [row] = await sequelize.query<{ state: RetiredState }>(`SELECT ${STATE} AS state FROM (SELECT :oid::oid AS partition) r`, {
+    replacements: { oid },
+    type: QueryTypes.SELECT,
+  });
+  return row?.state ?? 'gone';
 }
 
 async function forget(sequelize: Sequelize, oid: string): Promise<void> {

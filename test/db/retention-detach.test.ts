@@ -156,3 +156,19 @@ test('when a sweep stopped after a detach and before the drop, then the next swe
   expect(result.dropped).toEqual([oldest]);
   expect(await all(`SELECT 1 FROM pg_class WHERE relname = '${oldest}'`)).toEqual([]);
 });
+
+test("when another instance's sweep holds the retention's lock, then this sweep leaves the partitions to it", async () => {
+  await remake();
+  await sql.query(oldCall(8));
+  const oldest = (await partitions('tool_calls'))[0]!;
+  const other = dedicatedClient(sql);
+  await other.connect();
+  try {
+    await other.query(`SELECT pg_advisory_lock(7415926535898)`);
+    expect(await dropExpiredPartitions(sql, 90)).toEqual({ dropped: [], kept: [] });
+    expect(await partitions('tool_calls')).toContain(oldest);
+  } finally {
+    await other.end();
+  }
+  expect((await dropExpiredPartitions(sql, 90)).dropped).toContain(oldest);
+});
