@@ -4,7 +4,7 @@
 // `?agent=` (an agent list row's links) wherever it sorts. It reads one page of the name index,
 // never every agent.
 import type { Request } from 'express';
-import { NotFoundError, ValidationError } from '../../../errors';
+import { NotFoundError } from '../../../errors';
 import type { AgentPage, AgentView } from '../../../services/agents';
 import type { DashboardServices } from '../dashboard-services';
 import { chosenAgent, queryText } from '../form-data';
@@ -44,14 +44,9 @@ export async function pickAgent(d: DashboardServices, req: Request): Promise<Pic
   return { agents: first, agentId: chosenAgent(req, first), ...found };
 }
 
-/** A page of the field's agents; a cursor the list did not give (an edited link) reads the first page. */
+/** A page of the field's agents; a cursor the list did not give is a 422 page, as on the Agents page. */
 async function agentPage(d: DashboardServices, name: string, after: string): Promise<AgentPage & { later: boolean }> {
   const query = { limit: PICKER_AGENTS, ...(name ? { name } : {}) };
   if (after === '') return { ...(await d.agents.page(query)), later: false };
-  try {
-    return { ...(await d.agents.page({ ...query, after })), later: true };
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    return { ...(await d.agents.page(query)), later: false };
-  }
+  return { ...(await d.agents.page({ ...query, after })), later: true };
 }
