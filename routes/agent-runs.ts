@@ -8,6 +8,7 @@ import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessages
 import { normalizeMessageId } from '../src/core/message-ids';
 import { NotFoundError } from '../src/errors';
 import { idText, text } from '../src/http/fields';
+import { linkNextPage, pageQuery } from './paging';
 import { parsedBody, routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -21,8 +22,9 @@ const messageIdParam = z.string().min(1).max(998);
 
 export const messageRunBody = z.strictObject({ thread_id: threadReference.optional(), message: emailMessageSchema });
 export const instructionRunBody = z.strictObject({ instruction: text(20_000).refine((s) => s.trim() !== '', 'must not be empty') });
-export const agentRunsListQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) });
 export const agentRunsPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50), before: idText.optional() });
+/** A page of an agent's threads: at most `limit` (1 to 500, default 50), after the cursor `after`. */
+export const threadsQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50), after: pageQuery.after });
 export const threadPageQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20), after: idText.optional() });
 
 type AgentRunServices = Pick<RouteServices, 'agentRuns' | 'agents' | 'toolRun'>;
@@ -78,13 +80,17 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
   route({
     method: 'get',
     path: '/agents/:id/threads',
-    summary: "An agent's threads",
+    summary: "An agent's threads, a page at a time",
+    description:
+      'Newest activity first, then the newest thread; at most `limit` (default 50). When more follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor this list did not give is a 422 `validation_error` of type `invalid_cursor`. A thread that gets a new run while the pages are read moves to the top: it is not shown twice, and a first page shows it again.',
     roles: ['admin'],
-    query: agentRunsListQuery,
-    success: { status: 200, description: 'Newest activity first', schema: z.array(threadResponse) },
-    handle: async (tg, { ids, query }) => {
+    query: threadsQuery,
+    success: { status: 200, description: 'A page of the threads', schema: z.array(threadResponse) },
+    handle: async (tg, { req, res, ids, query }) => {
       await tg.agents.get(ids.id);
-      return tg.agentRuns.store.threads(ids.id, query.limit);
+      const page = await tg.agentRuns.store.threads(ids.id, query);
+      linkNextPage(req, res, page.next, { limit: query.limit });
+      return page.threads;
     },
   }),
   route({

@@ -31,6 +31,7 @@ export type RouteError = Extract<
   | 'not_dispatchable'
   | 'upstream_error'
   | 'invalid_cursor'
+  | 'cursor_expired'
   | 'parity_mismatch'
   | 'schema_not_migrated'
   | 'migration_busy'

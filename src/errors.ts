@@ -64,6 +64,10 @@ export const ERROR_CODES = {
     meaning:
       'the first request with this Idempotency-Key was cut off when its instance stopped; what it ran is in the records, and nothing runs again',
   },
+  cursor_expired: {
+    status: 410,
+    meaning: 'the `after` cursor of GET /decisions lies before the oldest entry the retention kept; nothing was read',
+  },
   payload_too_large: { status: 413, meaning: 'the body is over the limit' },
   unsupported_media_type: {
     status: 415,
@@ -355,6 +359,20 @@ export class InvalidCursorError extends HttpError {
       'invalid_cursor',
       "The after cursor is not one a read of the decision log gave: pass the Toolgate-Cursor header (or a line's cursor) of an earlier read as it was, or leave after out to read from the start.",
       { loc: ['query', 'after'] },
+    );
+  }
+}
+
+/**
+ * A decision-log cursor from before the retention's horizon (SEMANTICS §16): the entries after it
+ * are gone, so a read from it would pass over them unsaid; refused with where the log starts now.
+ */
+export class CursorExpiredError extends HttpError {
+  constructor(start: string) {
+    super(
+      'cursor_expired',
+      'The decision log no longer holds every entry after this cursor: the retention (TOOLGATE_RETENTION) removed the oldest entries, some of which this reader had not read. Read on from `start`, the oldest entry kept (or leave after out, which reads from there too); the entries in between are gone.',
+      { loc: ['query', 'after'], start },
     );
   }
 }

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import type { RunShadow } from '../core/shadow';
 import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
+import { decodeCursor, encodeCursor, type CursorKey } from '../core/page-cursor';
 import type { InboundMessage, StepStatus } from '../llm/agent-step';
 import type { DispatchKind } from '../core/types';
 import type { RunDecisions } from '../core/run-decisions';
@@ -288,16 +289,35 @@ export class RunStore {
     return { ...threadView(row), row_id: row.row_id };
   }
 
-  /** Newest activity first. */
-  async threads(agentId: number, limit: number): Promise<ThreadView[]> {
-    const rows = await this.sequelize.query<ThreadRow>(
-      `${THREAD_SELECT} WHERE t.agent_id = :agentId ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit`,
+  /**
+   * A page of the agent's threads, newest activity first (then the newest thread), starting just
+   * after the cursor's thread; reads the page's rows of threads_agent_activity_idx (migration
+   * 20261207000003). A thread's activity only moves it up, past where a walk of the pages has
+   * already been, so a walk shows each thread at most once, and exactly once each thread that had
+   * no new run while it went on (one that had is at the top of a first page again).
+   */
+  async threads(agentId: number, query: { limit: number; after?: string }): Promise<{ threads: ThreadView[]; next: string | null }> {
+    let after: CursorKey | null = null;
+    if (query.after !== undefined) {
+      after = decodeCursor(query.after, ['id', 'id']);
+      if (after === null) throw badThreadCursor();
+    }
+    // The time as microseconds since the epoch, a whole number: a JavaScript Date would cut it to
+    // milliseconds, and two threads a microsecond apart would share a key.
+    const rows = await this.sequelize.query<ThreadRow & { row_id: number; activity_us: string }>(
+      `${THREAD_SELECT}
+        WHERE t.agent_id = :agentId
+          AND (:afterUs::bigint IS NULL OR (t.updated_at, t.id) < (timestamptz 'epoch' + :afterUs::bigint * interval '1 microsecond', :afterId::integer))
+        ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit`,
       {
-        replacements: { agentId, limit },
+        replacements: { agentId, afterUs: after?.[0] ?? null, afterId: after?.[1] ?? null, limit: query.limit + 1 },
         type: QueryTypes.SELECT,
       },
     );
-    return rows.map(threadView);
+    const shown = rows.slice(0, query.limit);
+    const last = shown[shown.length - 1];
+    const next = rows.length > query.limit && last ? encodeCursor([Number(last.activity_us), last.row_id]) : null;
+    return { threads: shown.map(threadView), next };
   }
 
   /**
@@ -529,7 +549,7 @@ interface ThreadRow {
   updated_at: Date;
 }
 
-const THREAD_SELECT = `SELECT t.id AS row_id, t.reference, t.agent_id, t.subject, t.created_at, t.updated_at, ${PARTICIPANTS} AS participants,
+const THREAD_SELECT = `SELECT t.id AS row_id, (extract(epoch FROM t.updated_at) * 1000000)::bigint AS activity_us, t.reference, t.agent_id, t.subject, t.created_at, t.updated_at, ${PARTICIPANTS} AS participants,
   (SELECT count(*) FROM agent_runs r WHERE r.thread_id = t.id) AS message_count FROM threads t`;
 
 function threadView(row: ThreadRow): ThreadView {
@@ -587,4 +607,14 @@ function bounded(step: StepView): StepView {
 export function boundedJson(value: unknown, max = MAX_STORED_JSON): unknown {
   const text = JSON.stringify(value ?? null);
   return text.length <= max ? value : { truncated: true, preview: text.slice(0, max) };
+}
+
+function badThreadCursor(): ValidationError {
+  return new ValidationError([
+    {
+      loc: ['query', 'after'],
+      msg: 'not a cursor of this list: pass the `after` a page of it gave as its next (Toolgate-Next-Cursor), or none for the first page',
+      type: 'invalid_cursor',
+    },
+  ]);
 }

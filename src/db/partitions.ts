@@ -9,9 +9,19 @@
 // Partitions are found through the tables' own (pg_inherits, by toolgate_partitions()), never by
 // name, so no other table of the database is touched. A table that is not partitioned (an adopted
 // legacy tool_calls, the host's own) is left whole.
+//
+// A partition leaves its table by DETACH PARTITION ... CONCURRENTLY, never under an ACCESS EXCLUSIVE
+// lock on the table: readers and writers of the table go on while it waits for the queries that
+// could still see the partition, and only the detached table is then dropped. The partition is
+// written down first (toolgate_retired_partitions, migration 20261207000002), so a sweep stopped
+// partway (a detach left "detach pending", a detached table not yet dropped) is finished by the
+// next one.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PartitionUnit } from '../retention-options';
+import type { PgClient } from './connect';
+import { dedicatedClient } from './dedicated-client';
 import { quoteIdent } from './quote-ident';
+import { lockKeySql } from './schema';
 
 const DAY_MS = 86_400_000;
 
@@ -43,6 +53,8 @@ export interface Partition {
   /** null: everything before `hi` (the table as it was before it was partitioned). */
   lo: Date | null;
   hi: Date;
+  /** A detach that began and did not finish: the table's queries no longer read the partition. */
+  pending: boolean;
 }
 
 export interface RetentionResult {
@@ -67,11 +79,13 @@ export async function listPartitions(sequelize: Sequelize): Promise<Partition[]>
   const found: Partition[] = [];
   for (const table of PARTITIONED_TABLES) {
     if (!(await isPartitioned(sequelize, table))) continue;
-    const rows = await sequelize.query<{ name: string; lo: Date | null; hi: Date }>(
-      `SELECT c.relname AS name, p.lo, p.hi FROM toolgate_partitions(to_regclass(:table)) p JOIN pg_class c ON c.oid = p.partition ORDER BY p.hi`,
+    const rows = await sequelize.query<{ name: string; lo: Date | null; hi: Date; pending: boolean }>(
+      `SELECT c.relname AS name, p.lo, p.hi, i.inhdetachpending AS pending
+         FROM toolgate_partitions(to_regclass(:table)) p JOIN pg_class c ON c.oid = p.partition JOIN pg_inherits i ON i.inhrelid = p.partition
+        ORDER BY p.hi`,
       { replacements: { table }, type: QueryTypes.SELECT },
     );
-    for (const r of rows) found.push({ table, name: r.name, lo: r.lo, hi: r.hi });
+    for (const r of rows) found.push({ table, name: r.name, lo: r.lo, hi: r.hi, pending: r.pending });
   }
   return found;
 }
@@ -94,12 +108,52 @@ export async function makePartitionsAhead(sequelize: Sequelize, unit: PartitionU
   return made;
 }
 
+export interface RetentionOptions {
+  /**
+   * How long a detach waits for the queries still reading the partition's table (default 10 s):
+   * past it the detach is left pending, the table's readers and writers unhindered, and the next
+   * sweep finishes it.
+   */
+  waitMs?: number;
+}
+
+/** pg_advisory_lock key for "toolgate retention": one instance's sweep drops partitions at a time. */
+const RETENTION_LOCK_KEY = '7415926535898';
+const RETENTION_LOCK = lockKeySql('toolgate retention', '$1');
+
+/** What keeps a partition whose detach did not finish in this sweep. */
+const DETACH_PENDING = 'a detach that waits for queries still reading the table';
+
 /**
  * Drops the partitions that lie wholly before `keepDays` ago (cap_hits': before every cap's window),
- * unless they hold something under way. keepDays null drops no record partition.
+ * unless they hold something under way. keepDays null drops no record partition; a partition an
+ * earlier sweep began to drop is finished whatever the retention.
  */
-export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: number | null): Promise<RetentionResult> {
+export async function dropExpiredPartitions(
+  sequelize: Sequelize,
+  keepDays: number | null,
+  options: RetentionOptions = {},
+): Promise<RetentionResult> {
+  // The detaches run on a connection of their own (neither form may run in a transaction block),
+  // which holds the retention's lock: another instance sweeping meanwhile leaves the partitions to it.
+  const client = dedicatedClient(sequelize, { application_name: 'toolgate retention' });
+  client.on('error', () => undefined); // a lost connection fails the statement that used it, and ends the lock
+  await client.connect();
+  try {
+    const locked = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS locked`, [
+      RETENTION_LOCK_KEY,
+    ]);
+    if (locked.rows[0]?.locked !== true) return { dropped: [], kept: [] };
+    await client.query(`SET lock_timeout = ${Math.max(1, Math.round(options.waitMs ?? 10_000))}`);
+    return await dropUnderLock(sequelize, client, keepDays);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function dropUnderLock(sequelize: Sequelize, client: PgClient, keepDays: number | null): Promise<RetentionResult> {
   const result: RetentionResult = { dropped: [], kept: [] };
+  await finishRetired(sequelize, client, result);
   // The database's clock, which wrote the records' times.
   const [{ now, window_s: longestWindowS }] = (await sequelize.query<{ now: Date; window_s: number }>(
     `SELECT now() AS now, coalesce(max(window_s), 0)::integer AS window_s FROM cap_usage`,
@@ -107,32 +161,162 @@ export async function dropExpiredPartitions(sequelize: Sequelize, keepDays: numb
   )) as [{ now: Date; window_s: number }];
   const cutoff = keepDays === null ? null : new Date(now.getTime() - keepDays * DAY_MS);
   const capCutoff = new Date(now.getTime() - longestWindowS * 1000);
-  for (const partition of await listPartitions(sequelize)) {
+  const found = await listPartitions(sequelize);
+  // A table takes one pending detach at a time: while one waits (finishRetired said so already),
+  // its other partitions wait for a later sweep.
+  const waiting = new Set(found.filter((p) => p.pending).map((p) => p.table));
+  for (const partition of found) {
+    if (waiting.has(partition.table)) continue;
     const bound = partition.table === 'cap_hits' ? capCutoff : cutoff;
     if (bound === null || partition.hi.getTime() > bound.getTime()) continue;
+    // Checked before the detach, and again on the detached table. Nothing can come into an old
+    // partition between the two: records, runs and requests are written with now() (the column's
+    // default), which lies in the current partition, never in one wholly before the retention, and
+    // what an old partition holds only ever ends (a started call finishes, a request is decided or
+    // expires, a run closes), never starts again. The second check is for a host's own SQL that
+    // wrote an old time, and for a cap made meanwhile whose window reaches back.
     const holds = await heldIn(sequelize, partition);
     if (holds !== null) {
       result.kept.push({ partition: partition.name, holds });
       continue;
     }
     if (partition.table === 'agent_runs') await dropRunKeys(sequelize, partition.name);
-    const dropped = await sequelize.transaction(async (transaction) => {
-      // The table first, as every query on it takes it before its partitions (the other order could deadlock
-      // with one): for a moment, the checks and the drop, which a sweep that would wait long leaves to the next.
-      await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
-      await sequelize.query(`LOCK TABLE ${quoteIdent(partition.table)} IN ACCESS EXCLUSIVE MODE`, { transaction });
-      // Checked again under the lock: nothing can have come since.
-      const held = await heldIn(sequelize, partition, transaction);
-      if (held !== null) return held;
-      if (partition.table === 'agent_runs')
-        await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(partition.name)} r WHERE k.id = r.id`, { transaction });
-      await sequelize.query(`DROP TABLE ${quoteIdent(partition.name)}`, { transaction });
-      return null;
-    });
-    if (dropped === null) result.dropped.push(partition.name);
-    else result.kept.push({ partition: partition.name, holds: dropped });
+    const [retired] = await sequelize.query<{ oid: string }>(
+      `INSERT INTO toolgate_retired_partitions (partition, parent, name, lo, hi)
+       VALUES (to_regclass(:qualified)::oid, :table, :name, :lo, :hi)
+       ON CONFLICT (partition) DO UPDATE SET detached_at = now() RETURNING partition::text AS oid`,
+      {
+        replacements: {
+          qualified: quoteIdent(partition.name),
+          table: partition.table,
+          name: partition.name,
+          lo: partition.lo,
+          hi: partition.hi,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (!(await detach(client, partition.table, partition.name, 'CONCURRENTLY'))) {
+      const state = await stateOf(sequelize, retired!.oid);
+      if (state === 'pending') {
+        result.kept.push({ partition: partition.name, holds: DETACH_PENDING });
+        waiting.add(partition.table);
+      } else if (state === 'attached') await forget(sequelize, retired!.oid);
+      continue;
+    }
+    await dropDetached(
+      sequelize,
+      { oid: retired!.oid, table: partition.table, name: partition.name, lo: partition.lo, hi: partition.hi },
+      result,
+    );
   }
   return result;
+}
+
+interface Retired {
+  oid: string;
+  table: PartitionedTable;
+  name: string;
+  lo: Date | null;
+  hi: Date;
+}
+
+/**
+ * The partitions an earlier sweep began to drop: a detach left pending is finished (FINALIZE), a
+ * detached table dropped; one that is attached again, or gone, is only forgotten.
+ */
+async function finishRetired(sequelize: Sequelize, client: PgClient, result: RetentionResult): Promise<void> {
+  const rows = await sequelize.query<Retired & { state: RetiredState }>(
+    `SELECT r.partition::text AS oid, r.parent AS "table", r.name, r.lo, r.hi, ${STATE} AS state
+       FROM toolgate_retired_partitions r ORDER BY r.detached_at`,
+    { type: QueryTypes.SELECT },
+  );
+  for (const row of rows) {
+    if (!(PARTITIONED_TABLES as readonly string[]).includes(row.table)) continue;
+    if (row.state === 'gone' || row.state === 'attached') {
+      await forget(sequelize, row.oid);
+      continue;
+    }
+    if (row.state === 'pending' && !(await detach(client, row.table, row.name, 'FINALIZE'))) {
+      result.kept.push({ partition: row.name, holds: DETACH_PENDING });
+      continue;
+    }
+    await dropDetached(sequelize, row, result);
+  }
+}
+
+/**
+ * Drops a detached partition once it is checked again to hold nothing under way; one that does is
+ * attached back with its range (the CHECK the detach left proves the range, so no row is read).
+ */
+async function dropDetached(sequelize: Sequelize, retired: Retired, result: RetentionResult): Promise<void> {
+  const partition: Partition = { table: retired.table, name: retired.name, lo: retired.lo, hi: retired.hi, pending: false };
+  const held = await sequelize.transaction(async (transaction) => {
+    // Only the detached table is locked: no query of the record table reads it any more.
+    await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
+    await sequelize.query(`LOCK TABLE ${quoteIdent(retired.name)} IN ACCESS EXCLUSIVE MODE`, { transaction });
+    const holds = await heldIn(sequelize, partition, transaction);
+    if (holds !== null) return holds;
+    if (retired.table === 'agent_runs')
+      await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(retired.name)} r WHERE k.id = r.id`, { transaction });
+    await sequelize.query(`DROP TABLE ${quoteIdent(retired.name)}`, { transaction });
+    await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, {
+      replacements: { oid: retired.oid },
+      transaction,
+    });
+    return null;
+  });
+  if (held === null) {
+    result.dropped.push(retired.name);
+    return;
+  }
+  const from = retired.lo === null ? 'MINVALUE' : `'${retired.lo.toISOString()}'`;
+  await sequelize.query(
+    `ALTER TABLE ${quoteIdent(retired.table)} ATTACH PARTITION ${quoteIdent(retired.name)} FOR VALUES FROM (${from}) TO ('${retired.hi.toISOString()}')`,
+  );
+  await forget(sequelize, retired.oid);
+  result.kept.push({ partition: retired.name, holds: held });
+}
+
+/**
+ * DETACH PARTITION CONCURRENTLY (or FINALIZE, which ends one left pending), on the retention's own
+ * connection, whose lock_timeout bounds how long it waits for queries still reading the table.
+ * False when it did not finish: the wait ran out, or another detach of the table is under way.
+ */
+async function detach(client: PgClient, table: string, partition: string, how: 'CONCURRENTLY' | 'FINALIZE'): Promise<boolean> {
+  try {
+    await client.query(`ALTER TABLE ${quoteIdent(table)} DETACH PARTITION ${quoteIdent(partition)} ${how}`);
+    return true;
+  } catch (err) {
+    // 55P03: the wait ran out; 57014: cancelled; 55000: another partition's detach is pending, or
+    // this one's already is. Each leaves the detach to a later sweep.
+    const code = (err as { code?: string }).code;
+    if (code === '55P03' || code === '57014' || code === '55000') return false;
+    throw err;
+  }
+}
+
+type RetiredState = 'gone' | 'attached' | 'pending' | 'detached';
+
+/** Where a retired partition (r.partition) stands: gone, still attached, its detach pending, or detached. */
+const STATE = `(SELECT CASE WHEN c.oid IS NULL THEN 'gone'
+                            WHEN i.inhrelid IS NULL THEN 'detached'
+                            WHEN i.inhdetachpending THEN 'pending'
+                            ELSE 'attached' END
+                  FROM (SELECT r.partition) x
+                  LEFT JOIN pg_class c ON c.oid = x.partition
+                  LEFT JOIN pg_inherits i ON i.inhrelid = x.partition)`;
+
+async function stateOf(sequelize: Sequelize, oid: string): Promise<RetiredState> {
+  const [row] = await sequelize.query<{ state: RetiredState }>(`SELECT ${STATE} AS state FROM (SELECT :oid::oid AS partition) r`, {
+    replacements: { oid },
+    type: QueryTypes.SELECT,
+  });
+  return row?.state ?? 'gone';
+}
+
+async function forget(sequelize: Sequelize, oid: string): Promise<void> {
+  await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, { replacements: { oid } });
 }
 
 async function heldIn(sequelize: Sequelize, partition: Partition, transaction?: Transaction): Promise<string | null> {

@@ -44,6 +44,8 @@ export const TOOLGATE_TABLES: readonly ToolgateTable[] = [
   table('mcp_sessions', '20261204000001-create-mcp-sessions'),
   table('decision_log', '20261205000301-create-decision-log'),
   table('agent_run_keys', '20261206000001-partition-record-tables'),
+  table('toolgate_retired_partitions', '20261207000002-retention-bookkeeping'),
+  table('decision_log_horizon', '20261207000002-retention-bookkeeping'),
 ];
 
 /** The bookkeeping tables sequelize-cli's format keeps: applied migrations, and the seeders that ran. */

@@ -10,13 +10,15 @@
 //   from for a day (a row each process start; anything naming a missing instance reads as dead).
 // - The record tables' partitions (src/db/partitions.ts): the ones ahead made, and with a retention
 //   the old ones dropped whole; at the first sweep and then hourly, apart from the rest (a failure
-//   there is told, and the rest of the sweep stands).
+//   there is told, and the rest of the sweep stands). The decision log follows the same retention:
+//   its entries older than it go, oldest first (src/services/decision-log.ts, trimDecisionLog).
 // Every instance sweeps: each statement's conditions make a second sweep of the same rows a no-op.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { aliveSql, type Instances } from '../db/instances';
 import { dropExpiredPartitions, makePartitionsAhead, type RetentionResult } from '../db/partitions';
 import { RETENTION_DEFAULTS, type RetentionSettings } from '../retention-options';
 import { sweepCaps } from '../services/cap-usage';
+import { trimDecisionLog } from '../services/decision-log';
 
 export interface SweepResult {
   records: number;
@@ -31,6 +33,8 @@ export interface SweepResult {
 
 export interface PartitionResult extends RetentionResult {
   made: number;
+  /** Decision-log entries the retention removed. */
+  logEntriesRemoved: number;
 }
 
 export interface SweeperOptions {
@@ -130,13 +134,14 @@ export class Sweeper {
   }
 
   async #partitionsIfDue(): Promise<PartitionResult> {
-    if (Date.now() - this.#partitionsAt < (this.options.partitionEveryMs ?? PARTITION_EVERY_MS)) return { made: 0, dropped: [], kept: [] };
+    if (Date.now() - this.#partitionsAt < (this.options.partitionEveryMs ?? PARTITION_EVERY_MS))
+      return { made: 0, dropped: [], kept: [], logEntriesRemoved: 0 };
     this.#partitionsAt = Date.now();
     try {
       return await this.partitions();
     } catch (err) {
       this.options.onError?.(err);
-      return { made: 0, dropped: [], kept: [] };
+      return { made: 0, dropped: [], kept: [], logEntriesRemoved: 0 };
     }
   }
 
@@ -146,6 +151,7 @@ export class Sweeper {
     const made = await makePartitionsAhead(this.sequelize, retention.partitions);
     const { dropped, kept } = await dropExpiredPartitions(this.sequelize, retention.keepDays);
     if (kept.length > 0) this.options.onKept?.(kept);
-    return { made, dropped, kept };
+    const logEntriesRemoved = retention.keepDays === null ? 0 : await trimDecisionLog(this.sequelize, retention.keepDays);
+    return { made, dropped, kept, logEntriesRemoved };
   }
 }

@@ -17,7 +17,8 @@ export function insightPages(d: DashboardServices): Router {
   const router = Router();
 
   router.get('/who-gets-what', async (req, res) => {
-    const { agents, agentId } = await pickAgent(d, req);
+    const picked = await pickAgent(d, req);
+    const { agents, agentId } = picked;
     const query: WhoQuery = {
       agentId,
       run: queryText(req, 'run') === 'scheduled' ? 'scheduled' : 'sender',
@@ -32,7 +33,18 @@ export function insightPages(d: DashboardServices): Router {
         query.run === 'scheduled' ? { kind: 'scheduled' } : { kind: 'sender', routing_key: routingKeyOf(query.sender) },
       );
     }
-    renderPage(res, 200, WhoGetsWhatPage({ ctx: pageContext(req), agents, query, resolution, tools: d.registry.manifest.list() }));
+    renderPage(
+      res,
+      200,
+      WhoGetsWhatPage({
+        ctx: pageContext(req),
+        agents,
+        picker: { search: picked.search, after: picked.after, next: picked.next, later: picked.later },
+        query,
+        resolution,
+        tools: d.registry.manifest.list(),
+      }),
+    );
   });
 
   router.get('/tool-calls', async (req, res) => {

@@ -1,5 +1,6 @@
 // Who gets what: a sender (or a scheduled run) and an agent in, the tools offered out, and for
-// each attachment whether its gate admitted the run and why.
+// each attachment whether its gate admitted the run and why. The agent is picked from a page of
+// agents by name, narrowed by the beginning of a name, as the agents list pages.
 import { windowText } from '../../../core/cap-window';
 import { capsOnTool } from '../../../core/resolution';
 import type { Resolution, ToolDefinition, DispatchKind } from '../../../core/types';
@@ -14,14 +15,25 @@ export interface WhoQuery {
   sender: string;
 }
 
+/** The Agent field's page of agents: the name searched for ('' for none), and the way on. */
+export interface AgentPicker {
+  search: string;
+  /** The cursor this page of agents was read after; null on the first. */
+  after: string | null;
+  next: string | null;
+  later: boolean;
+}
+
 export function WhoGetsWhatPage(props: {
   ctx: PageContext;
   agents: AgentView[];
+  picker: AgentPicker;
   query: WhoQuery;
   resolution: Resolution | null;
   tools: readonly ToolDefinition[];
 }) {
-  const { ctx, query, resolution } = props;
+  const { ctx, query, resolution, picker } = props;
+  const searched = picker.search === '' ? '' : `agent_name=${encodeURIComponent(picker.search)}&`;
   const names = new Map(props.tools.map((t) => [t.id, t.display_name]));
   const agent = props.agents.find((a) => a.id === query.agentId);
   return (
@@ -31,7 +43,24 @@ export function WhoGetsWhatPage(props: {
       title="Who gets what"
       lead="Type a sender to see which tools a message from them would be offered, and why. The address is taken as given."
     >
+      <form method="get" action={`${ctx.base}/who-gets-what`} class="inline-form" role="search" aria-label="Find an agent">
+        <TextField id="agent_name" name="agent_name" label="Agent name begins with" value={picker.search} hint="Regardless of case." />
+        <button type="submit">Find</button>
+      </form>
+      {props.agents.length === 0 && picker.search !== '' ? (
+        <p class="warning-text">{`No agent's name begins with ${JSON.stringify(picker.search)}.`}</p>
+      ) : null}
+      <nav class="pages" aria-label="Pages of agents">
+        {picker.later ? <a href={`${ctx.base}/who-gets-what${searched === '' ? '' : `?${searched.slice(0, -1)}`}`}>First agents</a> : null}
+        {picker.next === null ? null : (
+          <a href={`${ctx.base}/who-gets-what?${searched}agents_after=${encodeURIComponent(picker.next)}`} rel="next">
+            More agents
+          </a>
+        )}
+      </nav>
       <form method="get" action={`${ctx.base}/who-gets-what`} class="inline-form" aria-label="Check a run">
+        {picker.search === '' ? null : <input type="hidden" name="agent_name" value={picker.search} />}
+        {picker.later && picker.after !== null ? <input type="hidden" name="agents_after" value={picker.after} /> : null}
         <SelectField
           id="agent"
           name="agent"
