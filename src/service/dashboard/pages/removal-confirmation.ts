@@ -102,7 +102,9 @@ async function removalPreview(
 
 /** A gate left with no allow rule: who it would give its gate tools to, in plain words. */
 function gateOpening(d: DashboardServices, attachment: AttachmentView, left: RuleView[]): string {
-  const gate = openGateGrant(attachment.toolkit, d.registry.manifest).gate.map((t) => t.id);
+  const gate = openGateGrant(attachment.toolkit, d.registry.manifest)
+    .gate.map((t) => t.id)
+    .sort();
   const tools = gate.length > 0 ? andList(gate) : `the tools of ${attachment.toolkit.name}`;
   const denied = left.map((r) => r.pattern);
   return denied.length === 0
