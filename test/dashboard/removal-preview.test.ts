@@ -122,9 +122,10 @@ describe("when an operator presses Remove on a gate's last allow rule", () => {
 });
 
 describe('when an operator presses Remove on a gate rule that leaves the gate shut to someone', () => {
-  test('then a deny rule shows who would gain the tools, with no word of an open gate', async () => {
+  test('then a deny rule removed beside an allow rule shows who would gain the tools, with no word of an open gate', async () => {
     const d = await desk();
-    const rule = await gateRule(d, 'deny', '*@acme.com');
+    await gateRule(d, 'allow', '*@acme.com');
+    const rule = await gateRule(d, 'deny', 'jane@acme.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
     expect(res.status).toBe(200);
     expect(res.text).not.toContain('warning-text');
@@ -139,6 +140,16 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
     expect(res.text).toContain(
       'Every sender but those matching intern@thescoop.com would get check_flavor_stock and lookup_order: with no allow rule left, the gate admits anyone its deny rules do not match.',
     );
+  });
+
+  test("then a block-list's last deny rule says that every sender would get the tools, the gate being open", async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'deny', '*@acme.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.text).toContain(
+      'Every sender would get check_flavor_stock and lookup_order, on every message: with no rule left, the gate is open and checks no one.',
+    );
+    expect(previewSection(res.text)).toContain('jane@acme.com would gain check_flavor_stock and lookup_order');
   });
 
   test('then a rule pattern holding markup is shown escaped, never as markup', async () => {

@@ -31,7 +31,7 @@ export async function gateRuleConfirmation(d: DashboardServices, req: Request, i
     agent,
     title: `Remove the ${rule.kind} rule ${rule.pattern}?`,
     lead: `From the sender gate of ${attachment.toolkit.name}, attached to ${agent.name}.`,
-    opens: rule.kind === 'allow' && !left.some((r) => r.kind === 'allow') ? gateOpening(d, attachment, left) : null,
+    opens: opens(rule, left) ? gateOpening(d, attachment, left) : null,
     preview,
     action: `${here}/rules/${rule.id}/delete`,
     confirm: 'Remove',
@@ -49,17 +49,16 @@ export async function accessRuleConfirmation(d: DashboardServices, req: Request,
     agent,
   );
   const denied = left.map((r) => r.pattern);
-  // Access rules with no allow rule left admit every sender they do not deny (SEMANTICS §9).
-  const opens =
-    rule.kind === 'allow' && !left.some((r) => r.kind === 'allow')
-      ? `Every sender${denied.length > 0 ? ` but those matching ${andList(denied)}` : ''} would reach ${agent.name}: with no allow rule left, its access rules admit anyone they do not deny.`
-      : null;
+  // Access rules with no allow rule left admit every sender they do not deny, and none admit all (SEMANTICS §9).
+  const opening = opens(rule, left)
+    ? `Every sender${denied.length > 0 ? ` but those matching ${andList(denied)}` : ''} would reach ${agent.name}: with no allow rule left, its access rules admit anyone they do not deny.`
+    : null;
   return RemovalConfirmationPage({
     ctx: pageContext(req),
     agent,
     title: `Remove the access rule ${rule.kind} ${rule.pattern}?`,
     lead: `From ${agent.name}'s access rules, which decide whose messages it handles at all.`,
-    opens,
+    opens: opening,
     preview,
     action: `${req.baseUrl}/agents/${agent.id}/access-rules/${rule.id}/delete`,
     confirm: 'Remove',
@@ -82,6 +81,15 @@ export async function detachConfirmation(d: DashboardServices, req: Request, ids
     confirm: 'Detach',
     cancelHref: `${here}#detach`,
   });
+}
+
+/**
+ * Whether removing `rule` opens the list to senders it shuts out now: the last allow rule goes (an
+ * allow-list becomes a block-list, or nothing), or the last rule of all (a block-list becomes open).
+ */
+function opens(rule: RuleView, left: RuleView[]): boolean {
+  if (left.some((r) => r.kind === 'allow')) return false;
+  return rule.kind === 'allow' || left.length === 0;
 }
 
 function find(rules: RuleView[], id: number, what: string): RuleView {
