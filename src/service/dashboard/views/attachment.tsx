@@ -221,10 +221,7 @@ export function AttachmentPage(props: {
 
       <section aria-labelledby="detach">
         <h2 id="detach">Detach</h2>
-        <p>
-          Revokes this grant, with its gate rules. You see first what it would change for those who reach {agent.name}, then Detach there
-          makes it live at once. The toolkit itself stays.
-        </p>
+        <p>Revokes this grant at once, with its gate rules. The toolkit itself stays.</p>
         <PostForm action={`${here}/detach`} csrfToken={ctx.csrfToken}>
           <button type="submit" class="danger">
             Detach {attachment.toolkit.name} from {agent.name}
