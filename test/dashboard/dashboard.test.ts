@@ -335,13 +335,17 @@ describe("an agent's access rules", () => {
     expect(admitted.text).toContain("Guarded's access rule allow *@thescoop.com matches this sender: Guarded handles the message.");
   });
 
-  test('when an operator removes one, then it is gone', async () => {
+  test('when an operator removes one and confirms it, then it is gone', async () => {
     const agent = await t.tg.agents.create({ name: 'Scout 3' });
     const rule = await t.tg.accessRules.add(agent.id, { kind: 'deny', pattern: 'x@y.com' });
     const v = await signedIn(t.app);
-    const res = await v.post(`/admin/agents/${agent.id}/access-rules/${rule.id}/delete`, {
-      _csrf: await v.token(`/admin/agents/${agent.id}`),
-    });
+    const token = await v.token(`/admin/agents/${agent.id}`);
+    // Remove leads to its confirmation page first; only that page's Remove removes.
+    const asked = await v.post(`/admin/agents/${agent.id}/access-rules/${rule.id}/delete`, { _csrf: token });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Remove the access rule deny x@y.com?');
+    expect((await t.tg.accessRules.list(agent.id)).map((r) => r.id)).toEqual([rule.id]);
+    const res = await v.post(`/admin/agents/${agent.id}/access-rules/${rule.id}/delete`, { _csrf: token, confirmed: 'yes' });
     expect(res.status).toBe(303);
     expect(await t.tg.accessRules.list(agent.id)).toEqual([]);
   });

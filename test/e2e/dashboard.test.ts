@@ -256,6 +256,10 @@ inBrowser('the dashboard, in headless Chromium', () => {
     await page.getByRole('link', { name: 'Sundae', exact: true }).click();
     await page.getByRole('link', { name: 'Configure Access Settings of Finance' }).click();
     await page.getByRole('button', { name: 'Remove allow rule *@thescoop.com' }).click();
+    // Removing the gate's last allow rule opens it: its confirmation page says so before Remove.
+    await page.getByRole('heading', { name: 'Remove the allow rule *@thescoop.com?', level: 1 }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/^Every sender would get .*process_refund/);
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Rule removed' }).waitFor();
     await page.getByRole('checkbox', { name: 'Require approval' }).check();
     await page.getByLabel('Approvers').fill('*@TheScoop.com');

@@ -2,7 +2,8 @@
 // demo: an operator previews a change of the Support toolkit, a deny rule on Sundae's Support and
 // an access rule, reads who would lose what and follows a changed call to its record, then saves;
 // and tries approval on Sundae's Finance as candidate, reads its shadow, promotes it, and drops
-// another candidate. Controls are found by their accessible names, each form's by the form's name.
+// another candidate; then removes a gate rule and cancels a Detach through their confirmation pages'
+// previews. Controls are found by their accessible names, each form's by the form's name.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -178,6 +179,33 @@ inBrowser("the forms' preview and candidate terms, in headless Chromium", () => 
     await page.getByRole('button', { name: 'Drop candidate' }).click();
     await page.getByRole('status').filter({ hasText: 'Candidate dropped: the live terms are as they were.' }).waitFor();
     expect(await page.getByRole('checkbox', { name: 'Allow on scheduled runs' }).isChecked()).toBe(false);
+  });
+
+  test("when Remove is clicked on Sundae's Support deny rule, then its preview shows Jane gaining lookup_order, Cancel keeps it, and Remove removes it", async () => {
+    await configure('Support');
+    const remove = () => page.getByRole('button', { name: 'Remove deny rule *@acme.com' }).click();
+    await remove();
+    await page.getByRole('heading', { name: 'Remove the deny rule *@acme.com?', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'If you remove it' }).waitFor();
+    expect(await preview().textContent()).toContain('jane@acme.com would gain lookup_order (1 run in the last 7 days).');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove deny rule *@acme.com' }).count()).toBe(1);
+    await remove();
+    await page.getByRole('heading', { name: 'If you remove it' }).waitFor();
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Rule removed.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove deny rule *@acme.com' }).count()).toBe(0);
+  });
+
+  test("when Detach is clicked on Sundae's Finance, then its preview shows who would lose process_refund, and Cancel keeps it attached", async () => {
+    await configure('Finance');
+    await page.getByRole('button', { name: 'Detach Finance from Sundae' }).click();
+    await page.getByRole('heading', { name: 'If you detach it' }).waitFor();
+    expect(await preview().textContent()).toMatch(/would lose [^.]*process_refund/);
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Detach Finance from Sundae' }).count()).toBe(1);
   });
 
   test('then no page broke its CSP or logged an error', () => {

@@ -1,6 +1,7 @@
 // Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
 // Configure Access Settings page (gate rules, Allow on scheduled runs, detach). Each form that
-// changes a policy has a Preview beside its Save (SEMANTICS §15): the same form, previewed, not saved.
+// changes a policy has a Preview beside its Save (SEMANTICS §15): the same form, previewed, not saved;
+// a gate rule's or an access rule's Remove, and Detach, show their preview on a confirmation page first.
 import { Router, type Request, type Response } from 'express';
 import { windowText } from '../../../core/cap-window';
 import { NotFoundError } from '../../../errors';
@@ -21,6 +22,7 @@ import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
+import { accessRuleConfirmation, CONFIRMED_FIELD, detachConfirmation, gateRuleConfirmation } from './removal-confirmation';
 import { PREVIEW_FIELD, previewForm } from '../form-preview';
 import type { FormPreview } from '../views/policy-preview';
 import type { TermsForm } from '../views/attachment';
@@ -199,9 +201,15 @@ export function agentPages(d: DashboardServices): Router {
     );
   });
 
+  // Remove, Remove a gate rule and Detach each lead to a confirmation page with their preview; only
+  // its own Remove or Detach, sent back here with `confirmed`, makes the change.
+  const confirmed = (req: Request) => textField(req, CONFIRMED_FIELD) === 'yes';
+
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
     const agentId = pathId(req.params, 'id');
-    await d.accessRules.delete(agentId, pathId(req.params, 'ruleId'));
+    const ruleId = pathId(req.params, 'ruleId');
+    if (!confirmed(req)) return renderPage(res, 200, await accessRuleConfirmation(d, req, agentId, ruleId));
+    await d.accessRules.delete(agentId, ruleId);
     await redirectWith(req, res, `/agents/${agentId}#access-rules`, 'Access rule removed.');
   });
 
@@ -472,12 +480,15 @@ export function agentPages(d: DashboardServices): Router {
 
   router.post('/agents/:id/toolkits/:attachmentId/rules/:ruleId/delete', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
-    await d.attachments.deleteRule(agentId, attachmentId, pathId(req.params, 'ruleId'));
+    const ruleId = pathId(req.params, 'ruleId');
+    if (!confirmed(req)) return renderPage(res, 200, await gateRuleConfirmation(d, req, { agentId, attachmentId }, ruleId));
+    await d.attachments.deleteRule(agentId, attachmentId, ruleId);
     await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}`, 'Rule removed.');
   });
 
   router.post('/agents/:id/toolkits/:attachmentId/detach', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
+    if (!confirmed(req)) return renderPage(res, 200, await detachConfirmation(d, req, { agentId, attachmentId }));
     const attachment = await d.attachments.get(agentId, attachmentId);
     await d.attachments.detach(agentId, attachmentId);
     await redirectWith(

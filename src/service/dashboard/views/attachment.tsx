@@ -1,7 +1,7 @@
 // Configure Access Settings: one attachment's terms. The sender gate's rules (add, remove; a
 // refused pattern shows why beside the field), approval (who approves its tools' calls), and the
 // Allow on scheduled runs switch. Each form's Preview shows, above its Save, what saving it would
-// change (SEMANTICS §15).
+// change (SEMANTICS §15); a rule's Remove and Detach show it on their confirmation page first.
 import type { AgentView } from '../../../services/agents';
 import type { AttachmentView } from '../../../services/attachments';
 import { Checkbox, PostForm, SelectField, TextField, type FieldErrors } from './form';

@@ -1,5 +1,5 @@
 // What a form would change if saved (SEMANTICS §15), in an operator's words, shown inside the form
-// above its Save: who gains and who loses which tools, the recorded calls it would decide otherwise
+// above its Save, or on a removal's confirmation page above Remove or Detach: who gains and who loses which tools, the recorded calls it would decide otherwise
 // (each linked to its record), and the scheduled runs. Every value is text the renderer escapes.
 import type { ChangedCall, PreviewImpact, ScheduledChange, SenderChange, Verdict } from '../../../core/policy-preview';
 import { encodeCursor } from '../../../core/page-cursor';
@@ -44,13 +44,30 @@ function Heading(props: { level: Level | 4; id?: string; children: string }) {
   return <Tag id={props.id}>{props.children}</Tag>;
 }
 
-export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview; level?: Level }) {
+/**
+ * What the panel previews: a form's Save, or a one-click removal's Remove or Detach on its
+ * confirmation page; the heading and the closing line name that button.
+ */
+export type PreviewedAction = 'save' | 'remove' | 'detach';
+
+const PANEL_WORDS: Record<PreviewedAction, { heading: string; hint: string; column: string }> = {
+  save: {
+    heading: 'If you save this',
+    hint: 'Nothing has been saved. Save makes it live at once; Preview again after changing the form.',
+    column: 'If saved',
+  },
+  remove: { heading: 'If you remove it', hint: 'Nothing has been removed yet. Remove makes it live at once.', column: 'If removed' },
+  detach: { heading: 'If you detach it', hint: 'Nothing has been detached yet. Detach makes it live at once.', column: 'If detached' },
+};
+
+export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview; level?: Level; action?: PreviewedAction }) {
   const level = props.level ?? 3;
   const { ctx, preview } = props;
+  const words = PANEL_WORDS[props.action ?? 'save'];
   return (
     <section class="preview" id="preview" aria-labelledby="preview-heading">
       <Heading level={level} id="preview-heading">
-        If you save this
+        {words.heading}
       </Heading>
       {preview.reaches === 'manifest' ? (
         <p>
@@ -62,9 +79,16 @@ export function PreviewPanel(props: { ctx: PageContext; preview: FormPreview; le
           <strong>Nothing would change for anyone: no agent holds this toolkit yet.</strong> It grants tools once it is attached.
         </p>
       ) : (
-        <ImpactInWords ctx={ctx} impact={preview.impact} reached={preview.reached} agentNames={preview.agentNames} sub={sub(level)} />
+        <ImpactInWords
+          ctx={ctx}
+          impact={preview.impact}
+          reached={preview.reached}
+          agentNames={preview.agentNames}
+          sub={sub(level)}
+          column={words.column}
+        />
       )}
-      <p class="hint">Nothing has been saved. Save makes it live at once; Preview again after changing the form.</p>
+      <p class="hint">{words.hint}</p>
     </section>
   );
 }
@@ -79,6 +103,7 @@ function ImpactInWords(props: {
   reached: number;
   agentNames: ReadonlyMap<number, string>;
   sub: Level | 4;
+  column: string;
 }) {
   const { ctx, impact, reached, agentNames, sub } = props;
   const many = reached > 1;
@@ -103,7 +128,9 @@ function ImpactInWords(props: {
       <SenderList title="Who would lose tools" verb="would lose" rows={senders.losing} agent={agent} many={many} sub={sub} />
       <ScheduledList title="Scheduled runs that would gain tools" verb="would gain" rows={scheduled.gaining} agent={agent} sub={sub} />
       <ScheduledList title="Scheduled runs that would lose tools" verb="would lose" rows={scheduled.losing} agent={agent} sub={sub} />
-      {calls.changed.length > 0 ? <ChangedCalls ctx={ctx} impact={impact} agent={agent} many={many} sub={sub} /> : null}
+      {calls.changed.length > 0 ? (
+        <ChangedCalls ctx={ctx} impact={impact} agent={agent} many={many} sub={sub} column={props.column} />
+      ) : null}
       {impact.truncated ? <p class="hint">Each list shows its first 100 entries; the counts count them all.</p> : null}
       {impact.not_replayed.calls > 0 ? (
         <p class="hint">
@@ -155,7 +182,14 @@ function ScheduledList(props: { title: string; verb: string; rows: ScheduledChan
   );
 }
 
-function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (id: number) => string; many: boolean; sub: Level | 4 }) {
+function ChangedCalls(props: {
+  ctx: PageContext;
+  impact: PreviewImpact;
+  agent: (id: number) => string;
+  many: boolean;
+  sub: Level | 4;
+  column: string;
+}) {
   const { ctx, impact } = props;
   const { counts } = impact.calls;
   const total = counts.refused + counts.admitted + counts.pending_approval + counts.cap_exceeded;
@@ -178,7 +212,7 @@ function ChangedCalls(props: { ctx: PageContext; impact: PreviewImpact; agent: (
             <th scope="col">Tool</th>
             <th scope="col">Sender</th>
             <th scope="col">Was</th>
-            <th scope="col">If saved</th>
+            <th scope="col">{props.column}</th>
           </tr>
         </thead>
         <tbody>

@@ -1,5 +1,6 @@
-// A list of allow/deny rules with a Remove button each, and the form that adds one: a sender gate's
-// rules on Configure Access Settings, and an agent's access rules on its page.
+// A list of allow/deny rules with a Remove button each (which leads to the removal's confirmation
+// page, its preview first), and the form that adds one: a sender gate's rules on Configure Access
+// Settings, and an agent's access rules on its page.
 import type { ComponentChildren } from 'preact';
 import type { RuleView } from '../../../services/attachments';
 import { PostForm, SelectField, TextField, type FieldErrors } from './form';

@@ -1,0 +1,275 @@
+// The dashboard's one-click removals (a gate rule, an access rule, Detach) show their policy preview
+// on a confirmation page first (SEMANTICS §15): the page writes nothing, its Remove or Detach makes
+// the change, Cancel leads back with nothing changed, and it needs the session and its CSRF token.
+import { QueryTypes } from 'sequelize';
+import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
+import { CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
+import { makeAgent, makeToolkit } from '../support/factories';
+import { signedIn, visitor, type Visitor } from './session';
+
+let t: TestApp;
+let v: Visitor;
+let made = 0;
+
+beforeAll(async () => {
+  t = await createTestApp({ dashboard: true });
+  v = await signedIn(t.app);
+});
+afterAll(() => t.close());
+
+interface Desk {
+  agent: number;
+  attachment: number;
+  page: string;
+  /** Jane's lookup_order call, recorded under the open gate. */
+  janeCall: number;
+}
+
+/** An agent holding an open toolkit of lookup_order and check_flavor_stock, and Jane's recorded lookup. */
+async function desk(): Promise<Desk> {
+  made += 1;
+  const kit = await makeToolkit(t, `Removal desk ${made}`, ['lookup_order', 'check_flavor_stock']);
+  const agent = await makeAgent(t, { name: `Removal desk ${made}`, toolkit_ids: [] });
+  const attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit }).expect(201)).body.id as number;
+  await t
+    .client()
+    .post(`/api/agents/${agent}/tool-calls`)
+    .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
+    .expect(200);
+  const [row] = await t.sequelize.query<{ id: string }>('SELECT max(id) AS id FROM tool_calls WHERE agent_id = :agent', {
+    replacements: { agent },
+    type: QueryTypes.SELECT,
+  });
+  return { agent, attachment, page: `/admin/agents/${agent}/toolkits/${attachment}`, janeCall: Number(row!.id) };
+}
+
+/** A gate rule added to the desk's attachment after Jane's call was recorded; its id. */
+async function gateRule(d: Desk, kind: 'allow' | 'deny', pattern: string): Promise<number> {
+  return (await t.tg.attachments.addRule(d.agent, d.attachment, { kind, pattern })).id;
+}
+
+/** Every table's row count and every agent's policy version. */
+async function state() {
+  const counts: Record<string, number> = {};
+  for (const { name } of TOOLGATE_TABLES) {
+    const [row] = await t.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`, { type: QueryTypes.SELECT });
+    counts[name] = Number(row!.n);
+  }
+  const versions = await t.sequelize.query('SELECT id, toolgate_policy_version(id) AS version FROM agents ORDER BY id', {
+    type: QueryTypes.SELECT,
+  });
+  return { counts, versions };
+}
+
+const previewSection = (html: string) => /<section class="preview" id="preview"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+const confirmForm = (html: string) => /<form[^>]*aria-label="Confirm: [^"]*"[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
+
+describe("when an operator presses Remove on a gate's last allow rule", () => {
+  test('then the confirmation page says in plain words that every sender would get its tools, and shows who would gain them', async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('Remove the allow rule *@thescoop.com?');
+    expect(res.text).toMatch(
+      /<p class="warning-text" role="alert">Every sender would get check_flavor_stock and lookup_order, on every message: with no rule left, the gate is open and checks no one.<\/p>/,
+    );
+    const shown = previewSection(res.text);
+    expect(shown).toContain('<h2 id="preview-heading">If you remove it</h2>');
+    expect(shown).toContain('jane@acme.com would gain check_flavor_stock and lookup_order (1 run in the last 7 days).');
+    expect(shown).toContain('Nothing has been removed yet. Remove makes it live at once.');
+    // The warning comes first, then the preview, then Remove and Cancel.
+    expect(res.text.indexOf('warning-text')).toBeLessThan(res.text.indexOf('If you remove it'));
+    const form = confirmForm(res.text);
+    expect(res.text.indexOf('If you remove it')).toBeLessThan(res.text.indexOf(form));
+    expect(form).toContain(`action="${d.page}/rules/${rule}/delete"`);
+    expect(form).toContain('<input type="hidden" name="confirmed" value="yes"/>');
+    expect(form).toContain('>Remove</button>');
+    expect(form).toContain(`<a href="${d.page}#gate">Cancel</a>`);
+  });
+
+  test('then the confirmation writes nothing: every row count and every policy version stay as they were, and the rule stays', async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const token = await v.token(d.page);
+    const before = await state();
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: token });
+    expect(res.status).toBe(200);
+    expect(await state()).toEqual(before);
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).rules.map((r) => r.id)).toEqual([rule]);
+  });
+
+  test("then the confirmation page's Remove removes the rule, as Remove did before", async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page), confirmed: 'yes' });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(d.page);
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).rules).toEqual([]);
+    expect((await v.get(d.page)).text).toContain('Rule removed.');
+  });
+
+  test('then Cancel leads back to the gate with the rule still in it', async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
+    const cancel = /<a href="([^"]+)">Cancel<\/a>/.exec(confirmForm(res.text))![1]!;
+    const back = await v.get(cancel.replace(/#.*$/, ''));
+    expect(back.status).toBe(200);
+    expect(back.text).toContain('aria-label="Remove allow rule *@thescoop.com"');
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).rules.map((r) => r.id)).toEqual([rule]);
+  });
+});
+
+describe('when an operator presses Remove on a gate rule that leaves the gate shut to someone', () => {
+  test('then a deny rule removed beside an allow rule shows who would gain the tools, with no word of an open gate', async () => {
+    const d = await desk();
+    await gateRule(d, 'allow', '*@acme.com');
+    const rule = await gateRule(d, 'deny', 'jane@acme.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('warning-text');
+    expect(previewSection(res.text)).toContain('jane@acme.com would gain check_flavor_stock and lookup_order');
+  });
+
+  test('then an allow rule removed beside a deny rule says every sender but those denied would get the tools', async () => {
+    const d = await desk();
+    const allow = await gateRule(d, 'allow', 'jane@acme.com');
+    await gateRule(d, 'deny', 'intern@thescoop.com');
+    const res = await v.post(`${d.page}/rules/${allow}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.text).toContain(
+      'Every sender but those matching intern@thescoop.com would get check_flavor_stock and lookup_order: with no allow rule left, the gate admits anyone its deny rules do not match.',
+    );
+  });
+
+  test("then a block-list's last deny rule says that every sender would get the tools, the gate being open", async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'deny', '*@acme.com');
+    const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.text).toContain(
+      'Every sender would get check_flavor_stock and lookup_order, on every message: with no rule left, the gate is open and checks no one.',
+    );
+    expect(previewSection(res.text)).toContain('jane@acme.com would gain check_flavor_stock and lookup_order');
+  });
+
+  test('then a rule pattern holding markup is shown escaped, never as markup', async () => {
+    const d = await desk();
+    // Stored as the database holds it, past the service's check: the page must escape whatever it reads.
+    const [row] = await t.sequelize.query<{ id: number }>(
+      `INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:attachment, 'allow', '<script>alert(1)</script>@x.com') RETURNING id`,
+      { replacements: { attachment: d.attachment }, type: QueryTypes.SELECT },
+    );
+    const res = await v.post(`${d.page}/rules/${row!.id}/delete`, { _csrf: await v.token(d.page) });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('<script>alert(1)</script>');
+    expect(res.text).toContain('<h1>Remove the allow rule &lt;script>alert(1)&lt;/script>@x.com?</h1>');
+  });
+
+  test('then a rule of another attachment, or none, is not found and nothing is removed', async () => {
+    const d = await desk();
+    const other = await desk();
+    const rule = await gateRule(other, 'allow', '*@thescoop.com');
+    const token = await v.token(d.page);
+    expect((await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: token })).status).toBe(404);
+    expect((await v.post(`${d.page}/rules/999999/delete`, { _csrf: token })).status).toBe(404);
+    expect((await t.tg.attachments.get(other.agent, other.attachment)).rules.map((r) => r.id)).toEqual([rule]);
+  });
+});
+
+describe("when an operator presses Remove on an agent's access rule", () => {
+  test('then the confirmation page shows who would reach the agent again, writes nothing, and its Remove removes the rule', async () => {
+    const d = await desk();
+    const rule = await t.tg.accessRules.add(d.agent, { kind: 'deny', pattern: '*@acme.com' });
+    const page = `/admin/agents/${d.agent}`;
+    const token = await v.token(page);
+    const before = await state();
+    const res = await v.post(`${page}/access-rules/${rule.id}/delete`, { _csrf: token });
+    expect(res.status).toBe(200);
+    expect(await state()).toEqual(before);
+    expect(res.text).toContain('Remove the access rule deny *@acme.com?');
+    expect(previewSection(res.text)).toContain('jane@acme.com would gain check_flavor_stock and lookup_order (1 run in the last 7 days).');
+    expect(confirmForm(res.text)).toContain(`<a href="${page}#access-rules">Cancel</a>`);
+    const removed = await v.post(`${page}/access-rules/${rule.id}/delete`, { _csrf: token, confirmed: 'yes' });
+    expect(removed.status).toBe(303);
+    expect(await t.tg.accessRules.list(d.agent)).toEqual([]);
+  });
+
+  test('then removing the last allow rule says in plain words that every sender would reach the agent', async () => {
+    const d = await desk();
+    const rule = await t.tg.accessRules.add(d.agent, { kind: 'allow', pattern: '*@thescoop.com' });
+    const page = `/admin/agents/${d.agent}`;
+    const res = await v.post(`${page}/access-rules/${rule.id}/delete`, { _csrf: await v.token(page) });
+    expect(res.text).toContain(
+      `Every sender would reach Removal desk ${made}: with no allow rule left, its access rules admit anyone they do not deny.`,
+    );
+    expect(previewSection(res.text)).toContain('jane@acme.com would gain');
+    expect((await t.tg.accessRules.list(d.agent)).map((r) => r.id)).toEqual([rule.id]);
+  });
+});
+
+describe('when an operator presses Detach', () => {
+  test('then the confirmation page shows who would lose the tools and the call it would refuse, linked to its record, and writes nothing', async () => {
+    const d = await desk();
+    const token = await v.token(d.page);
+    const before = await state();
+    const res = await v.post(`${d.page}/detach`, { _csrf: token });
+    expect(res.status).toBe(200);
+    expect(await state()).toEqual(before);
+    expect(res.text).toContain(`Detach Removal desk ${made} from Removal desk ${made}?`);
+    const shown = previewSection(res.text);
+    expect(shown).toContain('<h2 id="preview-heading">If you detach it</h2>');
+    expect(shown).toContain('jane@acme.com would lose check_flavor_stock and lookup_order (1 run in the last 7 days).');
+    expect(shown).toContain('<th scope="col">If detached</th>');
+    expect(shown).toMatch(
+      new RegExp(`<a href="/admin/tool-calls\\?agent=${d.agent}&amp;after=[A-Za-z0-9_-]+#call-${d.janeCall}">Call ${d.janeCall}</a>`),
+    );
+    const form = confirmForm(res.text);
+    expect(form).toContain('>Detach</button>');
+    expect(form).toContain(`<a href="${d.page}#detach">Cancel</a>`);
+    expect((await t.tg.attachments.list(d.agent)).map((a) => a.id)).toEqual([d.attachment]);
+  });
+
+  test("then the confirmation page's Detach detaches, as Detach did before", async () => {
+    const d = await desk();
+    const res = await v.post(`${d.page}/detach`, { _csrf: await v.token(d.page), confirmed: 'yes' });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`/admin/agents/${d.agent}`);
+    expect(await t.tg.attachments.list(d.agent)).toEqual([]);
+  });
+});
+
+describe('when a removal is asked for without the right to', () => {
+  test('then one without the CSRF token is refused, confirmed or not, and removes nothing', async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const access = await t.tg.accessRules.add(d.agent, { kind: 'deny', pattern: 'x@y.com' });
+    const forged = [
+      await v.post(`${d.page}/rules/${rule}/delete`, {}),
+      await v.post(`${d.page}/rules/${rule}/delete`, { confirmed: 'yes' }),
+      await v.post(`/admin/agents/${d.agent}/access-rules/${access.id}/delete`, { confirmed: 'yes' }),
+      await v.post(`${d.page}/detach`, {}),
+      await v.post(`${d.page}/detach`, { confirmed: 'yes' }),
+    ];
+    for (const res of forged) {
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('This form was not sent from a dashboard page');
+      expect(previewSection(res.text)).toBe('');
+    }
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).rules.map((r) => r.id)).toEqual([rule]);
+    expect((await t.tg.accessRules.list(d.agent)).map((r) => r.id)).toEqual([access.id]);
+  });
+
+  test('then one who is not the admin cannot sign in, and signed out is told to sign in, with no preview and nothing removed', async () => {
+    const d = await desk();
+    const rule = await gateRule(d, 'allow', '*@thescoop.com');
+    const stranger = visitor(t.app);
+    const refused = await stranger.post('/admin/sign-in', { _csrf: await stranger.token('/admin/sign-in'), token: CLIENT_TOKEN });
+    expect(refused.status).toBe(401);
+    const token = await stranger.token('/admin/sign-in');
+    const asked = await stranger.post(`${d.page}/rules/${rule}/delete`, { _csrf: token });
+    const confirmed = await stranger.post(`${d.page}/detach`, { _csrf: token, confirmed: 'yes' });
+    expect([asked.status, confirmed.status]).toEqual([401, 401]);
+    expect(previewSection(asked.text) + previewSection(confirmed.text)).toBe('');
+    expect((await t.tg.attachments.list(d.agent)).map((a) => a.rules.map((r) => r.id))).toEqual([[rule]]);
+  });
+});
