@@ -15,7 +15,7 @@ import {
   type Verdict,
 } from '../core/shadow';
 import type { Run } from '../core/types';
-import { withheldFrom } from './withheld-offer';
+import { withheldFrom } from '../core/withheld-offer';
 
 interface CandidateOffer {
   shadow: ShadowPolicy;
