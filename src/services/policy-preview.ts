@@ -1,14 +1,24 @@
 // Previews of policy changes (SEMANTICS §15): reads, in one read-only snapshot, the policy of each
 // agent the change reaches and the window's records of those agents alone, and replays them with
-// the pure core (src/core/policy-preview.ts). Nothing is written and nothing is notified: the
-// transaction is READ ONLY, so the database itself refuses a write.
+// the pure core (src/core/policy-preview.ts). The database counts what needs no order (the runs of
+// each run group, the calls of each uncapped tool), and only capped tools' calls are read one by
+// one, in time order. Nothing is written and nothing is notified: the transaction is READ ONLY, so
+// the database itself refuses a write.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { windowSeconds } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
 import { applyChange, type AttachmentTerms, type PolicyChange } from '../core/policy-change';
-import { PolicyPreview, type PolicyPair, type PreviewImpact, type RecordedCall, type RecordedRun } from '../core/policy-preview';
+import {
+  cappedTools,
+  PolicyPreview,
+  type PolicyPair,
+  type PreviewImpact,
+  type RecordedCall,
+  type RecordedCallGroup,
+  type RecordedRunGroup,
+} from '../core/policy-preview';
 import { compilePolicy } from '../core/policy-index';
 import type { ToolManifest } from '../core/tool-manifest';
 import type { CapRule } from '../core/types';
@@ -22,7 +32,9 @@ import { loadAgentPolicy } from './policy-loader';
 const MAX_WINDOW_S = 365 * 86_400;
 const DEFAULT_WINDOW = '7d';
 /** Rows read and replayed between two turns of the event loop: a long window never holds it for long. */
-const PAGE = 2_000;
+const PAGE = 5_000;
+/** As many changed calls as the answer lists. */
+const LISTED = 100;
 
 const terms = {
   rules: rulesSchema.optional(),
@@ -62,25 +74,63 @@ export const previewInputSchema = z.strictObject({
 export type PreviewInput = z.input<typeof previewInputSchema>;
 type ParsedInput = z.output<typeof previewInputSchema>;
 
-type CallRow = RecordedCall;
-type RunRow = RecordedRun;
+type CallRow = Omit<RecordedCall, 'run_key'>;
+type CallGroupRow = RecordedCallGroup & { first_at: number; first: string };
+type RunGroupRow = RecordedRunGroup & { total: number };
 
-const CALLS_SQL = `
-  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at,
-         dispatch, run_key::text AS run_key
+/** The window's records of the agents reached: the calls a replay reads, and a run's records. */
+const CALLS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
+     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')`;
+const RUNS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
+/** A run group's routing key: a sender's, none for scheduled runs. */
+const GROUP_KEY = `CASE WHEN run = 'sender' THEN routing_key END`;
+
+/**
+ * The distinct runs of each run group and of the window: an agent run's record, or the calls made
+ * under one run key, or a call with no key (each its own run). The last row (total = 1) counts
+ * them across every group.
+ */
+const RUN_GROUPS_SQL = `
+  WITH keys AS (
+    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM agent_runs WHERE ${RUNS_WHERE}
+    UNION ALL
+    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM tool_calls WHERE ${CALLS_WHERE}
+  )
+  SELECT GROUPING(agent_id) AS total, agent_id, run, routing_key,
+         (count(DISTINCT run_key) + count(*) FILTER (WHERE run_key IS NULL))::float8 AS runs
+    FROM keys GROUP BY GROUPING SETS ((agent_id, run, routing_key), ())`;
+/** The calls of each run group, tool and way of coming, for the tools no cap counts; with the first one's time. */
+const CALL_GROUPS_SQL = (capped: boolean) => `
+  SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, count(*)::float8 AS calls,
+         extract(epoch FROM min(created_at))::float8 * 1000 AS first_at, min(created_at)::text AS first
     FROM tool_calls
-   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
-     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')
+   WHERE ${CALLS_WHERE}${capped ? ' AND tool_id <> ALL (ARRAY[:capped]::text[])' : ''}
+   GROUP BY agent_id, run, ${GROUP_KEY}, tool_id, dispatch`;
+/** The capped tools' calls, one by one in time order, as caps count them. */
+const CAPPED_CALLS_SQL = `
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
+    FROM tool_calls
+   WHERE ${CALLS_WHERE} AND tool_id = ANY (ARRAY[:capped]::text[])
    ORDER BY created_at, id`;
-const RUNS_SQL = `
-  SELECT id, agent_id, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, run_key::text AS run_key
-    FROM agent_runs
-   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
+/** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
+const EXAMPLES_SQL = `
+  SELECT c.id::float8 AS id, c.agent_id, c.tool_id, c.status, c.run, c.routing_key,
+         extract(epoch FROM c.created_at)::float8 * 1000 AS at, c.dispatch
+    FROM tool_calls c
+    JOIN jsonb_to_recordset(CAST(:groups AS jsonb)) AS g(agent_id integer, run text, routing_key text, tool_id text, dispatch text)
+      ON c.agent_id = g.agent_id AND c.run = g.run AND c.tool_id = g.tool_id AND c.dispatch = g.dispatch
+     AND (CASE WHEN c.run = 'sender' THEN c.routing_key END) IS NOT DISTINCT FROM g.routing_key
+   WHERE c.agent_id = ANY (ARRAY[:agents]::integer[]) AND c.created_at >= :from AND c.created_at <= CAST(:until AS timestamptz)
+     AND c.tool_id IS NOT NULL AND c.run IN ('sender', 'scheduled')
+   ORDER BY c.created_at, c.id
+   LIMIT ${LISTED}`;
 
 export class PolicyPreviewService {
+  /** `withheld`: the tools dispatch refuses whatever a policy grants (held MCP tools), read at each preview. */
   constructor(
     private readonly sequelize: Sequelize,
     private readonly manifest: ToolManifest,
+    private readonly withheld?: ReadonlySet<string>,
   ) {}
 
   /** What the change would do to the window's recorded traffic; nothing is written. */
@@ -91,17 +141,52 @@ export class PolicyPreviewService {
     return orUnavailable(
       this.sequelize.transaction({ readOnly: true, isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
         const change = await this.changeOf(input.change, transaction);
-        const policies = await this.policiesOf(change, transaction);
-        const replay = new PolicyPreview(policies);
+        const { policies, capped } = await this.policiesOf(change, transaction);
+        // A copy: a tool held or accepted while the rows are read does not change the preview halfway.
+        const replay = new PolicyPreview(policies, this.withheld ? new Set(this.withheld) : undefined);
         const agents = [...policies.keys()];
-        if (agents.length > 0) {
-          const replacements = { agents, from, to };
-          await this.page<RunRow>(RUNS_SQL, replacements, transaction, (r) => replay.addRun(r));
-          await this.page<CallRow>(CALLS_SQL, replacements, transaction, (c) => replay.addCall(c));
-        }
+        if (agents.length > 0) await this.replay(replay, { agents, from, to, capped: [...capped] }, transaction);
         return replay.impact({ from, to });
       }),
     );
+  }
+
+  /**
+   * The window's records replayed: the runs and the uncapped tools' calls counted by the database
+   * per group, each group decided once; the capped tools' calls read in time order; then the first
+   * calls of the groups the change alters, for the list.
+   */
+  private async replay(
+    replay: PolicyPreview,
+    window: { agents: number[]; from: Date; to: Date; capped: string[] },
+    transaction: Transaction,
+  ): Promise<void> {
+    const { agents, from, to, capped } = window;
+    const replacements = { agents, from, to, ...(capped.length > 0 ? { capped } : {}) };
+    await this.page<RunGroupRow>(RUN_GROUPS_SQL, replacements, transaction, (g) => {
+      if (Number(g.total) === 1) replay.countRuns(g.runs);
+      else replay.addRunGroup(g);
+    });
+    const changed: CallGroupRow[] = [];
+    await this.page<CallGroupRow>(CALL_GROUPS_SQL(capped.length > 0), replacements, transaction, (g) => {
+      if (replay.addCallGroup(g)) changed.push(g);
+    });
+    if (capped.length > 0) await this.page<CallRow>(CAPPED_CALLS_SQL, replacements, transaction, (c) => replay.replayCall(c));
+    if (changed.length === 0) return;
+    // The list's first calls all came by the time the list's worth of changed groups had had their first.
+    changed.sort((a, b) => a.first_at - b.first_at);
+    const until = changed[Math.min(LISTED, changed.length) - 1]!;
+    const groups = changed
+      .filter((g) => g.first_at <= until.first_at)
+      .map((g) => ({ agent_id: g.agent_id, run: g.run, routing_key: g.routing_key, tool_id: g.tool_id, dispatch: g.dispatch }));
+    const examples = changed.length < LISTED ? to.toISOString() : until.first;
+    const rows = await this.sequelize.query<CallRow>(EXAMPLES_SQL, {
+      replacements: { agents, from, until: examples, groups: JSON.stringify(groups) },
+      type: QueryTypes.SELECT,
+      transaction,
+      raw: true,
+    });
+    for (const row of rows) replay.addChangedExample(row);
   }
 
   /**
@@ -183,8 +268,14 @@ export class PolicyPreviewService {
     return { kind: 'access_rules', agent_id: access.agent_id, rules: access.rules.map((r) => ({ id: null, ...r })) };
   }
 
-  /** Each agent the change reaches, with its policy compiled as it stands and as the change would make it. */
-  private async policiesOf(change: PolicyChange, transaction: Transaction): Promise<Map<number, PolicyPair>> {
+  /**
+   * Each agent the change reaches, with its policy compiled as it stands and as the change would
+   * make it; and the tools some cap of either counts, whose calls are replayed in time order.
+   */
+  private async policiesOf(
+    change: PolicyChange,
+    transaction: Transaction,
+  ): Promise<{ policies: Map<number, PolicyPair>; capped: Set<string> }> {
     const agents =
       change.kind === 'toolkit'
         ? (
@@ -196,15 +287,15 @@ export class PolicyPreviewService {
         : [change.agent_id];
     const live = this.manifest.ids;
     const policies = new Map<number, PolicyPair>();
+    const capped = new Set<string>();
     for (const agentId of agents) {
       const loaded = await loadAgentPolicy(this.sequelize, agentId, transaction);
       if (loaded === null) continue;
-      policies.set(agentId, {
-        current: compilePolicy(loaded.policy, live),
-        candidate: compilePolicy(applyChange(loaded.policy, change), live),
-      });
+      const changed = applyChange(loaded.policy, change);
+      policies.set(agentId, { current: compilePolicy(loaded.policy, live), candidate: compilePolicy(changed, live) });
+      for (const data of [loaded.policy, changed]) for (const id of cappedTools(data)) capped.add(id);
     }
-    return policies;
+    return { policies, capped };
   }
 
   private termsOf(
