@@ -342,7 +342,9 @@ export class PolicyPreview {
       }
     }
     // The calls listed are the window's first changed ones, in time order, wherever each came from.
-    const changed = [...this.#changed, ...this.#examples].sort((a, b) => a.at - b.at || a.entry.call_id - b.entry.call_id).slice(0, PREVIEW_LIST_LIMIT);
+    const changed = [...this.#changed, ...this.#examples]
+      .sort((a, b) => a.at - b.at || a.entry.call_id - b.entry.call_id)
+      .slice(0, PREVIEW_LIST_LIMIT);
     if (this.#changedCalls > changed.length) this.#truncated = true;
     return {
       window: { from: window.from.toISOString(), to: window.to.toISOString() },

@@ -33,6 +33,8 @@ const MAX_WINDOW_S = 365 * 86_400;
 const DEFAULT_WINDOW = '7d';
 /** Rows read and replayed between two turns of the event loop: a long window never holds it for long. */
 const PAGE = 5_000;
+/** The memory each of a preview's hashes may take before it spills to disk (the server's default is 4MB). */
+const WORK_MEM = '64MB';
 /** As many changed calls as the answer lists. */
 const LISTED = 100;
 
@@ -86,19 +88,22 @@ const RUNS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >=
 const GROUP_KEY = `CASE WHEN run = 'sender' THEN routing_key END`;
 
 /**
- * The distinct runs of each run group and of the window: an agent run's record, or the calls made
- * under one run key, or a call with no key (each its own run). The last row (total = 1) counts
- * them across every group.
+ * The distinct runs of each run group: an agent run's record, or the calls made under one run key,
+ * or a call with no key (each its own run). Every record of a run names its agent and routing key,
+ * so a run is in one group, and the last row (total = 1) sums them over every group. Hashed by run
+ * key, then summed per group: one pass over the rows, no sort.
  */
 const RUN_GROUPS_SQL = `
   WITH keys AS (
     SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM agent_runs WHERE ${RUNS_WHERE}
     UNION ALL
     SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM tool_calls WHERE ${CALLS_WHERE}
+  ), runs AS (
+    SELECT agent_id, run, routing_key, run_key, count(*) AS records FROM keys GROUP BY agent_id, run, routing_key, run_key
   )
   SELECT GROUPING(agent_id) AS total, agent_id, run, routing_key,
-         (count(DISTINCT run_key) + count(*) FILTER (WHERE run_key IS NULL))::float8 AS runs
-    FROM keys GROUP BY GROUPING SETS ((agent_id, run, routing_key), ())`;
+         sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8 AS runs
+    FROM runs GROUP BY GROUPING SETS ((agent_id, run, routing_key), ())`;
 /** The calls of each run group, tool and way of coming, for the tools no cap counts; with the first one's time. */
 const CALL_GROUPS_SQL = (capped: boolean) => `
   SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, count(*)::float8 AS calls,
@@ -162,6 +167,8 @@ export class PolicyPreviewService {
     transaction: Transaction,
   ): Promise<void> {
     const { agents, from, to, capped } = window;
+    // Room to hash a window's run keys in memory rather than spill them to disk; this transaction's alone.
+    await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
     const replacements = { agents, from, to, ...(capped.length > 0 ? { capped } : {}) };
     await this.page<RunGroupRow>(RUN_GROUPS_SQL, replacements, transaction, (g) => {
       if (Number(g.total) === 1) replay.countRuns(g.runs);
