@@ -2,14 +2,14 @@
 // runs and calls of a window replayed against the policy as it stands and as the change would make
 // it, each compiled once. Each distinct run (an agent and a sender, or an agent's scheduled runs)
 // is resolved once per policy and shared by all its calls, and each of its tools decided once per
-// way of coming to dispatch. A call no cap of either policy counts cannot depend on time order, so
-// such calls may be given counted together (addCallGroup); capped calls are replayed in time order,
-// so that caps count them as dispatch would have. Only what the change alters is reported: a call
+// way of coming to dispatch. A call that reaches no cap under either policy cannot depend on time
+// order, so such calls may be given counted together (addCallGroup); the calls of a run group's
+// tool that some cap counts are replayed in time order, so that caps count them as dispatch would. Only what the change alters is reported: a call
 // whose outcome differs between the two replays, a run whose tools differ.
 import type { CompiledPolicy, RunOffer } from './compiled-policy';
 import type { DispatchMode } from './dispatch-mode';
 import { ACCESS_RULES_RECORD_ID } from './tool-manifest';
-import type { AgentPolicyData, CapRule, DispatchKind, Run } from './types';
+import type { CapRule, DispatchKind, Run } from './types';
 import { withheldFrom } from './withheld-offer';
 
 /** A tool-call record as a preview reads it. `at` is in milliseconds since the epoch. */
@@ -185,21 +185,6 @@ function counterKey(attachmentId: number, cap: CapRule, toolId: string, group: R
   return `${group.agent_id}|${attachmentId}|${cap.tool_id === null ? '*' : toolId}|${cap.per}|${cap.window_s}|${whose}`;
 }
 
-/**
- * The tools whose calls some cap of the policy may count (a cap of one tool, or every member of an
- * attachment with an all-members cap): the calls of any other tool end alike in any order.
- */
-export function cappedTools(data: AgentPolicyData): Set<string> {
-  const tools = new Set<string>();
-  for (const attachment of data.attachments) {
-    for (const cap of attachment.caps ?? []) {
-      if (cap.tool_id !== null) tools.add(cap.tool_id);
-      else for (const id of attachment.member_tool_ids) tools.add(id);
-    }
-  }
-  return tools;
-}
-
 /** Outcomes that differ: another status, or a refusal for another cause (over a cap rather than not offered). */
 function differs(a: Verdict, b: Verdict): boolean {
   return a.status !== b.status || (a.reason === 'cap_exceeded') !== (b.reason === 'cap_exceeded');
@@ -292,27 +277,28 @@ export class PolicyPreview {
   }
 
   /**
-   * Calls counted together, of a tool no cap of either policy counts (cappedTools): each ends as
-   * the first would, whatever their order. True when the change alters their outcome, so that the
-   * caller reads the first of them for the list (addChangedExample).
+   * Calls counted together: each ends as the first would, whatever their order, unless some cap of
+   * either policy counts the run group's calls of the tool. `changed` when the change alters their
+   * outcome, so that the caller reads the first of them for the list (addChangedExample);
+   * `ordered` when a cap counts them: nothing is counted, and the caller replays each of the run
+   * group's calls of the tool, whatever its way of coming, in time order (replayCall).
    */
-  addCallGroup(calls: RecordedCallGroup): boolean {
+  addCallGroup(calls: RecordedCallGroup): 'same' | 'changed' | 'ordered' {
     const group = this.#group(calls);
-    if (group === undefined) return false;
+    if (group === undefined) return 'same';
+    if (calls.tool_id !== ACCESS_RULES_RECORD_ID && this.#capped(group, calls.tool_id)) return 'ordered';
     this.#calls += calls.calls;
-    if (calls.tool_id === ACCESS_RULES_RECORD_ID) return false;
+    if (calls.tool_id === ACCESS_RULES_RECORD_ID) return 'same';
     if (calls.dispatch === null || calls.dispatch === 'approved') {
       this.#notReplayed += calls.calls;
-      return false;
+      return 'same';
     }
     const plan = this.#plan(group, calls.tool_id, calls.dispatch);
-    if ('rooms' in plan.current || 'rooms' in plan.candidate) {
-      // Counted together, a capped tool's calls would escape their caps: a caller's fault, refused rather than guessed.
-      throw new Error(`${calls.tool_id} is capped for agent ${calls.agent_id}: its calls are replayed in time order, not counted together`);
-    }
-    if (!differs(plan.current as Verdict, plan.candidate as Verdict)) return false;
-    this.#tally(plan.candidate as Verdict, calls.calls);
-    return true;
+    const was = plan.current as Verdict;
+    const would = plan.candidate as Verdict;
+    if (!differs(was, would)) return 'same';
+    this.#tally(would, calls.calls);
+    return 'changed';
   }
 
   /** One call of a group addCallGroup found changed, for the list; already counted. */
@@ -398,6 +384,12 @@ export class PolicyPreview {
         reason: would.reason,
       },
     });
+  }
+
+  /** Whether some cap of either policy counts the group's calls of the tool: whether a call reaches one is the same whatever its way of coming. */
+  #capped(group: RunGroup, toolId: string): boolean {
+    const plan = this.#plan(group, toolId, 'call');
+    return 'rooms' in plan.current || 'rooms' in plan.candidate;
   }
 
   #plan(group: RunGroup, toolId: string, mode: DispatchMode): CallPlan {

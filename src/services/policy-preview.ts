@@ -1,9 +1,9 @@
 // Previews of policy changes (SEMANTICS §15): reads, in one read-only snapshot, the policy of each
 // agent the change reaches and the window's records of those agents alone, and replays them with
-// the pure core (src/core/policy-preview.ts). The database counts what needs no order (the runs of
-// each run group, the calls of each uncapped tool), and only capped tools' calls are read one by
-// one, in time order. Nothing is written and nothing is notified: the transaction is READ ONLY, so
-// the database itself refuses a write.
+// the pure core (src/core/policy-preview.ts). The database counts, in one pass over the window's
+// rows, what needs no order (the runs of each run group, its calls of each tool), and only the
+// calls some cap counts are read one by one, in time order. Nothing is written and nothing is
+// notified: the transaction is READ ONLY, so the database itself refuses a write.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { z } from 'zod';
@@ -11,7 +11,6 @@ import { windowSeconds } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
 import { applyChange, type AttachmentTerms, type PolicyChange } from '../core/policy-change';
 import {
-  cappedTools,
   PolicyPreview,
   type PolicyPair,
   type PreviewImpact,
@@ -77,8 +76,10 @@ export type PreviewInput = z.input<typeof previewInputSchema>;
 type ParsedInput = z.output<typeof previewInputSchema>;
 
 type CallRow = Omit<RecordedCall, 'run_key'>;
-type CallGroupRow = RecordedCallGroup & { first_at: number; first: string };
-type RunGroupRow = RecordedRunGroup & { total: number };
+/** A row of COUNTS_SQL: a run group's calls of a tool come one way, or (kind 'runs') its runs. */
+type CountRow = RecordedCallGroup & RecordedRunGroup & { kind: 'calls' | 'runs'; first_at: number; first: string };
+/** What names a run group's calls of a tool, as the SQL below matches them. */
+type ToolOfGroup = Pick<RecordedCallGroup, 'agent_id' | 'run' | 'routing_key' | 'tool_id'> & { dispatch?: string | null };
 
 /** The window's records of the agents reached: the calls a replay reads, and a run's records. */
 const CALLS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
@@ -88,43 +89,49 @@ const RUNS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >=
 const GROUP_KEY = `CASE WHEN run = 'sender' THEN routing_key END`;
 
 /**
- * The distinct runs of each run group: an agent run's record, or the calls made under one run key,
- * or a call with no key (each its own run). Every record of a run names its agent and routing key,
- * so a run is in one group, and the last row (total = 1) sums them over every group. Hashed by run
- * key, then summed per group: one pass over the rows, no sort.
+ * One pass over the window's records, hashed two ways at once: the calls of each run group, tool
+ * and way of coming (how many, and the first one's time), and the records of each run key. A run
+ * is an agent run's record, or the calls made under one run key, or a call with no key (each its
+ * own run); every record of a run names its agent and routing key, so a run is in one group, and
+ * the groups' runs sum to the window's.
  */
-const RUN_GROUPS_SQL = `
-  WITH keys AS (
-    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM agent_runs WHERE ${RUNS_WHERE}
+const COUNTS_SQL = `
+  WITH records AS (
+    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, run_key, created_at FROM tool_calls WHERE ${CALLS_WHERE}
     UNION ALL
-    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM tool_calls WHERE ${CALLS_WHERE}
-  ), runs AS (
-    SELECT agent_id, run, routing_key, run_key, count(*) AS records FROM keys GROUP BY agent_id, run, routing_key, run_key
+    SELECT agent_id, run, ${GROUP_KEY}, NULL, NULL, run_key, NULL FROM agent_runs WHERE ${RUNS_WHERE}
+  ), counted AS (
+    SELECT GROUPING(tool_id, dispatch) AS by_run, agent_id, run, routing_key, tool_id, dispatch, run_key,
+           count(*) AS records, min(created_at) AS first
+      FROM records
+     GROUP BY GROUPING SETS ((agent_id, run, routing_key, tool_id, dispatch), (agent_id, run, routing_key, run_key))
   )
-  SELECT GROUPING(agent_id) AS total, agent_id, run, routing_key,
-         sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8 AS runs
-    FROM runs GROUP BY GROUPING SETS ((agent_id, run, routing_key), ())`;
-/** The calls of each run group, tool and way of coming, for the tools no cap counts; with the first one's time. */
-const CALL_GROUPS_SQL = (capped: boolean) => `
-  SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, count(*)::float8 AS calls,
-         extract(epoch FROM min(created_at))::float8 * 1000 AS first_at, min(created_at)::text AS first
-    FROM tool_calls
-   WHERE ${CALLS_WHERE}${capped ? ' AND tool_id <> ALL (ARRAY[:capped]::text[])' : ''}
-   GROUP BY agent_id, run, ${GROUP_KEY}, tool_id, dispatch`;
-/** The capped tools' calls, one by one in time order, as caps count them. */
-const CAPPED_CALLS_SQL = `
-  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
-    FROM tool_calls
-   WHERE ${CALLS_WHERE} AND tool_id = ANY (ARRAY[:capped]::text[])
-   ORDER BY created_at, id`;
+  SELECT 'calls' AS kind, agent_id, run, routing_key, tool_id, dispatch, records::float8 AS calls, NULL::float8 AS runs,
+         extract(epoch FROM first)::float8 * 1000 AS first_at, first::text AS first
+    FROM counted WHERE by_run = 0 AND tool_id IS NOT NULL
+  UNION ALL
+  SELECT 'runs', agent_id, run, routing_key, NULL, NULL, NULL, sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8, NULL, NULL
+    FROM counted WHERE by_run = 3
+   GROUP BY agent_id, run, routing_key`;
+/** Matches the run groups' tools given as JSON (and their way of coming, when given). */
+const OF_GROUPS = `JOIN jsonb_to_recordset(CAST(:groups AS jsonb)) AS g(agent_id integer, run text, routing_key text, tool_id text, dispatch text)
+      ON c.agent_id = g.agent_id AND c.run = g.run AND c.tool_id = g.tool_id AND (g.dispatch IS NULL OR c.dispatch = g.dispatch)
+     AND (CASE WHEN c.run = 'sender' THEN c.routing_key END) IS NOT DISTINCT FROM g.routing_key`;
+/** The calls some cap counts, one by one in time order, as caps count them. */
+const ORDERED_CALLS_SQL = `
+  SELECT c.id::float8 AS id, c.agent_id, c.tool_id, c.status, c.run, c.routing_key,
+         extract(epoch FROM c.created_at)::float8 * 1000 AS at, c.dispatch
+    FROM tool_calls c
+    ${OF_GROUPS}
+   WHERE c.agent_id = ANY (ARRAY[:agents]::integer[]) AND c.created_at >= :from AND c.created_at <= :to
+     AND c.tool_id IS NOT NULL AND c.run IN ('sender', 'scheduled')
+   ORDER BY c.created_at, c.id`;
 /** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
 const EXAMPLES_SQL = `
   SELECT c.id::float8 AS id, c.agent_id, c.tool_id, c.status, c.run, c.routing_key,
          extract(epoch FROM c.created_at)::float8 * 1000 AS at, c.dispatch
     FROM tool_calls c
-    JOIN jsonb_to_recordset(CAST(:groups AS jsonb)) AS g(agent_id integer, run text, routing_key text, tool_id text, dispatch text)
-      ON c.agent_id = g.agent_id AND c.run = g.run AND c.tool_id = g.tool_id AND c.dispatch = g.dispatch
-     AND (CASE WHEN c.run = 'sender' THEN c.routing_key END) IS NOT DISTINCT FROM g.routing_key
+    ${OF_GROUPS}
    WHERE c.agent_id = ANY (ARRAY[:agents]::integer[]) AND c.created_at >= :from AND c.created_at <= CAST(:until AS timestamptz)
      AND c.tool_id IS NOT NULL AND c.run IN ('sender', 'scheduled')
    ORDER BY c.created_at, c.id
@@ -146,39 +153,47 @@ export class PolicyPreviewService {
     return orUnavailable(
       this.sequelize.transaction({ readOnly: true, isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
         const change = await this.changeOf(input.change, transaction);
-        const { policies, capped } = await this.policiesOf(change, transaction);
+        const policies = await this.policiesOf(change, transaction);
         // A copy: a tool held or accepted while the rows are read does not change the preview halfway.
         const replay = new PolicyPreview(policies, this.withheld ? new Set(this.withheld) : undefined);
         const agents = [...policies.keys()];
-        if (agents.length > 0) await this.replay(replay, { agents, from, to, capped: [...capped] }, transaction);
+        if (agents.length > 0) await this.replay(replay, { agents, from, to }, transaction);
         return replay.impact({ from, to });
       }),
     );
   }
 
   /**
-   * The window's records replayed: the runs and the uncapped tools' calls counted by the database
-   * per group, each group decided once; the capped tools' calls read in time order; then the first
-   * calls of the groups the change alters, for the list.
+   * The window's records replayed: the runs and the calls counted by the database per group, each
+   * group decided once; the calls some cap counts read in time order; then the first calls of the
+   * groups the change alters, for the list.
    */
-  private async replay(
-    replay: PolicyPreview,
-    window: { agents: number[]; from: Date; to: Date; capped: string[] },
-    transaction: Transaction,
-  ): Promise<void> {
-    const { agents, from, to, capped } = window;
+  private async replay(replay: PolicyPreview, window: { agents: number[]; from: Date; to: Date }, transaction: Transaction): Promise<void> {
+    const { agents, from, to } = window;
     // Room to hash a window's run keys in memory rather than spill them to disk; this transaction's alone.
     await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
-    const replacements = { agents, from, to, ...(capped.length > 0 ? { capped } : {}) };
-    await this.page<RunGroupRow>(RUN_GROUPS_SQL, replacements, transaction, (g) => {
-      if (Number(g.total) === 1) replay.countRuns(g.runs);
-      else replay.addRunGroup(g);
+    const replacements = { agents, from, to };
+    const changed: CountRow[] = [];
+    const ordered = new Map<string, ToolOfGroup>();
+    let runs = 0;
+    await this.page<CountRow>(COUNTS_SQL, replacements, transaction, (row) => {
+      if (row.kind === 'runs') {
+        replay.addRunGroup(row);
+        runs += row.runs;
+        return;
+      }
+      const outcome = replay.addCallGroup(row);
+      if (outcome === 'changed') changed.push(row);
+      else if (outcome === 'ordered') {
+        const { agent_id, run, routing_key, tool_id } = row;
+        ordered.set(`${agent_id}|${run}|${routing_key ?? ''}|${tool_id}`, { agent_id, run, routing_key, tool_id });
+      }
     });
-    const changed: CallGroupRow[] = [];
-    await this.page<CallGroupRow>(CALL_GROUPS_SQL(capped.length > 0), replacements, transaction, (g) => {
-      if (replay.addCallGroup(g)) changed.push(g);
-    });
-    if (capped.length > 0) await this.page<CallRow>(CAPPED_CALLS_SQL, replacements, transaction, (c) => replay.replayCall(c));
+    replay.countRuns(runs);
+    if (ordered.size > 0) {
+      const groups = JSON.stringify([...ordered.values()]);
+      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, groups }, transaction, (c) => replay.replayCall(c));
+    }
     if (changed.length === 0) return;
     // The list's first calls all came by the time the list's worth of changed groups had had their first.
     changed.sort((a, b) => a.first_at - b.first_at);
@@ -186,9 +201,8 @@ export class PolicyPreviewService {
     const groups = changed
       .filter((g) => g.first_at <= until.first_at)
       .map((g) => ({ agent_id: g.agent_id, run: g.run, routing_key: g.routing_key, tool_id: g.tool_id, dispatch: g.dispatch }));
-    const examples = changed.length < LISTED ? to.toISOString() : until.first;
     const rows = await this.sequelize.query<CallRow>(EXAMPLES_SQL, {
-      replacements: { agents, from, until: examples, groups: JSON.stringify(groups) },
+      replacements: { agents, from, until: changed.length < LISTED ? to.toISOString() : until.first, groups: JSON.stringify(groups) },
       type: QueryTypes.SELECT,
       transaction,
       raw: true,
@@ -275,14 +289,8 @@ export class PolicyPreviewService {
     return { kind: 'access_rules', agent_id: access.agent_id, rules: access.rules.map((r) => ({ id: null, ...r })) };
   }
 
-  /**
-   * Each agent the change reaches, with its policy compiled as it stands and as the change would
-   * make it; and the tools some cap of either counts, whose calls are replayed in time order.
-   */
-  private async policiesOf(
-    change: PolicyChange,
-    transaction: Transaction,
-  ): Promise<{ policies: Map<number, PolicyPair>; capped: Set<string> }> {
+  /** Each agent the change reaches, with its policy compiled as it stands and as the change would make it. */
+  private async policiesOf(change: PolicyChange, transaction: Transaction): Promise<Map<number, PolicyPair>> {
     const agents =
       change.kind === 'toolkit'
         ? (
@@ -294,15 +302,15 @@ export class PolicyPreviewService {
         : [change.agent_id];
     const live = this.manifest.ids;
     const policies = new Map<number, PolicyPair>();
-    const capped = new Set<string>();
     for (const agentId of agents) {
       const loaded = await loadAgentPolicy(this.sequelize, agentId, transaction);
       if (loaded === null) continue;
-      const changed = applyChange(loaded.policy, change);
-      policies.set(agentId, { current: compilePolicy(loaded.policy, live), candidate: compilePolicy(changed, live) });
-      for (const data of [loaded.policy, changed]) for (const id of cappedTools(data)) capped.add(id);
+      policies.set(agentId, {
+        current: compilePolicy(loaded.policy, live),
+        candidate: compilePolicy(applyChange(loaded.policy, change), live),
+      });
     }
-    return { policies, capped };
+    return policies;
   }
 
   private termsOf(
