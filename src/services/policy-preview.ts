@@ -78,8 +78,6 @@ type ParsedInput = z.output<typeof previewInputSchema>;
 type CallRow = Omit<RecordedCall, 'run_key'>;
 /** A row of COUNTS_SQL: a run group's calls of a tool come one way, or (kind 'runs') its runs. */
 type CountRow = RecordedCallGroup & RecordedRunGroup & { kind: 'calls' | 'runs'; first_at: number; first: string };
-/** What names a run group's calls of a tool, as the SQL below matches them. */
-type ToolOfGroup = Pick<RecordedCallGroup, 'agent_id' | 'run' | 'routing_key' | 'tool_id'> & { dispatch?: string | null };
 
 /** The window's records of the agents reached: the calls a replay reads, and a run's records. */
 const CALLS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
@@ -113,28 +111,24 @@ const COUNTS_SQL = `
   SELECT 'runs', agent_id, run, routing_key, NULL, NULL, NULL, sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8, NULL, NULL
     FROM counted WHERE by_run = 3
    GROUP BY agent_id, run, routing_key`;
-/** Matches the run groups' tools given as JSON (and their way of coming, when given). */
-const OF_GROUPS = `JOIN jsonb_to_recordset(CAST(:groups AS jsonb)) AS g(agent_id integer, run text, routing_key text, tool_id text, dispatch text)
-      ON c.agent_id = g.agent_id AND c.run = g.run AND c.tool_id = g.tool_id AND (g.dispatch IS NULL OR c.dispatch = g.dispatch)
-     AND (CASE WHEN c.run = 'sender' THEN c.routing_key END) IS NOT DISTINCT FROM g.routing_key`;
+/**
+ * A call's run group and tool as one text, matched against a list given inline: the database hashes
+ * such a list, so each row of the window is one lookup, whatever the list's length.
+ */
+const TOOL_OF_GROUP = `(agent_id || '|' || run || '|' || coalesce(${GROUP_KEY}, '') || '|' || tool_id)`;
 /** The calls some cap counts, one by one in time order, as caps count them. */
 const ORDERED_CALLS_SQL = `
-  SELECT c.id::float8 AS id, c.agent_id, c.tool_id, c.status, c.run, c.routing_key,
-         extract(epoch FROM c.created_at)::float8 * 1000 AS at, c.dispatch
-    FROM tool_calls c
-    ${OF_GROUPS}
-   WHERE c.agent_id = ANY (ARRAY[:agents]::integer[]) AND c.created_at >= :from AND c.created_at <= :to
-     AND c.tool_id IS NOT NULL AND c.run IN ('sender', 'scheduled')
-   ORDER BY c.created_at, c.id`;
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
+    FROM tool_calls
+   WHERE ${CALLS_WHERE} AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
+   ORDER BY created_at, id`;
 /** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
 const EXAMPLES_SQL = `
-  SELECT c.id::float8 AS id, c.agent_id, c.tool_id, c.status, c.run, c.routing_key,
-         extract(epoch FROM c.created_at)::float8 * 1000 AS at, c.dispatch
-    FROM tool_calls c
-    ${OF_GROUPS}
-   WHERE c.agent_id = ANY (ARRAY[:agents]::integer[]) AND c.created_at >= :from AND c.created_at <= CAST(:until AS timestamptz)
-     AND c.tool_id IS NOT NULL AND c.run IN ('sender', 'scheduled')
-   ORDER BY c.created_at, c.id
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
+    FROM tool_calls
+   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= CAST(:until AS timestamptz)
+     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled') AND (${TOOL_OF_GROUP} || '|' || dispatch) = ANY (ARRAY[:keys]::text[])
+   ORDER BY created_at, id
    LIMIT ${LISTED}`;
 
 export class PolicyPreviewService {
@@ -174,7 +168,7 @@ export class PolicyPreviewService {
     await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
     const replacements = { agents, from, to };
     const changed: CountRow[] = [];
-    const ordered = new Map<string, ToolOfGroup>();
+    const ordered = new Set<string>();
     let runs = 0;
     // The planner guesses a few hundred runs where a week has hundreds of thousands, and sorts them by
     // routing key to sum them per group; hashing them is what it would do if it knew. For this statement alone.
@@ -187,26 +181,21 @@ export class PolicyPreviewService {
       }
       const outcome = replay.addCallGroup(row);
       if (outcome === 'changed') changed.push(row);
-      else if (outcome === 'ordered') {
-        const { agent_id, run, routing_key, tool_id } = row;
-        ordered.set(`${agent_id}|${run}|${routing_key ?? ''}|${tool_id}`, { agent_id, run, routing_key, tool_id });
-      }
+      else if (outcome === 'ordered') ordered.add(toolOfGroup(row));
     });
     await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
     replay.countRuns(runs);
     if (ordered.size > 0) {
-      const groups = JSON.stringify([...ordered.values()]);
-      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, groups }, transaction, (c) => replay.replayCall(c));
+      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, keys: [...ordered] }, transaction, (c) => replay.replayCall(c));
     }
     if (changed.length === 0) return;
     // The list's first calls all came by the time the list's worth of changed groups had had their first.
     changed.sort((a, b) => a.first_at - b.first_at);
     const until = changed[Math.min(LISTED, changed.length) - 1]!;
-    const groups = changed
-      .filter((g) => g.first_at <= until.first_at)
-      .map((g) => ({ agent_id: g.agent_id, run: g.run, routing_key: g.routing_key, tool_id: g.tool_id, dispatch: g.dispatch }));
+    const first = changed.filter((g) => g.first_at <= until.first_at);
+    const keys = first.map((g) => `${toolOfGroup(g)}|${g.dispatch}`);
     const rows = await this.sequelize.query<CallRow>(EXAMPLES_SQL, {
-      replacements: { agents, from, until: changed.length < LISTED ? to.toISOString() : until.first, groups: JSON.stringify(groups) },
+      replacements: { agents, from, until: changed.length < LISTED ? to.toISOString() : until.first, keys },
       type: QueryTypes.SELECT,
       transaction,
       raw: true,
@@ -395,6 +384,11 @@ export class PolicyPreviewService {
     });
     if (rows.length === 0) throw new NotFoundError(`Agent ${agentId}`, 'name an agent that exists in the change');
   }
+}
+
+/** A run group's tool as TOOL_OF_GROUP writes it. */
+function toolOfGroup(g: Pick<RecordedCallGroup, 'agent_id' | 'run' | 'routing_key' | 'tool_id'>): string {
+  return `${g.agent_id}|${g.run}|${g.routing_key ?? ''}|${g.tool_id}`;
 }
 
 function hint(id: string, manifest: ToolManifest): string {
