@@ -164,9 +164,8 @@ export class PolicyPreviewService {
    */
   private async replay(replay: PolicyPreview, window: { agents: number[]; from: Date; to: Date }, transaction: Transaction): Promise<void> {
     const { agents, from, to } = window;
-    // Room to hash a window's run keys in memory rather than spill them to disk; and every row of a
-    // cursor is read, so each is planned for its whole answer, not its first rows. This transaction's alone.
-    await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'; SET LOCAL cursor_tuple_fraction = 1`, { transaction });
+    // Room to hash a window's run keys in memory rather than spill them to disk; this transaction's alone.
+    await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
     const replacements = { agents, from, to };
     const changed: CountRow[] = [];
     const ordered = new Set<string>();
