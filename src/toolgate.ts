@@ -299,7 +299,7 @@ export function createToolgate(given: ToolgateOptions): Toolgate {
     agents: new AgentService(sequelize, manifest, models),
     attachments: new AttachmentService(sequelize, manifest, models),
     accessRules: new AccessRuleService(models),
-    previews: new PolicyPreviewService(sequelize, manifest),
+    previews: new PolicyPreviewService(sequelize, manifest, mcp.configured ? mcp.withheld : undefined),
     runs,
     metrics,
     model,

@@ -17,7 +17,7 @@ import {
 import type { Run } from '../core/types';
 import type { CapScope } from '../services/cap-usage';
 import { shadowCapKey, type ShadowCapEntry } from '../services/shadow-caps';
-import { withheldFrom } from './withheld-offer';
+import { withheldFrom } from '../core/withheld-offer';
 
 interface CandidateOffer {
   shadow: ShadowPolicy;

@@ -34,7 +34,7 @@ import type { InboundMessage } from '../llm/agent-step';
 import type { ToolContext, ToolImplementation } from '../tools/tool-registry';
 import type { CallShadow, RunShadow, Verdict } from '../core/shadow';
 import { RunShadows } from './run-shadow';
-import { withheldFrom } from './withheld-offer';
+import { withheldFrom } from '../core/withheld-offer';
 
 export type DispatchRun = Extract<Run, { kind: DispatchKind }>;
 

@@ -1,14 +1,23 @@
 // Previews of policy changes (SEMANTICS §15): reads, in one read-only snapshot, the policy of each
 // agent the change reaches and the window's records of those agents alone, and replays them with
-// the pure core (src/core/policy-preview.ts). Nothing is written and nothing is notified: the
-// transaction is READ ONLY, so the database itself refuses a write.
+// the pure core (src/core/policy-preview.ts). The database counts, in one pass over the window's
+// rows, what needs no order (the runs of each run group, its calls of each tool), and only the
+// calls some cap counts are read one by one, in time order. Nothing is written and nothing is
+// notified: the transaction is READ ONLY, so the database itself refuses a write.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { windowSeconds } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
 import { applyChange, type AttachmentTerms, type PolicyChange } from '../core/policy-change';
-import { PolicyPreview, type PolicyPair, type PreviewImpact, type RecordedCall, type RecordedRun } from '../core/policy-preview';
+import {
+  PolicyPreview,
+  type PolicyPair,
+  type PreviewImpact,
+  type RecordedCall,
+  type RecordedCallGroup,
+  type RecordedRunGroup,
+} from '../core/policy-preview';
 import { compilePolicy } from '../core/policy-index';
 import type { ToolManifest } from '../core/tool-manifest';
 import type { CapRule } from '../core/types';
@@ -22,7 +31,11 @@ import { loadAgentPolicy } from './policy-loader';
 const MAX_WINDOW_S = 365 * 86_400;
 const DEFAULT_WINDOW = '7d';
 /** Rows read and replayed between two turns of the event loop: a long window never holds it for long. */
-const PAGE = 2_000;
+const PAGE = 5_000;
+/** The memory each of a preview's hashes may take before it spills to disk (the server's default is 4MB). */
+const WORK_MEM = '64MB';
+/** As many changed calls as the answer lists. */
+const LISTED = 100;
 
 const terms = {
   rules: rulesSchema.optional(),
@@ -62,25 +75,68 @@ export const previewInputSchema = z.strictObject({
 export type PreviewInput = z.input<typeof previewInputSchema>;
 type ParsedInput = z.output<typeof previewInputSchema>;
 
-type CallRow = RecordedCall;
-type RunRow = RecordedRun;
+type CallRow = Omit<RecordedCall, 'run_key'>;
+/** A row of COUNTS_SQL: a run group's calls of a tool come one way, or (kind 'runs') its runs. */
+type CountRow = RecordedCallGroup & RecordedRunGroup & { kind: 'calls' | 'runs'; first_at: number; first: string };
 
-const CALLS_SQL = `
-  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at,
-         dispatch, run_key::text AS run_key
+/** The window's records of the agents reached: the calls a replay reads, and a run's records. */
+const CALLS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
+     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')`;
+const RUNS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
+/** A run group's routing key: a sender's, none for scheduled runs. */
+const GROUP_KEY = `CASE WHEN run = 'sender' THEN routing_key END`;
+
+/**
+ * One pass over the window's records, hashed two ways at once: the calls of each run group, tool
+ * and way of coming (how many, and the first one's time), and the records of each run key. A run
+ * is an agent run's record, or the calls made under one run key, or a call with no key (each its
+ * own run); every record of a run names its agent and routing key, so a run is in one group, and
+ * the groups' runs sum to the window's.
+ */
+const COUNTS_SQL = `
+  WITH records AS (
+    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, run_key, created_at FROM tool_calls WHERE ${CALLS_WHERE}
+    UNION ALL
+    SELECT agent_id, run, ${GROUP_KEY}, NULL, NULL, run_key, NULL FROM agent_runs WHERE ${RUNS_WHERE}
+  ), counted AS (
+    SELECT GROUPING(tool_id, dispatch) AS by_run, agent_id, run, routing_key, tool_id, dispatch, run_key,
+           count(*) AS records, min(created_at) AS first
+      FROM records
+     GROUP BY GROUPING SETS ((agent_id, run, routing_key, tool_id, dispatch), (agent_id, run, routing_key, run_key))
+  )
+  SELECT 'calls' AS kind, agent_id, run, routing_key, tool_id, dispatch, records::float8 AS calls, NULL::float8 AS runs,
+         extract(epoch FROM first)::float8 * 1000 AS first_at, first::text AS first
+    FROM counted WHERE by_run = 0 AND tool_id IS NOT NULL
+  UNION ALL
+  SELECT 'runs', agent_id, run, routing_key, NULL, NULL, NULL, sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8, NULL, NULL
+    FROM counted WHERE by_run = 3
+   GROUP BY agent_id, run, routing_key`;
+/**
+ * A call's run group and tool as one text, matched against a list given inline: the database hashes
+ * such a list, so each row of the window is one lookup, whatever the list's length.
+ */
+const TOOL_OF_GROUP = `(agent_id || '|' || run || '|' || coalesce(${GROUP_KEY}, '') || '|' || tool_id)`;
+/** The calls some cap counts, one by one in time order, as caps count them. */
+const ORDERED_CALLS_SQL = `
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
     FROM tool_calls
-   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
-     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled')
+   WHERE ${CALLS_WHERE} AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
    ORDER BY created_at, id`;
-const RUNS_SQL = `
-  SELECT id, agent_id, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, run_key::text AS run_key
-    FROM agent_runs
-   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to`;
+/** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
+const EXAMPLES_SQL = `
+  SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
+    FROM tool_calls
+   WHERE agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= CAST(:until AS timestamptz)
+     AND tool_id IS NOT NULL AND run IN ('sender', 'scheduled') AND (${TOOL_OF_GROUP} || '|' || dispatch) = ANY (ARRAY[:keys]::text[])
+   ORDER BY created_at, id
+   LIMIT ${LISTED}`;
 
 export class PolicyPreviewService {
+  /** `withheld`: the tools dispatch refuses whatever a policy grants (held MCP tools), read at each preview. */
   constructor(
     private readonly sequelize: Sequelize,
     private readonly manifest: ToolManifest,
+    private readonly withheld?: ReadonlySet<string>,
   ) {}
 
   /** What the change would do to the window's recorded traffic; nothing is written. */
@@ -92,16 +148,59 @@ export class PolicyPreviewService {
       this.sequelize.transaction({ readOnly: true, isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
         const change = await this.changeOf(input.change, transaction);
         const policies = await this.policiesOf(change, transaction);
-        const replay = new PolicyPreview(policies);
+        // A copy: a tool held or accepted while the rows are read does not change the preview halfway.
+        const replay = new PolicyPreview(policies, this.withheld ? new Set(this.withheld) : undefined);
         const agents = [...policies.keys()];
-        if (agents.length > 0) {
-          const replacements = { agents, from, to };
-          await this.page<RunRow>(RUNS_SQL, replacements, transaction, (r) => replay.addRun(r));
-          await this.page<CallRow>(CALLS_SQL, replacements, transaction, (c) => replay.addCall(c));
-        }
+        if (agents.length > 0) await this.replay(replay, { agents, from, to }, transaction);
         return replay.impact({ from, to });
       }),
     );
+  }
+
+  /**
+   * The window's records replayed: the runs and the calls counted by the database per group, each
+   * group decided once; the calls some cap counts read in time order; then the first calls of the
+   * groups the change alters, for the list.
+   */
+  private async replay(replay: PolicyPreview, window: { agents: number[]; from: Date; to: Date }, transaction: Transaction): Promise<void> {
+    const { agents, from, to } = window;
+    // Room to hash a window's run keys in memory rather than spill them to disk; this transaction's alone.
+    await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
+    const replacements = { agents, from, to };
+    const changed: CountRow[] = [];
+    const ordered = new Set<string>();
+    let runs = 0;
+    // The planner guesses a few hundred runs where a week has hundreds of thousands, and sorts them by
+    // routing key to sum them per group; hashing them is what it would do if it knew. For this statement alone.
+    await this.sequelize.query('SET LOCAL enable_sort = off', { transaction });
+    await this.page<CountRow>(COUNTS_SQL, replacements, transaction, (row) => {
+      if (row.kind === 'runs') {
+        replay.addRunGroup(row);
+        runs += row.runs;
+        return;
+      }
+      const outcome = replay.addCallGroup(row);
+      if (outcome === 'changed') changed.push(row);
+      else if (outcome === 'ordered') ordered.add(toolOfGroup(row));
+    });
+    await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
+    replay.countRuns(runs);
+    if (ordered.size > 0) {
+      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, keys: [...ordered] }, transaction, (c) => replay.replayCall(c));
+    }
+    if (changed.length === 0) return;
+    // The list's first calls all came by the time the list's worth of changed groups had had their first.
+    changed.sort((a, b) => a.first_at - b.first_at);
+    const until = changed[Math.min(LISTED, changed.length) - 1]!;
+    const first = changed.filter((g) => g.first_at <= until.first_at);
+    const keys = first.map((g) => `${toolOfGroup(g)}|${g.dispatch}`);
+    const rows = await this.sequelize.query<CallRow>(EXAMPLES_SQL, {
+      replacements: { agents, from, until: changed.length < LISTED ? to.toISOString() : until.first, keys },
+      type: QueryTypes.SELECT,
+      transaction,
+      raw: true,
+    });
+    for (const row of rows) replay.addChangedExample(row);
   }
 
   /**
@@ -285,6 +384,11 @@ export class PolicyPreviewService {
     });
     if (rows.length === 0) throw new NotFoundError(`Agent ${agentId}`, 'name an agent that exists in the change');
   }
+}
+
+/** A run group's tool as TOOL_OF_GROUP writes it. */
+function toolOfGroup(g: Pick<RecordedCallGroup, 'agent_id' | 'run' | 'routing_key' | 'tool_id'>): string {
+  return `${g.agent_id}|${g.run}|${g.routing_key ?? ''}|${g.tool_id}`;
 }
 
 function hint(id: string, manifest: ToolManifest): string {

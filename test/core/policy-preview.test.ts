@@ -39,9 +39,10 @@ const call = (id: number, fields: Partial<RecordedCall> = {}): RecordedCall => (
   ...fields,
 });
 
-const previewOf = (data: AgentPolicyData, change: PolicyChange) =>
+const previewOf = (data: AgentPolicyData, change: PolicyChange, withheld?: ReadonlySet<string>) =>
   new PolicyPreview(
     new Map([[data.agent_id, { current: compilePolicy(data, LIVE), candidate: compilePolicy(applyChange(data, change), LIVE) }]]),
+    withheld,
   );
 const window = { from: new Date(at), to: new Date(at + 86_400_000) };
 
@@ -180,5 +181,78 @@ describe('when a preview is answered', () => {
     const preview = previewOf(sundae, { kind: 'detach', agent_id: 1, attachment_id: 2 });
     preview.addCall(call(1, { agent_id: 7 }));
     expect(preview.impact(window).calls_examined).toBe(0);
+  });
+});
+
+describe('when the calls of uncapped tools are counted together', () => {
+  const senders = ['jane@acme.com', 'mara@thescoop.com', 'ops@thescoop.com'];
+  const tools = ['lookup_order', 'process_refund', 'send_email'];
+  const calls = Array.from({ length: 120 }, (_, i) =>
+    call(i + 1, {
+      routing_key: senders[i % 3]!,
+      tool_id: tools[Math.floor(i / 3) % 3]!,
+      dispatch: i % 7 === 0 ? 'step' : 'call',
+      run_key: `run-${Math.floor(i / 4)}`,
+    }),
+  );
+
+  test('then the answer is the one replaying each call in time order gives, its list the first changed calls', () => {
+    const change: PolicyChange = { kind: 'update', agent_id: 1, attachment_id: 2, terms: { rules: [] } };
+    const oneByOne = previewOf(sundae, change);
+    for (const c of calls) oneByOne.addCall(c);
+    const counted = previewOf(sundae, change);
+    const groups = new Map<string, { calls: RecordedCall[] }>();
+    for (const c of calls) {
+      const key = `${c.routing_key}|${c.tool_id}|${c.dispatch}`;
+      if (!groups.has(key)) groups.set(key, { calls: [] });
+      groups.get(key)!.calls.push(c);
+    }
+    for (const sender of senders) {
+      counted.addRunGroup({
+        agent_id: 1,
+        run: 'sender',
+        routing_key: sender,
+        runs: new Set(calls.filter((c) => c.routing_key === sender).map((c) => c.run_key)).size,
+      });
+    }
+    counted.countRuns(new Set(calls.map((c) => c.run_key)).size);
+    const changed: RecordedCall[] = [];
+    for (const { calls: of } of groups.values()) {
+      const first = of[0]!;
+      if (counted.addCallGroup({ ...first, calls: of.length }) === 'changed') changed.push(...of);
+    }
+    for (const c of changed.sort((a, b) => a.at - b.at).slice(0, 100)) counted.addChangedExample(c);
+    expect(counted.impact(window)).toEqual(oneByOne.impact(window));
+    expect(oneByOne.impact(window).calls.counts.admitted).toBeGreaterThan(0);
+  });
+
+  test("then a run group's tool that some cap counts is left to the replay in time order, and the same tool of a sender no cap reaches is not", () => {
+    const change: PolicyChange = {
+      kind: 'update',
+      agent_id: 1,
+      attachment_id: 2,
+      terms: { caps: [{ tool_id: null, per: 'sender', limit: 1, window_s: 60 }] },
+    };
+    const preview = previewOf(sundae, change);
+    const refund = { agent_id: 1, run: 'sender' as const, tool_id: 'process_refund', dispatch: 'call' as const, calls: 3 };
+    expect(preview.addCallGroup({ ...refund, routing_key: 'mara@thescoop.com' })).toBe('ordered');
+    expect(preview.addCallGroup({ ...refund, routing_key: 'mara@thescoop.com', dispatch: null })).toBe('ordered');
+    expect(preview.addCallGroup({ ...refund, routing_key: 'jane@acme.com' })).toBe('same');
+    expect(preview.impact(window).calls_examined).toBe(3);
+  });
+});
+
+describe('when an MCP tool is held', () => {
+  test('then the preview counts its calls as refused under both policies: a change that grants it admits none, and no sender gains it', () => {
+    const change: PolicyChange = { kind: 'update', agent_id: 1, attachment_id: 2, terms: { rules: [] } };
+    const preview = previewOf(sundae, change, new Set(['process_refund']));
+    preview.addCall(call(1, { routing_key: 'jane@acme.com', status: 'denied' }));
+    preview.addCall(call(2, { routing_key: 'jane@acme.com', tool_id: 'lookup_order' }));
+    const impact = preview.impact(window);
+    expect(impact.calls.changed).toEqual([]);
+    expect(impact.senders.gaining).toEqual([]);
+    const notHeld = previewOf(sundae, change);
+    notHeld.addCall(call(1, { routing_key: 'jane@acme.com', status: 'denied' }));
+    expect(notHeld.impact(window).calls.counts.admitted).toBe(1);
   });
 });

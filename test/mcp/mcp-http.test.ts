@@ -207,6 +207,39 @@ describe("when the server changes a tool's description", () => {
     expect(explained.body.tools).not.toContain('freezer__check_stock');
   });
 
+  test('when an MCP tool is held, then the preview counts its calls as refused: opening its toolkit to every sender admits none of them, and no sender gains it', async () => {
+    // Jane's calls of the held tool (refused by the gate before the hold) and of a tool that is not held.
+    expect((await dispatch('jane@acme.com', 'freezer__melt_report', { order_id: 'SCP-1042' })).status).toBe(403);
+    const [melt] = await t.sequelize.query<{ id: string }>(
+      "SELECT id FROM tool_calls WHERE agent_id = :a AND tool_id = 'freezer__melt_report' ORDER BY id DESC LIMIT 1",
+      { replacements: { a: sundae }, type: QueryTypes.SELECT },
+    );
+    const [attachment] = await t.sequelize.query<{ id: number }>(
+      "SELECT a.id FROM agent_toolkits a JOIN toolkits k ON k.id = a.toolkit_id WHERE a.agent_id = :a AND k.name = 'Freezer'",
+      { replacements: { a: sundae }, type: QueryTypes.SELECT },
+    );
+    const impact = (
+      await kept(
+        t
+          .admin()
+          .post('/api/policy/preview')
+          .send({ change: { update: { attachment_id: attachment!.id, rules: [] } } })
+          .expect(200),
+      )
+    ).body as {
+      calls: { changed: { call_id: number; tool_id: string; routing_key: string; would_be: string }[]; counts: Record<string, number> };
+      senders: { gaining: { routing_key: string; tools: string[] }[] };
+    };
+    // The tool that is not held would run; the held one stays refused under both policies, so no call of it changes.
+    expect(impact.calls.changed).toContainEqual(
+      expect.objectContaining({ call_id: Number(melt!.id), routing_key: 'jane@acme.com', would_be: 'started' }),
+    );
+    expect(impact.calls.changed.filter((c) => c.tool_id === 'freezer__check_stock')).toEqual([]);
+    expect(impact.calls.counts.admitted).toBe(impact.calls.changed.length);
+    const jane = impact.senders.gaining.find((s) => s.routing_key === 'jane@acme.com');
+    expect(jane?.tools).toEqual(['freezer__melt_report', 'freezer__slow_report']);
+  });
+
   test('then an operator accepts the new definition, and the tool runs again; accepting again is a 409', async () => {
     const accepted = await kept(t.admin().post('/api/mcp/tools/freezer__check_stock/accept').expect(200));
     expect(accepted.body).toMatchObject({ id: 'freezer__check_stock', status: 'active' });

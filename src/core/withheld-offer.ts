@@ -1,7 +1,7 @@
 // A run's offer less the tools withheld at dispatch whatever the policy grants: an MCP tool whose
 // server changed its definition is held until an operator accepts it (SEMANTICS §14). The set is
 // read at each check, so a tool held after the run started is refused from then on.
-import type { RunOffer } from '../core/compiled-policy';
+import type { RunOffer } from './compiled-policy';
 
 export function withheldFrom(offer: RunOffer, withheld: ReadonlySet<string>): RunOffer {
   const kept = (id: string) => !withheld.has(id);
