@@ -3,6 +3,8 @@
 // rows to the byte (each table's rows as text in the order they lie on disk, as a data dump writes
 // them) and their definitions as they were; and on Debian's PostgreSQL, whose pg_dump reads it, a
 // pg_dump of the database after up and down is the one before.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../../src/db/connect';
 import { withClient, withDatabase } from '../../src/db/database-url';
@@ -11,6 +13,12 @@ import { startDebianCluster } from '../legacy/support/debian-postgres';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 const MIGRATION = '20261206000001-partition-record-tables.ts';
+// The migrations after it go down and up with it, so that what is compared is the partitioning's alone.
+const LATER = readdirSync(join(__dirname, '../../migrations'))
+  .filter((f) => f.endsWith('.ts'))
+  .sort()
+  .filter((f) => f > MIGRATION);
+const DOWN = { to: MIGRATION };
 const TABLES = ['tool_calls', 'agent_runs', 'cap_hits', 'agent_message_ids', 'approval_requests', 'threads'];
 
 const ARRANGE = `
@@ -83,11 +91,11 @@ describe('the partitioning migration, on tables that hold records', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    expect(await migrateDown(db.sequelize, { step: 1 })).toEqual([MIGRATION]);
+    expect(await migrateDown(db.sequelize, DOWN)).toEqual([...LATER].reverse().concat(MIGRATION));
     await db.sequelize.query(ARRANGE);
     await db.sequelize.query(`SELECT setval('tool_calls_id_seq', (SELECT max(id) FROM tool_calls)), setval('agent_runs_id_seq', 920)`);
     before = await definitions(db.sequelize);
-    expect(await migrateUp(db.sequelize)).toEqual([MIGRATION]);
+    expect(await migrateUp(db.sequelize)).toEqual([MIGRATION, ...LATER]);
   });
   afterAll(() => db.drop());
 
@@ -129,12 +137,12 @@ describe('the partitioning migration, on tables that hold records', () => {
   it('when migrated down after up, then the tables hold the same rows in the same order, and are defined as before', async () => {
     const other = await createTestDatabase();
     try {
-      await migrateDown(other.sequelize, { step: 1 });
+      await migrateDown(other.sequelize, DOWN);
       await other.sequelize.query(ARRANGE);
       await other.sequelize.query(`SELECT setval('tool_calls_id_seq', (SELECT max(id) FROM tool_calls)), setval('agent_runs_id_seq', 920)`);
       const first = await dataDump(other.sequelize);
       await migrateUp(other.sequelize);
-      await migrateDown(other.sequelize, { step: 1 });
+      await migrateDown(other.sequelize, DOWN);
       expect(await dataDump(other.sequelize)).toEqual(first);
       expect(await definitions(other.sequelize)).toEqual(before);
     } finally {
@@ -163,7 +171,7 @@ describe('the partitioning migration, on tables that hold records', () => {
       `SELECT tableoid::regclass::text AS partition FROM tool_calls WHERE tool_id = 'lookup'`,
     );
     expect(partition).toMatch(/^tool_calls_p\d{4}_\d{2}$/);
-    await migrateDown(db.sequelize, { step: 1 });
+    await migrateDown(db.sequelize, DOWN);
     const [row] = await all<{ n: string; kind: string }>(
       db.sequelize,
       `SELECT (SELECT count(*) FROM tool_calls) AS n, (SELECT relkind::text FROM pg_class WHERE relname = 'tool_calls') AS kind`,
@@ -185,15 +193,15 @@ describe("the partitioning migration on Debian's PostgreSQL, with pg_dump", () =
     const sequelize = createSequelize(url);
     try {
       await migrateUp(sequelize);
-      await migrateDown(sequelize, { step: 1 });
+      await migrateDown(sequelize, DOWN);
       await sequelize.query(ARRANGE);
       const before = await cluster.dump(url);
       const data = await cluster.dump(url, ['--data-only', ...TABLES.map((t) => `--table=${t}`)]);
       expect(data).toMatch(/COPY public\.tool_calls /);
-      expect(await migrateUp(sequelize)).toEqual([MIGRATION]);
+      expect(await migrateUp(sequelize)).toEqual([MIGRATION, ...LATER]);
       const partitioned = await cluster.dump(url);
       expect(partitioned).toMatch(/CREATE TABLE public\.tool_calls \([^;]*\)\s*PARTITION BY RANGE \(created_at\)/);
-      await migrateDown(sequelize, { step: 1 });
+      await migrateDown(sequelize, DOWN);
       expect(await cluster.dump(url, ['--data-only', ...TABLES.map((t) => `--table=${t}`)])).toEqual(data);
       expect(await cluster.dump(url)).toEqual(before);
     } finally {
