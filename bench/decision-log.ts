@@ -23,7 +23,7 @@ const BLOCK = 250;
 const BLOCKS = 8;
 const READ = 100_000;
 
-const TRIGGERS = ['toolgate_decision_logged_insert', 'toolgate_decision_logged_update'];
+const TRIGGERS = ['toolgate_decision_logged'];
 
 function p50(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
