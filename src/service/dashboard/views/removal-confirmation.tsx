@@ -1,4 +1,4 @@
-// The step between a one-click removal (a gate rule, an access rule, Detach) and the change: what it
+// The step between a one-click removal (a gate rule, an access rule, a cap, Detach) and the change: what it
 // would change, in the same preview panel a form's Preview shows, then Remove or Detach, or Cancel.
 // Nothing is removed until the confirming form is sent.
 import type { AgentView } from '../../../services/agents';
@@ -15,7 +15,10 @@ export function RemovalConfirmationPage(props: {
   title: string;
   /** What is removed, in a sentence. */
   lead: string;
-  /** A removal that opens a gate (or lets every sender reach the agent) says so first, in plain words. */
+  /**
+   * A removal that opens a gate (or lets every sender reach the agent), or lifts a tool's last cap,
+   * says so first, in plain words.
+   */
   opens: string | null;
   preview: RemovalPreview;
   /** Where the confirming form goes: the removal's own route, sent again with `confirmed`. */
