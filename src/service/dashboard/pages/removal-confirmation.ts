@@ -93,10 +93,11 @@ export async function capConfirmation(d: DashboardServices, req: Request, ids: I
   const freed = uncapped(cap, left, attachment.toolkit.member_tool_ids);
   const here = `${req.baseUrl}/agents/${agent.id}/toolkits/${attachment.id}`;
   const tools = freed.length === 1 ? 'it' : 'them';
+  const calls = cap.limit === 1 ? 'call' : 'calls';
   return RemovalConfirmationPage({
     ctx: pageContext(req),
     agent,
-    title: `Remove the cap of ${cap.limit} ${cap.tool_id ?? 'calls of its tools'}${cap.tool_id ? ` ${cap.limit === 1 ? 'call' : 'calls'}` : ''} per ${cap.per} per ${cap.window}?`,
+    title: `Remove the cap of ${cap.limit} ${cap.tool_id === null ? `${calls} of its tools` : `${cap.tool_id} ${calls}`} per ${cap.per} per ${cap.window}?`,
     lead: `From the caps of ${attachment.toolkit.name}, attached to ${agent.name}.`,
     opens:
       freed.length > 0
