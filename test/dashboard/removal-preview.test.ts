@@ -284,6 +284,7 @@ describe("when an operator presses Remove on a tool's last cap", () => {
     expect(res.text.indexOf('If you remove it')).toBeLessThan(res.text.indexOf(form));
     expect(form).toContain(`action="${d.page}/caps/0/delete"`);
     expect(form).toContain('<input type="hidden" name="confirmed" value="yes"/>');
+    expect(form).toContain('<input type="hidden" name="cap" value="lookup_order 1 per sender per 1d"/>');
     expect(form).toContain('>Remove</button>');
     expect(form).toContain(`<a href="${d.page}#caps">Cancel</a>`);
   });
@@ -345,6 +346,26 @@ describe('when an operator presses Remove on a cap that leaves its tools capped,
     expect(res.text).toContain(
       `check_flavor_stock and lookup_order would have no limit for Removal desk ${made}: with no cap of Removal desk ${made} left on them, their calls would run as often as they are asked.`,
     );
+  });
+
+  test('then a Remove confirmed after another cap took its place is a 409 and removes nothing', async () => {
+    const d = await desk();
+    await capped(d, [
+      { tool_id: 'lookup_order', limit: 1 },
+      { tool_id: 'check_flavor_stock', limit: 2 },
+    ]);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    const shown = /name="cap" value="([^"]+)"/.exec(confirmForm(res.text))![1]!;
+    // Meanwhile the lookup_order cap goes another way, and check_flavor_stock's moves to its place.
+    await t.tg.attachments.update(d.agent, d.attachment, {
+      caps: [{ tool_id: 'check_flavor_stock', per: 'sender', limit: 2, window: '1d' }],
+    });
+    const stale = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page), confirmed: 'yes', cap: shown });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('The caps changed since this removal was shown, so nothing was removed');
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toEqual([
+      { tool_id: 'check_flavor_stock', per: 'sender', limit: 2, window: '1d' },
+    ]);
   });
 
   test('then a place that holds no cap is not found and nothing is removed', async () => {

@@ -4,7 +4,7 @@
 // a gate rule's, an access rule's or a cap's Remove, and Detach, show their preview on a confirmation page first.
 import { Router, type Request, type Response } from 'express';
 import { windowText } from '../../../core/cap-window';
-import { NotFoundError } from '../../../errors';
+import { ConflictError, NotFoundError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
 import { attachmentPatchSchema, capInputSchema, ruleSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
@@ -22,7 +22,15 @@ import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
-import { accessRuleConfirmation, capConfirmation, CONFIRMED_FIELD, detachConfirmation, gateRuleConfirmation } from './removal-confirmation';
+import {
+  accessRuleConfirmation,
+  CAP_FIELD,
+  capConfirmation,
+  capKey,
+  CONFIRMED_FIELD,
+  detachConfirmation,
+  gateRuleConfirmation,
+} from './removal-confirmation';
 import { PREVIEW_FIELD, previewForm } from '../form-preview';
 import type { FormPreview } from '../views/policy-preview';
 import type { TermsForm } from '../views/attachment';
@@ -447,6 +455,10 @@ export function agentPages(d: DashboardServices): Router {
     // A place that holds no cap (a stale page, a made-up link) removes nothing, and says so.
     if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length)
       throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
+    // The confirmation names the cap it showed; if another now holds its place, removing it would remove what was not shown.
+    const shown = textField(req, CAP_FIELD);
+    if (shown !== '' && shown !== capKey(attachment.caps[index]!))
+      throw new ConflictError('The caps changed since this removal was shown, so nothing was removed: look at them again.');
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
     await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });

@@ -14,6 +14,13 @@ import { RemovalConfirmationPage, type RemovalPreview } from '../views/removal-c
 /** Whether the form was sent from the confirmation page (the Remove or Detach there), not from the list. */
 export const CONFIRMED_FIELD = 'confirmed';
 
+/** The cap a cap's confirmation showed: caps are removed by their place, which another change may give to another cap. */
+export const CAP_FIELD = 'cap';
+
+export function capKey(cap: CapView): string {
+  return `${cap.tool_id ?? '*'} ${cap.limit} per ${cap.per} per ${cap.window}`;
+}
+
 type Ids = { agentId: number; attachmentId: number };
 
 export async function gateRuleConfirmation(d: DashboardServices, req: Request, ids: Ids, ruleId: number): Promise<VNode> {
@@ -107,6 +114,7 @@ export async function capConfirmation(d: DashboardServices, req: Request, ids: I
     action: `${here}/caps/${index}/delete`,
     confirm: 'Remove',
     cancelHref: `${here}#caps`,
+    fields: { [CAP_FIELD]: capKey(cap) },
   });
 }
 

@@ -25,6 +25,8 @@ export function RemovalConfirmationPage(props: {
   action: string;
   confirm: 'Remove' | 'Detach';
   cancelHref: string;
+  /** What the confirming form sends besides `confirmed`: what was shown, for the route to check it still holds. */
+  fields?: Readonly<Record<string, string>>;
 }) {
   const { ctx, preview } = props;
   return (
@@ -43,6 +45,9 @@ export function RemovalConfirmationPage(props: {
       )}
       <PostForm action={props.action} csrfToken={ctx.csrfToken} class="row" label={`Confirm: ${props.title}`}>
         <input type="hidden" name="confirmed" value="yes" />
+        {Object.entries(props.fields ?? {}).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         <button type="submit" class="danger">
           {props.confirm}
         </button>
