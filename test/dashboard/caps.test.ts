@@ -85,7 +85,9 @@ test('when a remove names a place that holds no cap, then it is a 404 and nothin
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toHaveLength(1);
 });
 
-test('when the operator removes the cap, then it is gone', async () => {
-  expect((await v.post(`${page()}/caps/0/delete`, { _csrf: await v.token(page()) })).status).toBe(303);
+test("when the operator removes the cap and confirms on its preview's page, then it is gone", async () => {
+  const token = await v.token(page());
+  expect((await v.post(`${page()}/caps/0/delete`, { _csrf: token })).status).toBe(200);
+  expect((await v.post(`${page()}/caps/0/delete`, { _csrf: token, confirmed: 'yes' })).status).toBe(303);
   expect((await t.admin().get(`/api/agents/${sundae.id}/toolkits/${sundae.finance}`).expect(200)).body.caps).toEqual([]);
 });

@@ -1,4 +1,4 @@
-// The dashboard's one-click removals (a gate rule, an access rule, Detach) show their policy preview
+// The dashboard's one-click removals (a gate rule, an access rule, a cap, Detach) show their policy preview
 // on a confirmation page first (SEMANTICS §15): the page writes nothing, its Remove or Detach makes
 // the change, Cancel leads back with nothing changed, and it needs the session and its CSRF token.
 import { QueryTypes } from 'sequelize';
@@ -46,6 +46,27 @@ async function desk(): Promise<Desk> {
 /** A gate rule added to the desk's attachment after Jane's call was recorded; its id. */
 async function gateRule(d: Desk, kind: 'allow' | 'deny', pattern: string): Promise<number> {
   return (await t.tg.attachments.addRule(d.agent, d.attachment, { kind, pattern })).id;
+}
+
+/**
+ * Caps set on the desk's attachment (each per sender, per day unless it says), then two lookup_order calls of Mara's:
+ * the first runs and, under a cap of one, the second is refused over it; the second's id.
+ */
+async function capped(
+  d: Desk,
+  caps: { tool_id: string | null; limit: number; window?: string }[] = [{ tool_id: 'lookup_order', limit: 1 }],
+) {
+  await t.tg.attachments.update(d.agent, d.attachment, { caps: caps.map((c) => ({ window: '1d', ...c, per: 'sender' })) });
+  for (const order_id of ['SCP-2001', 'SCP-2002'])
+    await t
+      .client()
+      .post(`/api/agents/${d.agent}/tool-calls`)
+      .send({ tool: 'lookup_order', input: { order_id }, sender: 'mara@thescoop.com' });
+  const [row] = await t.sequelize.query<{ id: string }>('SELECT max(id) AS id FROM tool_calls WHERE agent_id = :agent', {
+    replacements: { agent: d.agent },
+    type: QueryTypes.SELECT,
+  });
+  return Number(row!.id);
 }
 
 /** Every table's row count and every agent's policy version. */
@@ -238,6 +259,124 @@ describe('when an operator presses Detach', () => {
   });
 });
 
+describe("when an operator presses Remove on a tool's last cap", () => {
+  test('then the confirmation page says in plain words that the tool would have no limit, and shows the call over the cap that would have run', async () => {
+    const d = await desk();
+    const call = await capped(d);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('<h1>Remove the cap of 1 lookup_order call per sender per 1d?</h1>');
+    expect(res.text).toContain(
+      `<p class="warning-text" role="alert">lookup_order would have no limit for Removal desk ${made}: with no cap of Removal desk ${made} left on it, its calls would run as often as they are asked.</p>`,
+    );
+    const shown = previewSection(res.text);
+    expect(shown).toContain('<h2 id="preview-heading">If you remove it</h2>');
+    expect(shown).toContain('1 recorded call would be decided otherwise: 1 would run.');
+    expect(shown).toMatch(
+      new RegExp(
+        `<a href="/admin/tool-calls\\?agent=${d.agent}&amp;after=[A-Za-z0-9_-]+#call-${call}">Call ${call}</a></td><td>[^<]+</td><td><code>lookup_order</code></td><td>mara@thescoop.com</td><td>denied</td><td>would run</td>`,
+      ),
+    );
+    expect(shown).toContain('<th scope="col">If removed</th>');
+    // The line comes first, then the preview, then Remove and Cancel.
+    expect(res.text.indexOf('warning-text')).toBeLessThan(res.text.indexOf('If you remove it'));
+    const form = confirmForm(res.text);
+    expect(res.text.indexOf('If you remove it')).toBeLessThan(res.text.indexOf(form));
+    expect(form).toContain(`action="${d.page}/caps/0/delete"`);
+    expect(form).toContain('<input type="hidden" name="confirmed" value="yes"/>');
+    expect(form).toContain('<input type="hidden" name="cap" value="lookup_order 1 per sender per 1d"/>');
+    expect(form).toContain('>Remove</button>');
+    expect(form).toContain(`<a href="${d.page}#caps">Cancel</a>`);
+  });
+
+  test('then the confirmation writes nothing: every row count and every policy version stay as they were, and the cap stays', async () => {
+    const d = await desk();
+    await capped(d);
+    const token = await v.token(d.page);
+    const before = await state();
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: token });
+    expect(res.status).toBe(200);
+    expect(await state()).toEqual(before);
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toEqual([
+      { tool_id: 'lookup_order', per: 'sender', limit: 1, window: '1d' },
+    ]);
+  });
+
+  test("then the confirmation page's Remove removes the cap, as Remove did before", async () => {
+    const d = await desk();
+    await capped(d);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page), confirmed: 'yes' });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(`${d.page}#caps`);
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toEqual([]);
+    expect((await v.get(d.page)).text).toContain('Cap removed.');
+  });
+
+  test('then Cancel leads back to the caps with the cap still in them', async () => {
+    const d = await desk();
+    await capped(d);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    const cancel = /<a href="([^"]+)">Cancel<\/a>/.exec(confirmForm(res.text))![1]!;
+    expect(cancel).toBe(`${d.page}#caps`);
+    const back = await v.get(cancel.replace(/#.*$/, ''));
+    expect(back.status).toBe(200);
+    expect(back.text).toContain('aria-label="Remove the cap of 1 per sender per 1d"');
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toHaveLength(1);
+  });
+});
+
+describe('when an operator presses Remove on a cap that leaves its tools capped, or on a cap of all members', () => {
+  test('then a cap beside another cap of the same tool shows its preview with no word of a tool left without a limit', async () => {
+    const d = await desk();
+    const call = await capped(d, [
+      { tool_id: 'lookup_order', limit: 1 },
+      { tool_id: 'lookup_order', limit: 5, window: '7d' },
+    ]);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('warning-text');
+    expect(previewSection(res.text)).toContain(`#call-${call}">Call ${call}</a>`);
+  });
+
+  test("then a cap of all members together, the toolkit's last, says that each member would have no limit", async () => {
+    const d = await desk();
+    await capped(d, [{ tool_id: null, limit: 1 }]);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    expect(res.text).toContain('<h1>Remove the cap of 1 call of its tools per sender per 1d?</h1>');
+    expect(res.text).toContain(
+      `check_flavor_stock and lookup_order would have no limit for Removal desk ${made}: with no cap of Removal desk ${made} left on them, their calls would run as often as they are asked.`,
+    );
+  });
+
+  test('then a Remove confirmed after another cap took its place is a 409 and removes nothing', async () => {
+    const d = await desk();
+    await capped(d, [
+      { tool_id: 'lookup_order', limit: 1 },
+      { tool_id: 'check_flavor_stock', limit: 2 },
+    ]);
+    const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
+    const shown = /name="cap" value="([^"]+)"/.exec(confirmForm(res.text))![1]!;
+    // Meanwhile the lookup_order cap goes another way, and check_flavor_stock's moves to its place.
+    await t.tg.attachments.update(d.agent, d.attachment, {
+      caps: [{ tool_id: 'check_flavor_stock', per: 'sender', limit: 2, window: '1d' }],
+    });
+    const stale = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page), confirmed: 'yes', cap: shown });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('The caps changed since this removal was shown, so nothing was removed');
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toEqual([
+      { tool_id: 'check_flavor_stock', per: 'sender', limit: 2, window: '1d' },
+    ]);
+  });
+
+  test('then a place that holds no cap is not found and nothing is removed', async () => {
+    const d = await desk();
+    await capped(d);
+    const token = await v.token(d.page);
+    for (const index of ['1', '-1', 'x']) expect((await v.post(`${d.page}/caps/${index}/delete`, { _csrf: token })).status).toBe(404);
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toHaveLength(1);
+  });
+});
+
 describe('when a removal is asked for without the right to', () => {
   test('then one without the CSRF token is refused, confirmed or not, and removes nothing', async () => {
     const d = await desk();
@@ -271,5 +410,29 @@ describe('when a removal is asked for without the right to', () => {
     expect([asked.status, confirmed.status]).toEqual([401, 401]);
     expect(previewSection(asked.text) + previewSection(confirmed.text)).toBe('');
     expect((await t.tg.attachments.list(d.agent)).map((a) => a.rules.map((r) => r.id))).toEqual([[rule]]);
+  });
+
+  test("then a cap's Remove without the CSRF token is refused, confirmed or not, and removes nothing", async () => {
+    const d = await desk();
+    await capped(d);
+    for (const form of [{}, { confirmed: 'yes' }] as Record<string, string>[]) {
+      const res = await v.post(`${d.page}/caps/0/delete`, form);
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('This form was not sent from a dashboard page');
+      expect(previewSection(res.text)).toBe('');
+    }
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toHaveLength(1);
+  });
+
+  test("then a cap's Remove signed out is told to sign in, confirmed or not, with no preview and nothing removed", async () => {
+    const d = await desk();
+    await capped(d);
+    const stranger = visitor(t.app);
+    const token = await stranger.token('/admin/sign-in');
+    const asked = await stranger.post(`${d.page}/caps/0/delete`, { _csrf: token });
+    const confirmed = await stranger.post(`${d.page}/caps/0/delete`, { _csrf: token, confirmed: 'yes' });
+    expect([asked.status, confirmed.status]).toEqual([401, 401]);
+    expect(previewSection(asked.text) + previewSection(confirmed.text)).toBe('');
+    expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toHaveLength(1);
   });
 });

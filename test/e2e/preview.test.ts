@@ -2,8 +2,8 @@
 // demo: an operator previews a change of the Support toolkit, a deny rule on Sundae's Support and
 // an access rule, reads who would lose what and follows a changed call to its record, then saves;
 // and tries approval on Sundae's Finance as candidate, reads its shadow, promotes it, and drops
-// another candidate; then removes a gate rule and cancels a Detach through their confirmation pages'
-// previews. Controls are found by their accessible names, each form's by the form's name.
+// another candidate; then removes a gate rule and a cap and cancels a Detach through their
+// confirmation pages' previews. Controls are found by their accessible names, each form's by the form's name.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -206,6 +206,30 @@ inBrowser("the forms' preview and candidate terms, in headless Chromium", () => 
     await page.getByRole('link', { name: 'Cancel' }).click();
     await page.getByRole('heading', { name: 'Configure Access Settings' }).waitFor();
     expect(await page.getByRole('button', { name: 'Detach Finance from Sundae' }).count()).toBe(1);
+  });
+
+  test("when Remove is clicked on a cap of Sundae's Support, then its preview shows Jane's call over the cap running, and Remove removes it", async () => {
+    await configure('Support');
+    const add = page.getByRole('form', { name: 'Add a cap' });
+    await add.getByLabel('Tool').selectOption('lookup_order');
+    await add.getByLabel('Limit').fill('1');
+    await add.getByLabel('Window').fill('1d');
+    await add.getByRole('button', { name: 'Add cap' }).click();
+    await page.getByRole('status').filter({ hasText: 'Cap added: at most 1 lookup_order calls per sender per 1d.' }).waitFor();
+    // Jane's first look-up under the cap runs; her second is refused over it.
+    await call('lookup_order', { order_id: 'SCP-1043' }, 'jane@acme.com');
+    const over = await call('lookup_order', { order_id: 'SCP-1044' }, 'jane@acme.com');
+    await page.getByRole('button', { name: 'Remove the cap of 1 per sender per 1d' }).click();
+    await page.getByRole('heading', { name: 'Remove the cap of 1 lookup_order call per sender per 1d?', level: 1 }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('lookup_order would have no limit for Sundae');
+    await page.getByRole('heading', { name: 'If you remove it' }).waitFor();
+    const row = preview()
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `Call ${over.id}` }) });
+    expect(await row.textContent()).toContain('would run');
+    await page.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Cap removed.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Remove the cap of 1 per sender per 1d' }).count()).toBe(0);
   });
 
   test('then no page broke its CSP or logged an error', () => {

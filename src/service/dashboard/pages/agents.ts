@@ -1,10 +1,10 @@
 // Agents: the list, an agent's page (Agent Toolkits and the attach form), and each attachment's
 // Configure Access Settings page (gate rules, Allow on scheduled runs, detach). Each form that
 // changes a policy has a Preview beside its Save (SEMANTICS §15): the same form, previewed, not saved;
-// a gate rule's or an access rule's Remove, and Detach, show their preview on a confirmation page first.
+// a gate rule's, an access rule's or a cap's Remove, and Detach, show their preview on a confirmation page first.
 import { Router, type Request, type Response } from 'express';
 import { windowText } from '../../../core/cap-window';
-import { NotFoundError } from '../../../errors';
+import { ConflictError, NotFoundError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
 import { attachmentPatchSchema, capInputSchema, ruleSchema, type RuleInput } from '../../../services/inputs';
 import type { DashboardServices } from '../dashboard-services';
@@ -22,7 +22,15 @@ import type { AttachmentView } from '../../../services/attachments';
 import type { RuleFormValues } from '../views/rules-table';
 import type { FieldErrors } from '../views/form';
 import { openGateConfirmation } from './attach-confirmation';
-import { accessRuleConfirmation, CONFIRMED_FIELD, detachConfirmation, gateRuleConfirmation } from './removal-confirmation';
+import {
+  accessRuleConfirmation,
+  CAP_FIELD,
+  capConfirmation,
+  capKey,
+  CONFIRMED_FIELD,
+  detachConfirmation,
+  gateRuleConfirmation,
+} from './removal-confirmation';
 import { PREVIEW_FIELD, previewForm } from '../form-preview';
 import type { FormPreview } from '../views/policy-preview';
 import type { TermsForm } from '../views/attachment';
@@ -201,8 +209,8 @@ export function agentPages(d: DashboardServices): Router {
     );
   });
 
-  // Remove, Remove a gate rule and Detach each lead to a confirmation page with their preview; only
-  // its own Remove or Detach, sent back here with `confirmed`, makes the change.
+  // An access rule's, a gate rule's and a cap's Remove, and Detach, each lead to a confirmation page
+  // with their preview; only its own Remove or Detach, sent back here with `confirmed`, makes the change.
   const confirmed = (req: Request) => textField(req, CONFIRMED_FIELD) === 'yes';
 
   router.post('/agents/:id/access-rules/:ruleId/delete', async (req, res) => {
@@ -441,11 +449,16 @@ export function agentPages(d: DashboardServices): Router {
 
   router.post('/agents/:id/toolkits/:attachmentId/caps/:index/delete', async (req, res) => {
     const { agentId, attachmentId } = ids(req);
-    const attachment = await d.attachments.get(agentId, attachmentId);
     const index = Number(req.params.index);
+    if (!confirmed(req)) return renderPage(res, 200, await capConfirmation(d, req, { agentId, attachmentId }, index));
+    const attachment = await d.attachments.get(agentId, attachmentId);
     // A place that holds no cap (a stale page, a made-up link) removes nothing, and says so.
     if (!Number.isInteger(index) || index < 0 || index >= attachment.caps.length)
       throw new NotFoundError(`Cap ${String(req.params.index)} of attachment ${attachmentId}`);
+    // The confirmation names the cap it showed; if another now holds its place, removing it would remove what was not shown.
+    const shown = textField(req, CAP_FIELD);
+    if (shown !== '' && shown !== capKey(attachment.caps[index]!))
+      throw new ConflictError('The caps changed since this removal was shown, so nothing was removed: look at them again.');
     await d.attachments.update(agentId, attachmentId, { caps: attachment.caps.filter((_cap, i) => i !== index) });
     await redirectWith(req, res, `/agents/${agentId}/toolkits/${attachmentId}#caps`, 'Cap removed.');
   });

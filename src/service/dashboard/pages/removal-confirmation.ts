@@ -1,9 +1,9 @@
 // The confirmation pages of the one-click removals (SEMANTICS §15): each previews the policy as it
-// would stand without the rule or the attachment, from the live terms, and writes nothing.
+// would stand without the rule, the cap or the attachment, from the live terms, and writes nothing.
 import type { Request } from 'express';
 import type { VNode } from 'preact';
 import { NotFoundError } from '../../../errors';
-import type { AttachmentView, RuleView } from '../../../services/attachments';
+import type { AttachmentView, CapView, RuleView } from '../../../services/attachments';
 import type { DashboardServices } from '../dashboard-services';
 import { pageContext } from '../form-data';
 import { previewForm } from '../form-preview';
@@ -13,6 +13,13 @@ import { RemovalConfirmationPage, type RemovalPreview } from '../views/removal-c
 
 /** Whether the form was sent from the confirmation page (the Remove or Detach there), not from the list. */
 export const CONFIRMED_FIELD = 'confirmed';
+
+/** The cap a cap's confirmation showed: caps are removed by their place, which another change may give to another cap. */
+export const CAP_FIELD = 'cap';
+
+export function capKey(cap: CapView): string {
+  return `${cap.tool_id ?? '*'} ${cap.limit} per ${cap.per} per ${cap.window}`;
+}
 
 type Ids = { agentId: number; attachmentId: number };
 
@@ -81,6 +88,41 @@ export async function detachConfirmation(d: DashboardServices, req: Request, ids
     confirm: 'Detach',
     cancelHref: `${here}#detach`,
   });
+}
+
+export async function capConfirmation(d: DashboardServices, req: Request, ids: Ids, index: number): Promise<VNode> {
+  const [agent, attachment] = await Promise.all([d.agents.get(ids.agentId), d.attachments.get(ids.agentId, ids.attachmentId)]);
+  const cap = attachment.caps[index];
+  // A place that holds no cap (a stale page, a made-up link) has nothing to confirm, and says so.
+  if (!Number.isInteger(index) || cap === undefined) throw new NotFoundError(`Cap ${index} of attachment ${ids.attachmentId}`);
+  const left = attachment.caps.filter((_cap, i) => i !== index);
+  const preview = await removalPreview(d, () => ({ update: { attachment_id: attachment.id, caps: left } }), agent);
+  const freed = uncapped(cap, left, attachment.toolkit.member_tool_ids);
+  const here = `${req.baseUrl}/agents/${agent.id}/toolkits/${attachment.id}`;
+  const tools = freed.length === 1 ? 'it' : 'them';
+  const calls = cap.limit === 1 ? 'call' : 'calls';
+  return RemovalConfirmationPage({
+    ctx: pageContext(req),
+    agent,
+    title: `Remove the cap of ${cap.limit} ${cap.tool_id === null ? `${calls} of its tools` : `${cap.tool_id} ${calls}`} per ${cap.per} per ${cap.window}?`,
+    lead: `From the caps of ${attachment.toolkit.name}, attached to ${agent.name}.`,
+    opens:
+      freed.length > 0
+        ? `${andList(freed)} would have no limit for ${agent.name}: with no cap of ${attachment.toolkit.name} left on ${tools}, ${freed.length === 1 ? 'its' : 'their'} calls would run as often as they are asked.`
+        : null,
+    preview,
+    action: `${here}/caps/${index}/delete`,
+    confirm: 'Remove',
+    cancelHref: `${here}#caps`,
+    fields: { [CAP_FIELD]: capKey(cap) },
+  });
+}
+
+/** The members `cap` bounds that no cap left would: a cap of all members binds every one of them. */
+function uncapped(cap: CapView, left: CapView[], members: readonly string[]): string[] {
+  if (left.some((c) => c.tool_id === null)) return [];
+  const bound = cap.tool_id === null ? members : [cap.tool_id];
+  return bound.filter((id) => !left.some((c) => c.tool_id === id)).sort();
 }
 
 /**

@@ -1,4 +1,4 @@
-// The step between a one-click removal (a gate rule, an access rule, Detach) and the change: what it
+// The step between a one-click removal (a gate rule, an access rule, a cap, Detach) and the change: what it
 // would change, in the same preview panel a form's Preview shows, then Remove or Detach, or Cancel.
 // Nothing is removed until the confirming form is sent.
 import type { AgentView } from '../../../services/agents';
@@ -15,13 +15,18 @@ export function RemovalConfirmationPage(props: {
   title: string;
   /** What is removed, in a sentence. */
   lead: string;
-  /** A removal that opens a gate (or lets every sender reach the agent) says so first, in plain words. */
+  /**
+   * A removal that opens a gate (or lets every sender reach the agent), or lifts a tool's last cap,
+   * says so first, in plain words.
+   */
   opens: string | null;
   preview: RemovalPreview;
   /** Where the confirming form goes: the removal's own route, sent again with `confirmed`. */
   action: string;
   confirm: 'Remove' | 'Detach';
   cancelHref: string;
+  /** What the confirming form sends besides `confirmed`: what was shown, for the route to check it still holds. */
+  fields?: Readonly<Record<string, string>>;
 }) {
   const { ctx, preview } = props;
   return (
@@ -40,6 +45,9 @@ export function RemovalConfirmationPage(props: {
       )}
       <PostForm action={props.action} csrfToken={ctx.csrfToken} class="row" label={`Confirm: ${props.title}`}>
         <input type="hidden" name="confirmed" value="yes" />
+        {Object.entries(props.fields ?? {}).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         <button type="submit" class="danger">
           {props.confirm}
         </button>
