@@ -5,6 +5,10 @@
 //   (BENCH_RUNS, default 100,000, each with its Message-ID), whose keys go a batch at a time first.
 // - Recording a call (a started record, then its completion) on a table holding BENCH_ROWS records,
 //   plain (before the partitioning migration) and partitioned into 13 months, p50 and p95 of 2,000.
+// - A drop step by step, for each size in BENCH_RETENTION_RECORDS (default 1,000,000), with a writer
+//   recording a call every few ms: the detach and its wait, the DROP and its COMMIT, by hand as the
+//   table whole and as its indexes first; then the sweep's own, when the rows left tool_calls and
+//   when it was done. BENCH_RETENTION_STEPS_ONLY=1 runs only this.
 // Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL (fsync off unless BENCH_DURABLE=1).
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
