@@ -5,18 +5,33 @@
 //   (BENCH_RUNS, default 100,000, each with its Message-ID), whose keys go a batch at a time first.
 // - Recording a call (a started record, then its completion) on a table holding BENCH_ROWS records,
 //   plain (before the partitioning migration) and partitioned into 13 months, p50 and p95 of 2,000.
+// - A drop step by step, for each size in BENCH_RETENTION_RECORDS (default 1,000,000), with a writer
+//   recording a call every few ms: the detach and its wait, the DROP and its COMMIT, by hand as the
+//   table whole and as its indexes first; then the sweep's own, when the rows left tool_calls and
+//   when it was done. BENCH_RETENTION_STEPS_ONLY=1 runs only this.
 // Uses DATABASE_URL when set, else a throwaway embedded PostgreSQL (fsync off unless BENCH_DURABLE=1).
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createSequelize } from '../src/db/connect';
 import { migrateDown, migrateUp } from '../src/db/migrate';
+import { dedicatedClient } from '../src/db/dedicated-client';
+import type { PgClient } from '../src/db/connect';
 import { dropExpiredPartitions } from '../src/db/partitions';
 import { completeToolCall, startToolCall } from '../src/services/tool-calls';
 import { withBenchDatabase } from './postgres-server';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100_000);
+/** The sizes of the oldest month whose drop is timed step by step, with a writer going on meanwhile. */
+const SIZES = (process.env.BENCH_RETENTION_RECORDS ?? '1000000')
+  .split(',')
+  .map((v) => Number(v.trim()))
+  .filter((v) => Number.isInteger(v) && v > 0);
+/** How often the concurrent writer records a call while a drop runs. */
+const WRITER_EVERY_MS = 5;
+/** BENCH_RETENTION_STEPS_ONLY=1: only the step-by-step drops (for sizes whose fill takes long). */
+const STEPS_ONLY = process.env.BENCH_RETENTION_STEPS_ONLY === '1';
 const CALLS = 2_000;
 const TABLES = ['tool_calls', 'agent_runs', 'cap_hits'];
 
@@ -61,6 +76,196 @@ async function recordCalls(sequelize: Sequelize): Promise<{ p50: number; p95: nu
   return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
 }
 
+/** The oldest of a year's months filled with `rows` records; its name and size. */
+async function fillOldestMonth(sequelize: Sequelize, rows: number): Promise<{ name: string; size: string }> {
+  await sequelize.query(`TRUNCATE tool_calls;
+    SELECT toolgate_make_partitions('tool_calls', now() - interval '12 months', now() + interval '2 months', 'month')`);
+  await sequelize.query(`
+    INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms, created_at)
+    SELECT 1, 'process_refund', 'process_refund', 'success', 'sender', 'mara@thescoop.com', g % 100,
+           date_trunc('month', now(), 'UTC') - interval '12 months' + (g % 600) * interval '1 hour'
+      FROM generate_series(1, ${rows}) g;
+    ANALYZE tool_calls; CHECKPOINT;`);
+  return one<{ name: string; size: string }>(
+    sequelize,
+    `SELECT p.partition::text AS name, pg_size_pretty(pg_total_relation_size(p.partition)) AS size
+       FROM toolgate_partitions('tool_calls') p ORDER BY p.hi LIMIT 1`,
+  );
+}
+
+/**
+ * A writer of tool_calls on its own connection, one record every WRITER_EVERY_MS: the longest it
+ * waited for an insert while each step ran (the step is the one under way when the insert began).
+ */
+function startWriter(client: PgClient): { step(name: string): void; stop(): Promise<Map<string, number>> } {
+  const longest = new Map<string, number>();
+  let step = 'idle';
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const at = step;
+      const started = performance.now();
+      await client.query(
+        `INSERT INTO tool_calls (agent_id, tool_id, tool_name, status, run, routing_key, duration_ms) VALUES (1, 'lookup', 'lookup', 'success', 'sender', 'w@thescoop.com', 1)`,
+      );
+      longest.set(at, Math.max(longest.get(at) ?? 0, ms(started)));
+      await new Promise((r) => setTimeout(r, WRITER_EVERY_MS));
+    }
+  })();
+  return {
+    step: (name) => {
+      step = name;
+    },
+    stop: async () => {
+      running = false;
+      await loop;
+      return longest;
+    },
+  };
+}
+
+/** Polls how long a backend spends waiting on a lock (the detach's wait for older snapshots). */
+function startLockWaitPoller(client: PgClient, pid: number): { stop(): Promise<number> } {
+  let waited = 0;
+  let running = true;
+  const loop = (async () => {
+    let last = performance.now();
+    while (running) {
+      const r = await client.query<{ w: string | null }>(`SELECT wait_event_type AS w FROM pg_stat_activity WHERE pid = $1`, [pid]);
+      const now = performance.now();
+      if (r.rows[0]?.w === 'Lock') waited += now - last;
+      last = now;
+      await new Promise((res) => setTimeout(res, 1));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return waited;
+    },
+  };
+}
+
+/**
+ * One drop of a month of `rows` records, timed step by step by hand as the sweep runs them: the
+ * detach (its wait for older snapshots, and the rest), then the detached table's removal, each
+ * statement and each COMMIT apart. Then the same month again, dropped by the sweep itself.
+ */
+async function timedDrop(sequelize: Sequelize, rows: number): Promise<void> {
+  const writerClient = dedicatedClient(sequelize, { application_name: 'bench writer' });
+  const detacher = dedicatedClient(sequelize, { application_name: 'bench detach' });
+  const poller = dedicatedClient(sequelize, { application_name: 'bench poller' });
+  await Promise.all([writerClient.connect(), detacher.connect(), poller.connect()]);
+  try {
+    let month = await fillOldestMonth(sequelize, rows);
+    console.log(`
+a month of ${rows.toLocaleString('en')} records (${month.name}, ${month.size}), with a writer recording a call every ${WRITER_EVERY_MS} ms`);
+    const pid = (await detacher.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+    // A constraint's index goes with its constraint.
+    const indexDrops = (table: string) =>
+      detacher
+        .query<{ sql: string }>(
+          `SELECT coalesce('ALTER TABLE ' || $1 || ' DROP CONSTRAINT ' || quote_ident(c.conname), 'DROP INDEX ' || i.indexrelid::regclass::text) AS sql
+             FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
+            WHERE i.indrelid = $1::regclass ORDER BY 1`,
+          [table],
+        )
+        .then((r) => r.rows.map((row) => row.sql));
+    let writer = startWriter(writerClient);
+    const step = async (name: string, sql: string): Promise<number> => {
+      writer.step(name);
+      const started = performance.now();
+      await detacher.query(sql);
+      const took = ms(started);
+      writer.step('between');
+      return took;
+    };
+    await new Promise((r) => setTimeout(r, 100));
+    const waits = startLockWaitPoller(poller, pid);
+    const detachStarted = performance.now();
+    const detachMs = await step('detach', `ALTER TABLE tool_calls DETACH PARTITION ${month.name} CONCURRENTLY`);
+    const rowsGoneMs = ms(detachStarted);
+    const waitMs = await waits.stop();
+    // As the sweep does now: one transaction, the table dropped whole.
+    await step('begin', 'BEGIN');
+    const lockMs = await step('lock', `LOCK TABLE ${month.name} IN ACCESS EXCLUSIVE MODE`);
+    const dropMs = await step('drop', `DROP TABLE ${month.name}`);
+    const commitMs = await step('commit', 'COMMIT');
+    const filesGoneMs = ms(detachStarted);
+    await new Promise((r) => setTimeout(r, 100));
+    let longest = await writer.stop();
+    const w = (k: string) => (longest.get(k) ?? 0).toFixed(1);
+    console.log(`  by hand, the table dropped whole in one transaction:`);
+    console.log(
+      `    DETACH CONCURRENTLY   ${detachMs.toFixed(1)} ms (of which waiting for older snapshots ~${waitMs.toFixed(1)} ms)   writer's longest insert ${w('detach')} ms`,
+    );
+    console.log(`    LOCK (detached table) ${lockMs.toFixed(1)} ms   writer ${w('lock')} ms`);
+    console.log(`    DROP TABLE            ${dropMs.toFixed(1)} ms   writer ${w('drop')} ms`);
+    console.log(`    its COMMIT            ${commitMs.toFixed(1)} ms   writer ${w('commit')} ms`);
+    console.log(`    writer before and between the steps: ${w('idle')} ms, ${w('between')} ms`);
+    console.log(`    rows gone from tool_calls ${rowsGoneMs.toFixed(1)} ms after the start, files gone ${filesGoneMs.toFixed(1)} ms`);
+
+    // The same, the detached table's indexes dropped first, each in its own transaction.
+    month = await fillOldestMonth(sequelize, rows);
+    writer = startWriter(writerClient);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = performance.now();
+    const detach2Ms = await step('detach', `ALTER TABLE tool_calls DETACH PARTITION ${month.name} CONCURRENTLY`);
+    const rowsGone2Ms = ms(second);
+    const commits: number[] = [];
+    const indexes = await indexDrops(month.name);
+    for (const sql of indexes) {
+      await step('begin', 'BEGIN');
+      await step('drop', sql);
+      commits.push(await step('commit', 'COMMIT'));
+    }
+    await step('begin', 'BEGIN');
+    await step('drop', `DROP TABLE ${month.name}`);
+    const tableCommitMs = await step('commit', 'COMMIT');
+    const filesGone2Ms = ms(second);
+    longest = await writer.stop();
+    console.log(`  by hand, its ${indexes.length} indexes dropped first, one per transaction, then the table:`);
+    console.log(
+      `    DETACH CONCURRENTLY ${detach2Ms.toFixed(1)} ms; the indexes' COMMITs ${commits.map((c) => c.toFixed(1)).join(', ')} ms; the table's COMMIT ${tableCommitMs.toFixed(1)} ms`,
+    );
+    console.log(`    writer's longest insert: detach ${w('detach')} ms, DROPs ${w('drop')} ms, COMMITs ${w('commit')} ms`);
+    console.log(
+      `    rows gone from tool_calls ${rowsGone2Ms.toFixed(1)} ms after the start, files gone ${filesGone2Ms.toFixed(1)} ms; longest transaction ${Math.max(...commits, tableCommitMs).toFixed(1)} ms of COMMIT`,
+    );
+
+    // The sweep itself, on the same month: the other tables' old partitions go first, untimed.
+    await dropExpiredPartitions(sequelize, 330);
+    month = await fillOldestMonth(sequelize, rows);
+    writer = startWriter(writerClient);
+    await new Promise((r) => setTimeout(r, 100));
+    writer.step('sweep');
+    const third = performance.now();
+    // When the month's rows left tool_calls: the moment its detach is done.
+    let rowsGoneAt = Number.NaN;
+    const watching = (async () => {
+      while (Number.isNaN(rowsGoneAt)) {
+        const r = await poller.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_inherits WHERE inhrelid = to_regclass($1) AND NOT inhdetachpending`,
+          [month.name],
+        );
+        if (r.rows[0]?.n === '0') rowsGoneAt = ms(third);
+        else await new Promise((res) => setTimeout(res, 1));
+      }
+    })();
+    const swept = await dropExpiredPartitions(sequelize, 330);
+    const sweepMs = ms(third);
+    await watching;
+    longest = await writer.stop();
+    console.log(`  the sweep (dropExpiredPartitions), dropping ${swept.dropped.join(', ')}:`);
+    console.log(
+      `    rows gone from tool_calls ${rowsGoneAt.toFixed(1)} ms after the sweep began, files gone (the sweep done) ${sweepMs.toFixed(1)} ms; writer's longest insert ${w('sweep')} ms (target: rows gone under 1000 ms)`,
+    );
+  } finally {
+    await Promise.all([writerClient.end(), detacher.end(), poller.end()].map((p) => p.catch(() => undefined)));
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
     `bench:retention: ${os.cpus().length} CPUs, load average ${os
@@ -78,6 +283,11 @@ async function main(): Promise<void> {
       await sequelize.query(
         `INSERT INTO agents (id, name) VALUES (1, 'Sundae'); INSERT INTO threads (id, agent_id, reference) VALUES (1, 1, 'thr_1')`,
       );
+      if (STEPS_ONLY) {
+        await aYearOfPartitions(sequelize);
+        for (const rows of SIZES) await timedDrop(sequelize, rows);
+        return;
+      }
 
       // Recording a call, plain.
       await migrateDown(sequelize, { step: 1 });
@@ -140,6 +350,8 @@ async function main(): Promise<void> {
       console.log(
         `  ${RUNS.toLocaleString('en')} runs and their Message-IDs: keys deleted and partitions dropped in ${runsMs.toFixed(1)} ms (keys left ${left.keys}, Message-IDs left ${left.ids})`,
       );
+
+      for (const rows of SIZES) await timedDrop(sequelize, rows);
     } finally {
       await sequelize.close();
     }

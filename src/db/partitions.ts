@@ -245,37 +245,68 @@ async function finishRetired(sequelize: Sequelize, client: PgClient, result: Ret
   }
 }
 
+/** The next of a detached table's indexes to drop, as its statement: a constraint's index goes with its constraint. */
+const NEXT_INDEX_DROP = `SELECT coalesce('ALTER TABLE ' || :table || ' DROP CONSTRAINT ' || quote_ident(c.conname),
+                                 'DROP INDEX ' || i.indexrelid::regclass::text) AS sql
+                          FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
+                         WHERE i.indrelid = to_regclass(:table) LIMIT 1`;
+
 /**
  * Drops a detached partition once it is checked again to hold nothing under way; one that does is
  * attached back with its range (the CHECK the detach left proves the range, so no row is read).
+ * Its rows left the record table with the detach; what is left is removing its files, which a
+ * COMMIT does and which takes the longer the larger they are (docs/PERFORMANCE.md, "Retention"):
+ * so its indexes go first, one per transaction, then the table, and no transaction removes more
+ * than one relation's files.
  */
 async function dropDetached(sequelize: Sequelize, retired: Retired, result: RetentionResult): Promise<void> {
   const partition: Partition = { table: retired.table, name: retired.name, lo: retired.lo, hi: retired.hi, pending: false };
-  const held = await sequelize.transaction(async (transaction) => {
+  const table = quoteIdent(retired.name);
+  const locked = async (transaction: Transaction) => {
     // Only the detached table is locked: no query of the record table reads it any more.
     await sequelize.query(`SET LOCAL lock_timeout = '1s'`, { transaction });
-    await sequelize.query(`LOCK TABLE ${quoteIdent(retired.name)} IN ACCESS EXCLUSIVE MODE`, { transaction });
-    const holds = await heldIn(sequelize, partition, transaction);
-    if (holds !== null) return holds;
+    await sequelize.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`, { transaction });
+  };
+  // Checked once, before anything of the table goes. Nothing can come into it afterwards: no write
+  // to the record tables reaches a detached table, and what it holds only ever ends.
+  const held = await sequelize.transaction(async (transaction) => {
+    await locked(transaction);
+    return heldIn(sequelize, partition, transaction);
+  });
+  if (held !== null) {
+    const from = retired.lo === null ? 'MINVALUE' : `'${retired.lo.toISOString()}'`;
+    await sequelize.query(
+      `ALTER TABLE ${quoteIdent(retired.table)} ATTACH PARTITION ${table} FOR VALUES FROM (${from}) TO ('${retired.hi.toISOString()}')`,
+    );
+    await forget(sequelize, retired.oid);
+    result.kept.push({ partition: retired.name, holds: held });
+    return;
+  }
+  for (;;) {
+    const dropped = await sequelize.transaction(async (transaction) => {
+      await locked(transaction);
+      const [next] = await sequelize.query<{ sql: string }>(NEXT_INDEX_DROP, {
+        replacements: { table },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (next === undefined) return false;
+      await sequelize.query(next.sql, { transaction });
+      return true;
+    });
+    if (!dropped) break;
+  }
+  await sequelize.transaction(async (transaction) => {
+    await locked(transaction);
     if (retired.table === 'agent_runs')
-      await sequelize.query(`DELETE FROM agent_run_keys k USING ${quoteIdent(retired.name)} r WHERE k.id = r.id`, { transaction });
-    await sequelize.query(`DROP TABLE ${quoteIdent(retired.name)}`, { transaction });
+      await sequelize.query(`DELETE FROM agent_run_keys k USING ${table} r WHERE k.id = r.id`, { transaction });
+    await sequelize.query(`DROP TABLE ${table}`, { transaction });
     await sequelize.query(`DELETE FROM toolgate_retired_partitions WHERE partition = :oid::oid`, {
       replacements: { oid: retired.oid },
       transaction,
     });
-    return null;
   });
-  if (held === null) {
-    result.dropped.push(retired.name);
-    return;
-  }
-  const from = retired.lo === null ? 'MINVALUE' : `'${retired.lo.toISOString()}'`;
-  await sequelize.query(
-    `ALTER TABLE ${quoteIdent(retired.table)} ATTACH PARTITION ${quoteIdent(retired.name)} FOR VALUES FROM (${from}) TO ('${retired.hi.toISOString()}')`,
-  );
-  await forget(sequelize, retired.oid);
-  result.kept.push({ partition: retired.name, holds: held });
+  result.dropped.push(retired.name);
 }
 
 /**

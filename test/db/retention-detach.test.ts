@@ -172,3 +172,27 @@ test("when another instance's sweep holds the retention's lock, then this sweep 
   }
   expect((await dropExpiredPartitions(sql, 90)).dropped).toContain(oldest);
 });
+
+test('when a sweep stopped after dropping some of a detached table’s indexes, then the next sweep drops the rest and the table', async () => {
+  await remake();
+  await sql.query(oldCall(7));
+  const oldest = await partitionOf(`created_at < now() - interval '6 months' AND agent_id = 902`);
+  const [range] = await all<{ lo: Date; hi: Date }>(
+    `SELECT lo, hi FROM toolgate_partitions('tool_calls') WHERE partition = '${oldest}'::regclass`,
+  );
+  await sql.query(
+    `INSERT INTO toolgate_retired_partitions (partition, parent, name, lo, hi) VALUES ('${oldest}'::regclass, 'tool_calls', :name, :lo, :hi)`,
+    { replacements: { name: oldest, lo: range!.lo, hi: range!.hi } },
+  );
+  await sql.query(`ALTER TABLE tool_calls DETACH PARTITION ${oldest}`);
+  // As the drop leaves it between its transactions: the primary key and one index gone, the rest not.
+  const [index] = await all<{ name: string }>(
+    `SELECT indexrelid::regclass::text AS name FROM pg_index i WHERE indrelid = '${oldest}'::regclass
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid) LIMIT 1`,
+  );
+  await sql.query(`ALTER TABLE ${oldest} DROP CONSTRAINT ${oldest}_pkey; DROP INDEX ${index!.name}`);
+  const result = await dropExpiredPartitions(sql, null);
+  expect(result.dropped).toEqual([oldest]);
+  expect(await all(`SELECT 1 FROM pg_class WHERE relname LIKE '${oldest}%'`)).toEqual([]);
+  expect(await all(`SELECT 1 FROM toolgate_retired_partitions`)).toEqual([]);
+});
