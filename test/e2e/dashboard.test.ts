@@ -205,7 +205,7 @@ inBrowser('the dashboard, in headless Chromium', () => {
 
   test('when Who gets what checks jane@acme.com, then Send email is not offered; for Mara+billing@TheScoop.com it is, and why', async () => {
     await page.getByRole('link', { name: 'Who gets what', exact: true }).click();
-    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Sundae' });
     await page.getByLabel('Sender', { exact: true }).fill('jane@acme.com');
     await page.getByRole('button', { name: 'Check' }).click();
     const offered = page.locator('ul.offered');
@@ -229,7 +229,7 @@ inBrowser('the dashboard, in headless Chromium', () => {
 
   test('when Tool calls is filtered to denied, then only the refusals show, and they stand out', async () => {
     await page.getByRole('link', { name: 'Tool calls', exact: true }).click();
-    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Sundae' });
     await page.getByLabel('Status').selectOption('denied');
     await page.getByRole('button', { name: 'Show' }).click();
     const rows = page.locator('tbody tr');
@@ -282,7 +282,7 @@ inBrowser('the dashboard, in headless Chromium', () => {
     expect(answer.steps.find((s) => s.tool === 'process_refund')?.status).toBe('pending_approval');
 
     await page.getByRole('link', { name: 'Approvals', exact: true }).click();
-    await page.getByLabel('Agent').selectOption({ label: 'Sundae' });
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Sundae' });
     await page.getByLabel('Status').selectOption('pending');
     await page.getByRole('button', { name: 'Show' }).click();
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^Request ${request}`) }) });
