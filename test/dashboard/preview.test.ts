@@ -3,10 +3,9 @@
 // and a toolkit's members. A preview shows, above Save, who gains and loses which tools and the
 // recorded calls it would decide otherwise, linked to their records; it keeps the form as sent,
 // refuses what Save refuses, needs the session and its CSRF token, and writes nothing.
-import { QueryTypes } from 'sequelize';
-import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
 import { CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
+import { desk, previewSection, state } from './preview-desk';
 import { signedIn, visitor, type Visitor } from './session';
 
 let t: TestApp;
@@ -19,51 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Desk {
-  agent: number;
-  kit: number;
-  attachment: number;
-  page: string;
-  /** Jane's lookup_order call, recorded under the open gate. */
-  janeCall: number;
-}
-
-/** An agent holding an open toolkit of lookup_order and check_flavor_stock, and Jane's recorded lookup. */
-async function desk(): Promise<Desk> {
-  made += 1;
-  const kit = await makeToolkit(t, `Preview desk ${made}`, ['lookup_order', 'check_flavor_stock']);
-  const agent = await makeAgent(t, { name: `Preview desk ${made}`, toolkit_ids: [] });
-  const attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit }).expect(201)).body.id as number;
-  await t
-    .client()
-    .post(`/api/agents/${agent}/tool-calls`)
-    .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
-    .expect(200);
-  const [row] = await t.sequelize.query<{ id: string }>('SELECT max(id) AS id FROM tool_calls WHERE agent_id = :agent', {
-    replacements: { agent },
-    type: QueryTypes.SELECT,
-  });
-  return { agent, kit, attachment, page: `/admin/agents/${agent}/toolkits/${attachment}`, janeCall: Number(row!.id) };
-}
-
-/** Every table's row count and every agent's policy version. */
-async function state() {
-  const counts: Record<string, number> = {};
-  for (const { name } of TOOLGATE_TABLES) {
-    const [row] = await t.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`, { type: QueryTypes.SELECT });
-    counts[name] = Number(row!.n);
-  }
-  const versions = await t.sequelize.query('SELECT id, toolgate_policy_version(id) AS version FROM agents ORDER BY id', {
-    type: QueryTypes.SELECT,
-  });
-  return { counts, versions };
-}
-
-const previewSection = (html: string) => /<section class="preview" id="preview"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
-
 describe('when an operator previews a gate rule on Configure Access Settings', () => {
   test('then the page shows who would lose which tools and the call it would refuse, linked to its record, and Save and Try as candidate below', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const res = await v.post(`${d.page}/rules`, { _csrf: await v.token(d.page), kind: 'deny', pattern: '*@acme.com', preview: 'yes' });
     expect(res.status).toBe(200);
     const shown = previewSection(res.text);
@@ -85,7 +42,7 @@ describe('when an operator previews a gate rule on Configure Access Settings', (
   });
 
   test('then the record link opens the Tool calls page at that record', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const res = await v.post(`${d.page}/rules`, { _csrf: await v.token(d.page), kind: 'deny', pattern: '*@acme.com', preview: 'yes' });
     const href = new RegExp(`href="(/admin/tool-calls[^"#]+)#call-${d.janeCall}"`).exec(res.text)![1]!.replace(/&amp;/g, '&');
     const page = await v.get(href);
@@ -95,23 +52,23 @@ describe('when an operator previews a gate rule on Configure Access Settings', (
   });
 
   test('then nothing is written: every row count and every policy version stay as they were, and the rule is not added', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const token = await v.token(d.page);
-    const before = await state();
+    const before = await state(t);
     await v.post(`${d.page}/rules`, { _csrf: token, kind: 'deny', pattern: '*@acme.com', preview: 'yes' });
     await v.post(`${d.page}/approval`, { _csrf: token, require_approval: 'on', approval: 'mara@thescoop.com', preview: 'yes' });
     await v.post(`${d.page}/caps`, { _csrf: token, tool_id: '', per: 'sender', limit: '1', window: '1d', preview: 'yes' });
     await v.post(d.page, { _csrf: token, allow_proactive: 'on', preview: 'yes' });
     await v.post(`/admin/agents/${d.agent}/access-rules`, { _csrf: token, kind: 'allow', pattern: '*@thescoop.com', preview: 'yes' });
     await v.post(`/admin/toolkits/${d.kit}`, { _csrf: token, name: 'Renamed', description: '', member: 'lookup_order', preview: 'yes' });
-    expect(await state()).toEqual(before);
+    expect(await state(t)).toEqual(before);
     const api = await t.admin().get(`/api/agents/${d.agent}/toolkits/${d.attachment}`).expect(200);
     expect(api.body).toMatchObject({ rules: [], approval: null, caps: [], allow_proactive: false });
     expect(api.body.candidate).toBeUndefined();
   });
 
   test('then a rule that changes no one says that nothing would change', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const res = await v.post(`${d.page}/rules`, { _csrf: await v.token(d.page), kind: 'deny', pattern: 'nobody@else.com', preview: 'yes' });
     expect(res.status).toBe(200);
     expect(previewSection(res.text)).toContain(
@@ -120,7 +77,7 @@ describe('when an operator previews a gate rule on Configure Access Settings', (
   });
 
   test('then a refused pattern is shown beside the field as Save shows it, escaped, with no preview', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const token = await v.token(d.page);
     const form = { _csrf: token, kind: 'deny', pattern: '<script>alert(1)</script>' };
     const saved = await v.post(`${d.page}/rules`, form);
@@ -137,7 +94,7 @@ describe('when an operator previews a gate rule on Configure Access Settings', (
 
 describe('when an operator previews the other forms of Configure Access Settings', () => {
   test('then approval shows the calls that would wait for approval', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const res = await v.post(`${d.page}/approval`, {
       _csrf: await v.token(d.page),
       require_approval: 'on',
@@ -150,7 +107,7 @@ describe('when an operator previews the other forms of Configure Access Settings
   });
 
   test('then allowing scheduled runs shows them gaining the tools, and the box stays checked', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     // Refused and recorded: the toolkit is kept from scheduled runs.
     await t
       .scheduler()
@@ -167,7 +124,7 @@ describe('when an operator previews the other forms of Configure Access Settings
   });
 
   test('then a cap of one call per sender shows nothing refused for one call, and a bad window is refused as Add cap refuses it', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const token = await v.token(d.page);
     const fine = await v.post(`${d.page}/caps`, { _csrf: token, tool_id: '', per: 'sender', limit: '1', window: '1d', preview: 'yes' });
     expect(fine.status).toBe(200);
@@ -179,7 +136,7 @@ describe('when an operator previews the other forms of Configure Access Settings
   });
 
   test('then Try as candidate on the caps form stores the cap as the candidate, and the live caps stay as they were', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const tried = await v.post(`${d.page}/caps`, {
       _csrf: await v.token(d.page),
       tool_id: 'lookup_order',
@@ -198,7 +155,7 @@ describe('when an operator previews the other forms of Configure Access Settings
 
 describe("when an operator previews an access rule on an agent's page", () => {
   test('then Jane is shown losing every tool and her call refused by the access rules', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const page = `/admin/agents/${d.agent}`;
     const res = await v.post(`${page}/access-rules`, {
       _csrf: await v.token(page),
@@ -215,7 +172,7 @@ describe("when an operator previews an access rule on an agent's page", () => {
   });
 
   test('then a pattern holding markup is refused beside Access pattern, escaped', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const page = `/admin/agents/${d.agent}`;
     const res = await v.post(`${page}/access-rules`, {
       _csrf: await v.token(page),
@@ -231,7 +188,7 @@ describe("when an operator previews an access rule on an agent's page", () => {
 
 describe("when an operator previews a toolkit's members", () => {
   test('then each agent that holds it is named, with who would lose the tool taken out and the call it would refuse, and its description shows escaped', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const other = await makeAgent(t, { name: 'Second holder', toolkit_ids: [d.kit] });
     await t
       .client()
@@ -240,15 +197,15 @@ describe("when an operator previews a toolkit's members", () => {
     const page = `/admin/toolkits/${d.kit}`;
     const res = await v.post(page, {
       _csrf: await v.token(page),
-      name: `Preview desk ${made}`,
+      name: `${d.name}`,
       description: '<script>alert(3)</script>',
       member: 'check_flavor_stock',
       preview: 'yes',
     });
     expect(res.status).toBe(200);
     const shown = previewSection(res.text);
-    expect(shown).toContain(`jane@acme.com, writing to Preview desk ${made}, would lose lookup_order (1 run in the last 7 days).`);
-    expect(shown).toContain(`Call ${d.janeCall}</a> (Preview desk ${made})`);
+    expect(shown).toContain(`jane@acme.com, writing to ${d.name}, would lose lookup_order (1 run in the last 7 days).`);
+    expect(shown).toContain(`Call ${d.janeCall}</a> (${d.name})`);
     expect(shown).toContain('ann@acme.com, writing to Second holder, would lose lookup_order (1 run in the last 7 days).');
     // Ann's stock check stays offered: only Jane's lookup is decided otherwise.
     expect(shown).toContain('1 recorded call would be decided otherwise: 1 would be refused.');
@@ -263,11 +220,11 @@ describe("when an operator previews a toolkit's members", () => {
   });
 
   test('then a member added is shown gained by the sender who reached the agent, with nothing recorded decided otherwise', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const page = `/admin/toolkits/${d.kit}`;
     const res = await v.post(page, {
       _csrf: await v.token(page),
-      name: `Preview desk ${made}`,
+      name: `${d.name}`,
       description: '',
       member: ['lookup_order', 'check_flavor_stock', 'send_email'],
       preview: 'yes',
@@ -329,7 +286,7 @@ describe("when an operator previews a toolkit's members", () => {
   });
 
   test('then an unknown member is refused beside Members as Save refuses it', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const page = `/admin/toolkits/${d.kit}`;
     const res = await v.post(page, { _csrf: await v.token(page), name: 'x', description: '', member: 'no_such_tool', preview: 'yes' });
     expect(res.status).toBe(422);
@@ -340,7 +297,7 @@ describe("when an operator previews a toolkit's members", () => {
 
 describe('when a preview is asked for without the right to', () => {
   test('then one without the CSRF token is refused, and one signed out is told to sign in, and neither shows a preview', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Preview desk');
     const forged = await v.post(`${d.page}/rules`, { kind: 'deny', pattern: '*@acme.com', preview: 'yes' });
     expect(forged.status).toBe(403);
     expect(forged.text).toContain('This form was not sent from a dashboard page');

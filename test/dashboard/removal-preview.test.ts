@@ -2,46 +2,18 @@
 // on a confirmation page first (SEMANTICS §15): the page writes nothing, its Remove or Detach makes
 // the change, Cancel leads back with nothing changed, and it needs the session and its CSRF token.
 import { QueryTypes } from 'sequelize';
-import { TOOLGATE_TABLES } from '../../src/db/toolgate-tables';
 import { CLIENT_TOKEN, createTestApp, type TestApp } from '../support/app';
-import { makeAgent, makeToolkit } from '../support/factories';
+import { desk, previewSection, state, type Desk } from './preview-desk';
 import { signedIn, visitor, type Visitor } from './session';
 
 let t: TestApp;
 let v: Visitor;
-let made = 0;
 
 beforeAll(async () => {
   t = await createTestApp({ dashboard: true });
   v = await signedIn(t.app);
 });
 afterAll(() => t.close());
-
-interface Desk {
-  agent: number;
-  attachment: number;
-  page: string;
-  /** Jane's lookup_order call, recorded under the open gate. */
-  janeCall: number;
-}
-
-/** An agent holding an open toolkit of lookup_order and check_flavor_stock, and Jane's recorded lookup. */
-async function desk(): Promise<Desk> {
-  made += 1;
-  const kit = await makeToolkit(t, `Removal desk ${made}`, ['lookup_order', 'check_flavor_stock']);
-  const agent = await makeAgent(t, { name: `Removal desk ${made}`, toolkit_ids: [] });
-  const attachment = (await t.admin().post(`/api/agents/${agent}/toolkits`).send({ toolkit_id: kit }).expect(201)).body.id as number;
-  await t
-    .client()
-    .post(`/api/agents/${agent}/tool-calls`)
-    .send({ tool: 'lookup_order', input: { order_id: 'SCP-1042' }, sender: 'jane@acme.com' })
-    .expect(200);
-  const [row] = await t.sequelize.query<{ id: string }>('SELECT max(id) AS id FROM tool_calls WHERE agent_id = :agent', {
-    replacements: { agent },
-    type: QueryTypes.SELECT,
-  });
-  return { agent, attachment, page: `/admin/agents/${agent}/toolkits/${attachment}`, janeCall: Number(row!.id) };
-}
 
 /** A gate rule added to the desk's attachment after Jane's call was recorded; its id. */
 async function gateRule(d: Desk, kind: 'allow' | 'deny', pattern: string): Promise<number> {
@@ -69,25 +41,11 @@ async function capped(
   return Number(row!.id);
 }
 
-/** Every table's row count and every agent's policy version. */
-async function state() {
-  const counts: Record<string, number> = {};
-  for (const { name } of TOOLGATE_TABLES) {
-    const [row] = await t.sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`, { type: QueryTypes.SELECT });
-    counts[name] = Number(row!.n);
-  }
-  const versions = await t.sequelize.query('SELECT id, toolgate_policy_version(id) AS version FROM agents ORDER BY id', {
-    type: QueryTypes.SELECT,
-  });
-  return { counts, versions };
-}
-
-const previewSection = (html: string) => /<section class="preview" id="preview"[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
 const confirmForm = (html: string) => /<form[^>]*aria-label="Confirm: [^"]*"[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
 
 describe("when an operator presses Remove on a gate's last allow rule", () => {
   test('then the confirmation page says in plain words that every sender would get its tools, and shows who would gain them', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
     expect(res.status).toBe(200);
@@ -110,18 +68,18 @@ describe("when an operator presses Remove on a gate's last allow rule", () => {
   });
 
   test('then the confirmation writes nothing: every row count and every policy version stay as they were, and the rule stays', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const token = await v.token(d.page);
-    const before = await state();
+    const before = await state(t);
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: token });
     expect(res.status).toBe(200);
-    expect(await state()).toEqual(before);
+    expect(await state(t)).toEqual(before);
     expect((await t.tg.attachments.get(d.agent, d.attachment)).rules.map((r) => r.id)).toEqual([rule]);
   });
 
   test("then the confirmation page's Remove removes the rule, as Remove did before", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page), confirmed: 'yes' });
     expect(res.status).toBe(303);
@@ -131,7 +89,7 @@ describe("when an operator presses Remove on a gate's last allow rule", () => {
   });
 
   test('then Cancel leads back to the gate with the rule still in it', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
     const cancel = /<a href="([^"]+)">Cancel<\/a>/.exec(confirmForm(res.text))![1]!;
@@ -144,7 +102,7 @@ describe("when an operator presses Remove on a gate's last allow rule", () => {
 
 describe('when an operator presses Remove on a gate rule that leaves the gate shut to someone', () => {
   test('then a deny rule removed beside an allow rule shows who would gain the tools, with no word of an open gate', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await gateRule(d, 'allow', '*@acme.com');
     const rule = await gateRule(d, 'deny', 'jane@acme.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
@@ -154,7 +112,7 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
   });
 
   test('then an allow rule removed beside a deny rule says every sender but those denied would get the tools', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const allow = await gateRule(d, 'allow', 'jane@acme.com');
     await gateRule(d, 'deny', 'intern@thescoop.com');
     const res = await v.post(`${d.page}/rules/${allow}/delete`, { _csrf: await v.token(d.page) });
@@ -164,7 +122,7 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
   });
 
   test("then a block-list's last deny rule says that every sender would get the tools, the gate being open", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'deny', '*@acme.com');
     const res = await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: await v.token(d.page) });
     expect(res.text).toContain(
@@ -174,7 +132,7 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
   });
 
   test('then a rule pattern holding markup is shown escaped, never as markup', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     // Stored as the database holds it, past the service's check: the page must escape whatever it reads.
     const [row] = await t.sequelize.query<{ id: number }>(
       `INSERT INTO agent_toolkit_rules (agent_toolkit_id, kind, pattern) VALUES (:attachment, 'allow', '<script>alert(1)</script>@x.com') RETURNING id`,
@@ -187,8 +145,8 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
   });
 
   test('then a rule of another attachment, or none, is not found and nothing is removed', async () => {
-    const d = await desk();
-    const other = await desk();
+    const d = await desk(t, 'Removal desk');
+    const other = await desk(t, 'Removal desk');
     const rule = await gateRule(other, 'allow', '*@thescoop.com');
     const token = await v.token(d.page);
     expect((await v.post(`${d.page}/rules/${rule}/delete`, { _csrf: token })).status).toBe(404);
@@ -199,14 +157,14 @@ describe('when an operator presses Remove on a gate rule that leaves the gate sh
 
 describe("when an operator presses Remove on an agent's access rule", () => {
   test('then the confirmation page shows who would reach the agent again, writes nothing, and its Remove removes the rule', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await t.tg.accessRules.add(d.agent, { kind: 'deny', pattern: '*@acme.com' });
     const page = `/admin/agents/${d.agent}`;
     const token = await v.token(page);
-    const before = await state();
+    const before = await state(t);
     const res = await v.post(`${page}/access-rules/${rule.id}/delete`, { _csrf: token });
     expect(res.status).toBe(200);
-    expect(await state()).toEqual(before);
+    expect(await state(t)).toEqual(before);
     expect(res.text).toContain('Remove the access rule deny *@acme.com?');
     expect(previewSection(res.text)).toContain('jane@acme.com would gain check_flavor_stock and lookup_order (1 run in the last 7 days).');
     expect(confirmForm(res.text)).toContain(`<a href="${page}#access-rules">Cancel</a>`);
@@ -216,12 +174,12 @@ describe("when an operator presses Remove on an agent's access rule", () => {
   });
 
   test('then removing the last allow rule says in plain words that every sender would reach the agent', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await t.tg.accessRules.add(d.agent, { kind: 'allow', pattern: '*@thescoop.com' });
     const page = `/admin/agents/${d.agent}`;
     const res = await v.post(`${page}/access-rules/${rule.id}/delete`, { _csrf: await v.token(page) });
     expect(res.text).toContain(
-      `Every sender would reach Removal desk ${made}: with no allow rule left, its access rules admit anyone they do not deny.`,
+      `Every sender would reach ${d.name}: with no allow rule left, its access rules admit anyone they do not deny.`,
     );
     expect(previewSection(res.text)).toContain('jane@acme.com would gain');
     expect((await t.tg.accessRules.list(d.agent)).map((r) => r.id)).toEqual([rule.id]);
@@ -230,13 +188,13 @@ describe("when an operator presses Remove on an agent's access rule", () => {
 
 describe('when an operator presses Detach', () => {
   test('then the confirmation page shows who would lose the tools and the call it would refuse, linked to its record, and writes nothing', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const token = await v.token(d.page);
-    const before = await state();
+    const before = await state(t);
     const res = await v.post(`${d.page}/detach`, { _csrf: token });
     expect(res.status).toBe(200);
-    expect(await state()).toEqual(before);
-    expect(res.text).toContain(`Detach Removal desk ${made} from Removal desk ${made}?`);
+    expect(await state(t)).toEqual(before);
+    expect(res.text).toContain(`Detach ${d.name} from ${d.name}?`);
     const shown = previewSection(res.text);
     expect(shown).toContain('<h2 id="preview-heading">If you detach it</h2>');
     expect(shown).toContain('jane@acme.com would lose check_flavor_stock and lookup_order (1 run in the last 7 days).');
@@ -251,7 +209,7 @@ describe('when an operator presses Detach', () => {
   });
 
   test("then the confirmation page's Detach detaches, as Detach did before", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const res = await v.post(`${d.page}/detach`, { _csrf: await v.token(d.page), confirmed: 'yes' });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/admin/agents/${d.agent}`);
@@ -261,13 +219,13 @@ describe('when an operator presses Detach', () => {
 
 describe("when an operator presses Remove on a tool's last cap", () => {
   test('then the confirmation page says in plain words that the tool would have no limit, and shows the call over the cap that would have run', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const call = await capped(d);
     const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
     expect(res.status).toBe(200);
     expect(res.text).toContain('<h1>Remove the cap of 1 lookup_order call per sender per 1d?</h1>');
     expect(res.text).toContain(
-      `<p class="warning-text" role="alert">lookup_order would have no limit for Removal desk ${made}: with no cap of Removal desk ${made} left on it, its calls would run as often as they are asked.</p>`,
+      `<p class="warning-text" role="alert">lookup_order would have no limit for ${d.name}: with no cap of ${d.name} left on it, its calls would run as often as they are asked.</p>`,
     );
     const shown = previewSection(res.text);
     expect(shown).toContain('<h2 id="preview-heading">If you remove it</h2>');
@@ -290,20 +248,20 @@ describe("when an operator presses Remove on a tool's last cap", () => {
   });
 
   test('then the confirmation writes nothing: every row count and every policy version stay as they were, and the cap stays', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     const token = await v.token(d.page);
-    const before = await state();
+    const before = await state(t);
     const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: token });
     expect(res.status).toBe(200);
-    expect(await state()).toEqual(before);
+    expect(await state(t)).toEqual(before);
     expect((await t.tg.attachments.get(d.agent, d.attachment)).caps).toEqual([
       { tool_id: 'lookup_order', per: 'sender', limit: 1, window: '1d' },
     ]);
   });
 
   test("then the confirmation page's Remove removes the cap, as Remove did before", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page), confirmed: 'yes' });
     expect(res.status).toBe(303);
@@ -313,7 +271,7 @@ describe("when an operator presses Remove on a tool's last cap", () => {
   });
 
   test('then Cancel leads back to the caps with the cap still in them', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
     const cancel = /<a href="([^"]+)">Cancel<\/a>/.exec(confirmForm(res.text))![1]!;
@@ -327,7 +285,7 @@ describe("when an operator presses Remove on a tool's last cap", () => {
 
 describe('when an operator presses Remove on a cap that leaves its tools capped, or on a cap of all members', () => {
   test('then a cap beside another cap of the same tool shows its preview with no word of a tool left without a limit', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const call = await capped(d, [
       { tool_id: 'lookup_order', limit: 1 },
       { tool_id: 'lookup_order', limit: 5, window: '7d' },
@@ -339,17 +297,17 @@ describe('when an operator presses Remove on a cap that leaves its tools capped,
   });
 
   test("then a cap of all members together, the toolkit's last, says that each member would have no limit", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d, [{ tool_id: null, limit: 1 }]);
     const res = await v.post(`${d.page}/caps/0/delete`, { _csrf: await v.token(d.page) });
     expect(res.text).toContain('<h1>Remove the cap of 1 call of its tools per sender per 1d?</h1>');
     expect(res.text).toContain(
-      `check_flavor_stock and lookup_order would have no limit for Removal desk ${made}: with no cap of Removal desk ${made} left on them, their calls would run as often as they are asked.`,
+      `check_flavor_stock and lookup_order would have no limit for ${d.name}: with no cap of ${d.name} left on them, their calls would run as often as they are asked.`,
     );
   });
 
   test('then a Remove confirmed after another cap took its place is a 409 and removes nothing', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d, [
       { tool_id: 'lookup_order', limit: 1 },
       { tool_id: 'check_flavor_stock', limit: 2 },
@@ -369,7 +327,7 @@ describe('when an operator presses Remove on a cap that leaves its tools capped,
   });
 
   test('then a place that holds no cap is not found and nothing is removed', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     const token = await v.token(d.page);
     for (const index of ['1', '-1', 'x']) expect((await v.post(`${d.page}/caps/${index}/delete`, { _csrf: token })).status).toBe(404);
@@ -379,7 +337,7 @@ describe('when an operator presses Remove on a cap that leaves its tools capped,
 
 describe('when a removal is asked for without the right to', () => {
   test('then one without the CSRF token is refused, confirmed or not, and removes nothing', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const access = await t.tg.accessRules.add(d.agent, { kind: 'deny', pattern: 'x@y.com' });
     const forged = [
@@ -399,7 +357,7 @@ describe('when a removal is asked for without the right to', () => {
   });
 
   test('then one who is not the admin cannot sign in, and signed out is told to sign in, with no preview and nothing removed', async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     const rule = await gateRule(d, 'allow', '*@thescoop.com');
     const stranger = visitor(t.app);
     const refused = await stranger.post('/admin/sign-in', { _csrf: await stranger.token('/admin/sign-in'), token: CLIENT_TOKEN });
@@ -413,7 +371,7 @@ describe('when a removal is asked for without the right to', () => {
   });
 
   test("then a cap's Remove without the CSRF token is refused, confirmed or not, and removes nothing", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     for (const form of [{}, { confirmed: 'yes' }] as Record<string, string>[]) {
       const res = await v.post(`${d.page}/caps/0/delete`, form);
@@ -425,7 +383,7 @@ describe('when a removal is asked for without the right to', () => {
   });
 
   test("then a cap's Remove signed out is told to sign in, confirmed or not, with no preview and nothing removed", async () => {
-    const d = await desk();
+    const d = await desk(t, 'Removal desk');
     await capped(d);
     const stranger = visitor(t.app);
     const token = await stranger.token('/admin/sign-in');
