@@ -6,18 +6,14 @@
 // threads builds it CONCURRENTLY beforehand under this name (docs/MIGRATING.md); the migration then
 // keeps it, and replaces one a failed build left invalid.
 import type { QueryInterface } from 'sequelize';
+import { keepOrBuildIndex } from './lib/prebuilt-index';
 
 const INDEX = 'threads_agent_activity_idx';
 
 export async function up(queryInterface: QueryInterface): Promise<void> {
   await queryInterface.sequelize.transaction(async (transaction) => {
     await queryInterface.sequelize.query(
-      `DO $$ BEGIN
-         IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('${INDEX}') AND NOT indisvalid) THEN
-           DROP INDEX ${INDEX};
-         END IF;
-       END $$;
-       CREATE INDEX IF NOT EXISTS ${INDEX} ON threads (agent_id, updated_at DESC, id DESC);`,
+      keepOrBuildIndex(INDEX, `CREATE INDEX IF NOT EXISTS ${INDEX} ON threads (agent_id, updated_at DESC, id DESC)`),
       { transaction },
     );
   });

@@ -11,6 +11,7 @@
 // under this name (docs/MIGRATING.md); the migration then keeps it, and replaces one a failed build
 // left invalid.
 import type { QueryInterface } from 'sequelize';
+import { keepOrBuildIndex } from './lib/prebuilt-index';
 
 const KEY_INDEX = 'decision_log_toolgate_key';
 
@@ -22,12 +23,7 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
   const sequelize = queryInterface.sequelize;
   await sequelize.transaction(async (transaction) => {
     await sequelize.query(
-      `DO $$ BEGIN
-         IF EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('${KEY_INDEX}') AND NOT indisvalid) THEN
-           DROP INDEX ${KEY_INDEX};
-         END IF;
-       END $$;
-       CREATE UNIQUE INDEX IF NOT EXISTS ${KEY_INDEX} ON decision_log (xact_id, position);
+      `${keepOrBuildIndex(KEY_INDEX, `CREATE UNIQUE INDEX IF NOT EXISTS ${KEY_INDEX} ON decision_log (xact_id, position)`)}
        ALTER TABLE decision_log DROP CONSTRAINT decision_log_pkey;
        ALTER TABLE decision_log ADD CONSTRAINT decision_log_pkey PRIMARY KEY USING INDEX ${KEY_INDEX};
        DROP INDEX decision_log_xact_id_position_idx;
