@@ -120,7 +120,7 @@ const TOOL_OF_GROUP = `(agent_id || '|' || run || '|' || coalesce(${GROUP_KEY}, 
 const ORDERED_CALLS_SQL = `
   SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
     FROM tool_calls
-   WHERE ${CALLS_WHERE} AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
+   WHERE ${CALLS_WHERE} AND tool_id = ANY (ARRAY[:tools]::text[]) AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
    ORDER BY created_at, id`;
 /** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
 const EXAMPLES_SQL = `
@@ -168,11 +168,12 @@ export class PolicyPreviewService {
     await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
     const replacements = { agents, from, to };
     const changed: CountRow[] = [];
-    const ordered = new Set<string>();
+    const ordered = new Map<string, string>();
     let runs = 0;
     // The planner guesses a few hundred runs where a week has hundreds of thousands, and sorts them by
     // routing key to sum them per group; hashing them is what it would do if it knew. For this statement alone.
     await this.sequelize.query('SET LOCAL enable_sort = off', { transaction });
+    await this.sequelize.query(process.env.XX ?? 'SELECT 1', { transaction });
     await this.page<CountRow>(COUNTS_SQL, replacements, transaction, (row) => {
       if (row.kind === 'runs') {
         replay.addRunGroup(row);
@@ -181,12 +182,12 @@ export class PolicyPreviewService {
       }
       const outcome = replay.addCallGroup(row);
       if (outcome === 'changed') changed.push(row);
-      else if (outcome === 'ordered') ordered.add(toolOfGroup(row));
+      else if (outcome === 'ordered') ordered.set(toolOfGroup(row), row.tool_id!);
     });
     await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
     replay.countRuns(runs);
     if (ordered.size > 0) {
-      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, keys: [...ordered] }, transaction, (c) => replay.replayCall(c));
+      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, tools: [...new Set(ordered.values())], keys: [...ordered.keys()] }, transaction, (c) => replay.replayCall(c));
     }
     if (changed.length === 0) return;
     // The list's first calls all came by the time the list's worth of changed groups had had their first.
