@@ -187,7 +187,12 @@ export class PolicyPreviewService {
     await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
     replay.countRuns(runs);
     if (ordered.size > 0) {
-      await this.page<CallRow>(ORDERED_CALLS_SQL, { ...replacements, tools: [...new Set(ordered.values())], keys: [...ordered.keys()] }, transaction, (c) => replay.replayCall(c));
+      await this.page<CallRow>(
+        ORDERED_CALLS_SQL,
+        { ...replacements, tools: [...new Set(ordered.values())], keys: [...ordered.keys()] },
+        transaction,
+        (c) => replay.replayCall(c),
+      );
     }
     if (changed.length === 0) return;
     // The list's first calls all came by the time the list's worth of changed groups had had their first.
