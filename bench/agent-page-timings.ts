@@ -3,8 +3,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Sequelize } from 'sequelize';
 import { encodeCursor } from '../src/core/page-cursor';
-import { accessRulesByAgent, toolkitNamesByAgent } from '../src/service/dashboard/usage';
-import { AGENTS_PER_PAGE } from '../src/service/dashboard/pages/agents';
+import { accessRulesByAgent, toolkitNamesByAgent } from '../src/app/dashboard/usage';
+import { AGENTS_PER_PAGE } from '../src/app/dashboard/pages/agents';
 import type { createToolgate } from '../src/toolgate';
 
 type Toolgate = ReturnType<typeof createToolgate>;

@@ -12,7 +12,7 @@ import { migrateUp } from '../src/db/migrate';
 import { encodeCursor } from '../src/core/page-cursor';
 import { pageToolCalls } from '../src/services/tool-calls';
 import { createToolgate } from '../src/toolgate';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { agentPages, fillAgents, median, RUNS } from './agent-page-timings';
 import { withBenchDatabase } from './postgres-server';
 

@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
-import { createApp } from '../src/service/app';
+import { createApp } from '../src/app/app';
 import { createSequelize } from '../src/db/connect';
-import { createLogger } from '../src/service/logger';
+import { createLogger } from '../src/app/logger';
 import { createToolgate } from '../src/toolgate';
 import { defineTool } from '../src/tools/tool-registry';
 import { withBenchDatabase } from './postgres-server';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { z } from 'zod';
 import { createSequelize } from '../src/db/connect';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { defineTool } from '../src/tools/tool-registry';

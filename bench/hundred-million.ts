@@ -18,7 +18,7 @@ import { encodeCursor } from '../src/core/page-cursor';
 import { dropExpiredPartitions } from '../src/db/partitions';
 import { readDecisionLog } from '../src/services/decision-log';
 import { completeToolCall, pageToolCalls, startToolCall } from '../src/services/tool-calls';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { agentPages, fillAgents, median, RUNS } from './agent-page-timings';
 import { percentiles, type Percentiles } from './percentiles';
 import { withPostgresServer } from './postgres-server';

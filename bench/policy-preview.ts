@@ -14,7 +14,7 @@ import { compilePolicy } from '../src/core/policy-index';
 import { PolicyPreview } from '../src/core/policy-preview';
 import type { AgentPolicyData } from '../src/core/types';
 import { createSequelize } from '../src/db/connect';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import type { PreviewInput } from '../src/services/policy-preview';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { withBenchDatabase } from './postgres-server';

@@ -7,10 +7,10 @@ import express from 'express';
 import { createSequelize } from '../src/db/connect';
 import { ADMITTED, REFUSED, createBenchAgent } from './bench-agent';
 import { withBenchDatabase } from './postgres-server';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { errorHandler } from '../middleware/error-handler';
-import { createLogger } from '../src/service/logger';
+import { createLogger } from '../src/app/logger';
 
 const WARMUP = 300;
 const REQUESTS = 3000;

@@ -13,7 +13,7 @@ import vm from 'node:vm';
 import { createSequelize } from '../src/db/connect';
 import { withClient } from '../src/db/database-url';
 import { migrateUp } from '../src/db/migrate';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf, type Toolgate } from '../src/toolgate';
 import type { Sequelize } from 'sequelize';

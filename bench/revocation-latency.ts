@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { createSequelize } from '../src/db/connect';
 import { withClient } from '../src/db/database-url';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf, type Toolgate } from '../src/toolgate';
 import { withBenchDatabase } from './postgres-server';

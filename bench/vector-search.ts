@@ -49,7 +49,7 @@ const CELL_BUDGET_MS = 5_000;
 const MIN_TIMED = 3;
 /** After a warm-up call longer than the service's statement timeout, this many timed calls only. */
 const SLOW_TIMED = 2;
-/** TOOLGATE_DB_QUERY_TIMEOUT_MS's default (src/service/config.ts): the service's statement_timeout. */
+/** TOOLGATE_DB_QUERY_TIMEOUT_MS's default (src/app/config.ts): the service's statement_timeout. */
 const SERVICE_TIMEOUT_MS = 5_000;
 const LOAD_BATCH = 5_000;
 

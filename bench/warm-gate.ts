@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import { routingKeyOf } from '../src/core/routing-key';
 import { createSequelize } from '../src/db/connect';
-import { SCOOP_TOOLS } from '../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../src/app/demo/scoop-tools';
 import { ListenedPolicies } from '../src/run/listened-policies';
 import { createToolgate, internalsOf } from '../src/toolgate';
 import { ADMITTED, createBenchAgent } from './bench-agent';

@@ -7,7 +7,7 @@
 // *@thescoop.com (SEMANTICS §9) refuses every other sender before any tool: both are written in
 // the one transaction, so there is never an open refund a stranger could reach.
 import type { QueryInterface } from 'sequelize';
-import { dropScoopData, ensureScoopData } from '../src/service/demo/scoop-data';
+import { dropScoopData, ensureScoopData } from '../src/app/demo/scoop-data';
 
 const TOOLKITS = [
   ['Support', 'Order look-ups and stock checks for anyone who reaches the agent.', ['lookup_order', 'check_flavor_stock']],

@@ -4,7 +4,7 @@
 // bound; malformed arguments are a failed step; a failing model ends the run as model_error.
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { createTestApp, type TestApp } from '../support/app';
 import { apiError, completion, startFakeOpenAI, toolCalls, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai';

@@ -4,9 +4,9 @@
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
-import { dashboardRouter } from '../../src/service/dashboard/dashboard-router';
-import { createApp } from '../../src/service/app';
-import { createLogger } from '../../src/service/logger';
+import { dashboardRouter } from '../../src/app/dashboard/dashboard-router';
+import { createApp } from '../../src/app/app';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, internalsOf } from '../../src/toolgate';
 import { ADMIN_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { signedIn, visitor } from './session';

@@ -1,6 +1,6 @@
 // The migration jobs the dashboard starts: what a job says when its work fails, and when the work
 // is done but its report cannot be written.
-import { JobStore } from '../../src/service/dashboard/jobs';
+import { JobStore } from '../../src/app/dashboard/jobs';
 import type { MigrationReport } from '../../src/legacy/report';
 import { createTestApp, type TestApp } from '../support/app';
 

@@ -3,7 +3,7 @@
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import type { PinnedTool } from '../../src/mcp/pin-listing';
 import type { PinnedDefinition } from '../../src/mcp/tool-definition';
-import { McpToolsPage, type ServerRow } from '../../src/service/dashboard/views/mcp';
+import { McpToolsPage, type ServerRow } from '../../src/app/dashboard/views/mcp';
 
 const SERVER: ServerRow = {
   name: 'freezer',

@@ -4,7 +4,7 @@
 import { h } from 'preact';
 import { renderToStaticMarkup } from 'preact-render-to-string';
 import { QueryTypes } from 'sequelize';
-import { ToolCallsPage } from '../../src/service/dashboard/views/tool-calls';
+import { ToolCallsPage } from '../../src/app/dashboard/views/tool-calls';
 import { pageToolCalls } from '../../src/services/tool-calls';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent } from '../support/factories';

@@ -41,7 +41,7 @@ function env(): NodeJS.ProcessEnv {
 
 function cli(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, [path.join(ROOT, 'src', 'service', 'cli', script), ...args], { cwd: ROOT, env: env() }, (err, stdout, stderr) =>
+    execFile(TSX, [path.join(ROOT, 'src', 'app', 'cli', script), ...args], { cwd: ROOT, env: env() }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

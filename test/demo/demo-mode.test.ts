@@ -3,9 +3,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readConfig } from '../../src/service/config';
+import { readConfig } from '../../src/app/config';
 import { seedUp } from '../../src/db/migrate';
-import { decideDemo, type DemoSetting } from '../../src/service/demo/demo-mode';
+import { decideDemo, type DemoSetting } from '../../src/app/demo/demo-mode';
 import { buildLegacyDatabase } from '../legacy/fixtures/legacy-database';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 import { shellEnv, startService, type RunningService } from '../support/service-process';
@@ -80,7 +80,7 @@ describe('when npm start runs twice on a fresh embedded cluster', () => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  /** `npm start`'s own process (tsx src/service/server.ts), without DATABASE_URL: the embedded cluster under dataDir. */
+  /** `npm start`'s own process (tsx src/app/server.ts), without DATABASE_URL: the embedded cluster under dataDir. */
   async function start(): Promise<RunningService> {
     service = await startService({ env: { ...shellEnv(), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN } });
     return service;

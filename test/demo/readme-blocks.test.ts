@@ -320,7 +320,7 @@ describe("when a new user follows the README's quick start", () => {
   test('then it is npm start and npm test, and npm start is the service the test starts', () => {
     expect(quickStart!.commands.map((c) => c.text)).toEqual(['npm install && npm start', 'npm test']);
     const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.start).toBe('tsx src/service/server.ts');
+    expect(scripts.start).toBe('tsx src/app/server.ts');
   });
 
   test('then every shell block after it is one the service answers, or the plugin install that test/package runs', () => {

@@ -2,11 +2,11 @@
 // on a fresh test database, listening on a free loopback port.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/service/app';
+import { createApp } from '../../src/app/app';
 import { seedUp } from '../../src/db/migrate';
-import { ensureScoopData } from '../../src/service/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
-import { createLogger } from '../../src/service/logger';
+import { ensureScoopData } from '../../src/app/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { ADMIN_TOKEN } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';

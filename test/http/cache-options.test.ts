@@ -4,7 +4,7 @@
 import { ListenedPolicies } from '../../src/run/listened-policies';
 import { createToolgate, internalsOf, type ToolgateOptions } from '../../src/toolgate';
 import { ToolgateConfigError } from '../../src/errors';
-import { readConfig } from '../../src/service/config';
+import { readConfig } from '../../src/app/config';
 import { createSequelize } from '../../src/db/connect';
 import { createTestDatabase } from '../support/database';
 

@@ -5,8 +5,8 @@
 import express from 'express';
 import request from 'supertest';
 import { currentRun } from '../../middleware/tool-run';
-import { ensureScoopData } from '../../src/service/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { ensureScoopData } from '../../src/app/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { ADMIN_TOKEN, CLIENT_TOKEN } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';

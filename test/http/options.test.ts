@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { authenticatedSender } from '../../middleware/sender-check';
-import { readConfig } from '../../src/service/config';
+import { readConfig } from '../../src/app/config';
 import { createSequelize } from '../../src/db/connect';
 import { ToolgateConfigError } from '../../src/errors';
 import { LocalModel } from '../../src/llm/local-model';

@@ -3,7 +3,7 @@
 // deleted, not even with SQL; new agents get Default Tools.
 import { QueryTypes } from 'sequelize';
 import { createToolgate } from '../../src/toolgate';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
 

@@ -23,7 +23,7 @@ function run(script: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       TSX,
-      [path.join(ROOT, 'src', 'service', 'cli', script), ...args],
+      [path.join(ROOT, 'src', 'app', 'cli', script), ...args],
       {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: db.url, TOOLGATE_DEMO: 'off', TOOLGATE_LOG: 'silent' },

@@ -95,7 +95,7 @@ describe('when an operator follows docs/MIGRATING.md on a live legacy database',
   });
 
   test('then step 4, npm start, seeds no demo, registers no demo tool and grants none', async () => {
-    // `npm start` runs `tsx src/service/server.ts`; it is started directly so that SIGTERM reaches the service (README).
+    // `npm start` runs `tsx src/app/server.ts`; it is started directly so that SIGTERM reaches the service (README).
     service = await startService({ env: operatorEnv({ TOOLGATE_ADMIN_TOKEN: ADMIN_TOKEN }) });
 
     expect(await rows("SELECT name FROM agents WHERE name IN ('Sundae', 'Scout')")).toEqual([]);

@@ -18,7 +18,7 @@ function undo(db: TestDatabase, args: string[] = []): Promise<{ code: number; st
   return new Promise((resolve) => {
     execFile(
       TSX,
-      [path.join(ROOT, 'src', 'service', 'cli', 'migrate.ts'), '--undo', ...args],
+      [path.join(ROOT, 'src', 'app', 'cli', 'migrate.ts'), '--undo', ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, TOOLGATE_DEMO: 'off' } },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -7,7 +7,7 @@ import { API_ROUTES } from '../../routes/api-routes';
 import { healthRoutes } from '../../routes/health';
 import { metricsRoutes } from '../../routes/metrics';
 import type { RouteDescription } from '../../routes/route';
-import { referenceRoutes } from '../../src/service/openapi/reference-router';
+import { referenceRoutes } from '../../src/app/openapi/reference-router';
 
 export const HTTP_MD = path.join(__dirname, '../../docs/HTTP.md');
 const START = '<!-- the table of routes: written by test/openapi/route-table.ts -->';

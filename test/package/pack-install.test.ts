@@ -92,7 +92,7 @@ describe('the packed tarball', () => {
     expect(outside).toEqual([]);
     const service = packed.filter(
       (p) =>
-        /\/service\/|\/server\.|bootstrap|\/cli\/|\/demo\/|embedded|seeders|\.map$|\/test\//.test(p) ||
+        /\/src\/app\/|\/server\.|bootstrap|\/cli\/|\/demo\/|embedded|seeders|\.map$|\/test\//.test(p) ||
         (p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith('examples/')),
     );
     expect(service).toEqual([]);

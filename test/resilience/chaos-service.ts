@@ -4,10 +4,10 @@
 // holds for `hold_ms`. It prints {"port": N} once it listens.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { createApp } from '../../src/service/app';
+import { createApp } from '../../src/app/app';
 import { createSequelize } from '../../src/db/connect';
 import { OpenAIModel } from '../../src/llm/openai-model';
-import { createLogger } from '../../src/service/logger';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, internalsOf } from '../../src/toolgate';
 import { defineTool } from '../../src/tools/tool-registry';
 

@@ -8,13 +8,13 @@ import path from 'node:path';
 import type { Express } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import request from 'supertest';
-import { createApp } from '../../src/service/app';
+import { createApp } from '../../src/app/app';
 import { createSequelize } from '../../src/db/connect';
 import { ensureDatabase, withDatabase } from '../../src/db/database-url';
 import { migrateUp } from '../../src/db/migrate';
-import { ensureScoopData } from '../../src/service/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
-import { createLogger } from '../../src/service/logger';
+import { ensureScoopData } from '../../src/app/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { startRestartablePostgres, type RestartablePostgres } from './restartable-postgres';
 

@@ -4,7 +4,7 @@
 // or the same key, at once run it once.
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { defineTool } from '../../src/tools/tool-registry';
 import { ADMIN_TOKEN, CLIENT_TOKEN, createSecondInstance, createTestApp, type TestApp } from '../support/app';
 import { createSundae, type Sundae } from '../support/scoop';

@@ -4,11 +4,11 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createApp } from '../../src/service/app';
+import { createApp } from '../../src/app/app';
 import { createSequelize } from '../../src/db/connect';
-import { ensureScoopData } from '../../src/service/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
-import { createLogger } from '../../src/service/logger';
+import { ensureScoopData } from '../../src/app/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startFreezableProxy, type FreezableProxy } from './freezable-proxy';

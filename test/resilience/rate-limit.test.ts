@@ -8,7 +8,7 @@ import { clientRateLimit, type ClientRateLimitOptions } from '../../middleware/r
 import { parseRateLimitSetting } from '../../src/rate-limit-options';
 import { requestId } from '../../middleware/request-id';
 import { ToolgateConfigError } from '../../src/errors';
-import { createLogger } from '../../src/service/logger';
+import { createLogger } from '../../src/app/logger';
 
 const LIMIT = 3;
 const TOKEN_A = 'client-token-a-0123456789abcdef';

@@ -1,11 +1,11 @@
-// The service as an operator runs it (`tsx src/service/server.ts`, its own process): what it logs, and that
+// The service as an operator runs it (`tsx src/app/server.ts`, its own process): what it logs, and that
 // a SIGTERM's `stopping` is always followed by `stopped`, the last line, before the process exits.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readConfig } from '../../src/service/config';
+import { readConfig } from '../../src/app/config';
 import { ToolgateConfigError } from '../../src/errors';
-import { createLogger, type LogFormat } from '../../src/service/logger';
+import { createLogger, type LogFormat } from '../../src/app/logger';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startService, type StoppedService } from '../support/service-process';
 

@@ -4,7 +4,7 @@
 // shutdown, new requests are refused while those in flight end.
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { Instances } from '../../src/db/instances';
 import { Sweeper } from '../../src/run/sweeper';
 import { defineTool } from '../../src/tools/tool-registry';

@@ -5,7 +5,7 @@
 // invites the retry to run it again).
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { LocalModel } from '../../src/llm/local-model';
 import { OpenAIModel } from '../../src/llm/openai-model';
 import { defineTool } from '../../src/tools/tool-registry';

@@ -16,7 +16,7 @@ import { createSundae, type Sundae } from '../support/scoop';
 const LIMIT_MS = 50;
 /** Two cores shared by parallel workers: a form is over only when every one of these tries is. */
 const TRIES = 3;
-const DASHBOARD = path.join(__dirname, '..', '..', 'src', 'service', 'dashboard');
+const DASHBOARD = path.join(__dirname, '..', '..', 'src', 'app', 'dashboard');
 
 /** Every file of the dashboard's source under `dir`. */
 function sources(dir: string): string[] {

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { senderAsGiven } from '../../middleware/sender-check';
 import { currentRun } from '../../middleware/tool-run';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
 

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { authenticatedSender } from '../../middleware/sender-check';
 import { toolIdSchema } from '../../src/core/types';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { defineTool } from '../../src/tools/tool-registry';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';

@@ -1,11 +1,11 @@
-// The service without TOOLGATE_CLIENT_TOKENS, as an operator runs it (`tsx src/service/server.ts`, its own
+// The service without TOOLGATE_CLIENT_TOKENS, as an operator runs it (`tsx src/app/server.ts`, its own
 // process): the client routes are open on purpose and the log says so; and, open, the API answers
 // only the Host names the service may be reached by, so a web page cannot reach it by DNS rebinding.
 import { promises as fs } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { readConfig } from '../../src/service/config';
+import { readConfig } from '../../src/app/config';
 import { ToolgateConfigError } from '../../src/errors';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startService, type RunningService } from '../support/service-process';

@@ -4,8 +4,8 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureAdminToken } from '../../src/service/admin-token';
-import { readConfig } from '../../src/service/config';
+import { ensureAdminToken } from '../../src/app/admin-token';
+import { readConfig } from '../../src/app/config';
 import { ToolgateConfigError } from '../../src/errors';
 
 let dir: string;

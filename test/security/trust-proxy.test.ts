@@ -2,10 +2,10 @@
 // callers by their own address (X-Forwarded-For); without it, by the connection's, so a forged
 // header cannot buy a fresh budget. A bad setting fails when the app is built.
 import request from 'supertest';
-import { createApp } from '../../src/service/app';
-import { readConfig } from '../../src/service/config';
+import { createApp } from '../../src/app/app';
+import { readConfig } from '../../src/app/config';
 import { ToolgateConfigError } from '../../src/errors';
-import { createLogger } from '../../src/service/logger';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 

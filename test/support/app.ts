@@ -3,12 +3,12 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { Sequelize } from 'sequelize';
-import { createApp } from '../../src/service/app';
+import { createApp } from '../../src/app/app';
 import { senderAsGiven } from '../../middleware/sender-check';
 import { createSequelize } from '../../src/db/connect';
-import { ensureScoopData } from '../../src/service/demo/scoop-data';
-import { SCOOP_TOOLS } from '../../src/service/demo/scoop-tools';
-import { createLogger } from '../../src/service/logger';
+import { ensureScoopData } from '../../src/app/demo/scoop-data';
+import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
+import { createLogger } from '../../src/app/logger';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { createTestDatabase } from './database';
 

@@ -1,4 +1,4 @@
-// The service as an operator runs it (`src/service/server.ts` in its own process), for the tests that need
+// The service as an operator runs it (`src/app/server.ts` in its own process), for the tests that need
 // its real start, logs and SIGTERM: ready once it logs that it listens, and killed if it hangs.
 //
 //   const service = await startService({ env: { ...process.env, DATABASE_URL: db.url } });
@@ -57,7 +57,7 @@ export async function startService({
   // One process, node with tsx's loader, so SIGTERM reaches the service itself, as the README says to
   // signal it (not a tsx command that relays it to a child).
   // Its own process group, so that a kill on a timeout reaches anything it started.
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'service', 'server.ts')], {
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), path.join(ROOT, 'src', 'app', 'server.ts')], {
     cwd,
     detached: true,
     env: { PORT: '0', ...env },

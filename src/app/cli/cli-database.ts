@@ -1,7 +1,7 @@
 // What the migration CLIs open: the service's database (DATABASE_URL, or the embedded cluster under
 // the data folder) and the service's tool manifest, without applying any schema migration (a dry
 // run must change nothing; the deploy path applies them itself). It loads what the commands need
-// and no more (src/service/open-database.ts): a command's start is part of every deploy.
+// and no more (src/app/open-database.ts): a command's start is part of every deploy.
 import type { Sequelize } from 'sequelize';
 import { openDatabase } from '../open-database';
 import { readConfig, type ServiceConfig } from '../config';
@@ -10,7 +10,7 @@ import { ToolRegistry } from '../../tools/tool-registry';
 
 export interface CliDatabase {
   sequelize: Sequelize;
-  /** The manifest `npm start` serves: the builtins, plus the demo tools only where the demo is active (src/service/demo/demo-mode.ts). */
+  /** The manifest `npm start` serves: the builtins, plus the demo tools only where the demo is active (src/app/demo/demo-mode.ts). */
   manifest: ToolManifest;
   /** The service's settings, as the environment gives them. */
   config: ServiceConfig;

@@ -1,5 +1,5 @@
 // The service entry (`npm start`): database, migrations, system-toolkit sync, the demo scenario,
-// then listen. Everything it needs comes from the environment (see src/service/config.ts).
+// then listen. Everything it needs comes from the environment (see src/app/config.ts).
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectDefaultMetrics } from 'prom-client';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     { created: sync.created, all_tools: sync.all_tools.member_tool_ids, stale_skipped: sync.stale_skipped },
     'system toolkits synced',
   );
-  // One line on the demo: which, and why (TOOLGATE_DEMO, src/service/demo/demo-mode.ts).
+  // One line on the demo: which, and why (TOOLGATE_DEMO, src/app/demo/demo-mode.ts).
   const { demo } = opened;
   logger.info(
     { demo: config.demo, active: demo.active, ...(demo.seeded.length > 0 ? { seeders: demo.seeded } : {}) },

@@ -1,6 +1,6 @@
 // Opens what the service and the CLIs share: the database (DATABASE_URL, or the embedded
 // PostgreSQL under the data folder), the schema brought up to date, a configured toolgate, and The
-// Scoop's demo where it belongs (src/service/demo/demo-mode.ts).
+// Scoop's demo where it belongs (src/app/demo/demo-mode.ts).
 import type { Sequelize } from 'sequelize';
 import { ensureAdminToken } from './admin-token';
 import type { ServiceConfig } from './config';

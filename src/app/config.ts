@@ -141,7 +141,7 @@ export interface ServiceConfig {
   allowedHosts: string[];
   authservId: string | undefined;
   bodyLimit: string;
-  /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/service/demo/demo-mode.ts). */
+  /** `auto`: the demo only on a fresh embedded database, and where it was seeded before (src/app/demo/demo-mode.ts). */
   demo: DemoSetting;
   /** The migrations adopt the legacy application's tables where they exist (else such a table stops them). */
   adoptLegacyTables: boolean;
