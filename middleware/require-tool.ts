@@ -7,7 +7,7 @@ import { closestToolId } from '../src/core/closest-tool';
 import type { ToolManifest } from '../src/core/tool-manifest';
 import { ToolgateConfigError } from '../src/errors';
 import type { DispatchDecision, DispatchOptions } from '../src/run/tool-run';
-import { runIn } from './tool-run';
+import { runIn } from './current-run';
 
 /** `observe` is told of each grant here (metrics); a refusal is told by the run's refuse(). */
 const GRANTED: DispatchDecision = Object.freeze({ outcome: 'granted', reason: 'offered' });

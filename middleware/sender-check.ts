@@ -7,7 +7,7 @@ import { routingKeyOf } from '../src/core/routing-key';
 import { authenticatedRoutingKey, isValidAuthservId, type SenderAuthentication } from '../src/core/sender-authentication';
 import { ToolgateConfigError } from '../src/errors';
 import { requestState } from './request-state';
-import type { SenderCheck } from './tool-run';
+import type { SenderCheck } from './current-run';
 
 /**
  * @example

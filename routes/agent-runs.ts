@@ -1,7 +1,7 @@
 // Agent runs (SEMANTICS §10): a client's message handled in a thread, a scheduler's instruction
 // handled with no thread, and the threads and runs an operator reads back (admin).
 import { z } from 'zod';
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { handleInstruction, handleMessage } from '../src/agent/handle-message';
 import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
 import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from './responses';

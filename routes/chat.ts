@@ -1,7 +1,7 @@
 // POST /agents/:id/chat (client): talking to the agent needs no tool (the legacy "pure chat
 // assistant" recipe), but it is a message from a sender, so the agent's access rules decide first.
 import { z } from 'zod';
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { senderText, text } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
 import { chatResponse } from './responses';

@@ -1,7 +1,7 @@
 // Documents (client): upload, list and delete freely; search and ask only when the run is offered
 // the gate tool document_search.
 import { z } from 'zod';
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { askDocuments } from '../src/documents/ask';
 import { searchResult } from '../src/documents/document-search';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/document-input';

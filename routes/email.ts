@@ -1,7 +1,7 @@
 // Email (client): analysis, gated by email_analyzer with task_creator as an enhancement; and the
 // three-stage workflow, which adds reply_generator. A retry with the same Idempotency-Key files no
 // task twice.
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { analyzeEmail } from '../src/email/analyze-email';
 import { runEmailWorkflow } from '../src/email/email-workflow';
 import { emailMessageSchema } from '../src/http/email-message';

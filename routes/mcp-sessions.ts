@@ -2,7 +2,7 @@
 // for a message's sender (its sender authentication and the agent's access rules applied) or as a
 // scheduled run, opened for an MCP client at /mcp with a bearer token of its own; and its close.
 import { z } from 'zod';
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { stateOf } from '../middleware/request-state';
 import { emailMessageSchema } from '../src/http/email-message';
 import { toolIdSchema } from '../src/core/types';

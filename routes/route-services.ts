@@ -4,7 +4,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { RouteOf } from '../middleware/idempotency-key';
-import type { ToolRunOptions } from '../middleware/tool-run';
+import type { ToolRunOptions } from '../middleware/current-run';
 import type { AgentRunsDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
 import type { Instances } from '../src/db/instances';

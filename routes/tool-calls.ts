@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
 import { authenticationResultsSchema, senderText } from '../src/http/fields';
 import { pageToolCalls } from '../src/services/tool-calls';
-import { currentRun } from '../middleware/tool-run';
+import { currentRun } from '../middleware/current-run';
 import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';

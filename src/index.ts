@@ -20,8 +20,8 @@ export type { CreateSequelizeOptions } from './db/connect';
 // Tools, and a request's run.
 export { defineTool } from './tools/tool-registry';
 export type { HostTool, ToolContext, ToolImplementation } from './tools/tool-registry';
-export { currentRun } from '../middleware/tool-run';
-export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/tool-run';
+export { currentRun } from '../middleware/current-run';
+export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/current-run';
 export type { CallOptions, CallOrigin, CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
 export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';

@@ -12,7 +12,7 @@ import { idempotencyKey } from '../middleware/idempotency-key';
 import { jsonBody } from '../middleware/json-body';
 import { clientRateLimit } from '../middleware/rate-limit';
 import { requireTool } from '../middleware/require-tool';
-import { toolRun, type ToolRunOptions } from '../middleware/tool-run';
+import { toolRun, type ToolRunOptions } from '../middleware/current-run';
 import { defineModels } from '../models';
 import type { RouteServices } from '../routes/route-services';
 import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';

@@ -4,7 +4,7 @@
 // may be reached by (no DNS rebinding).
 import express from 'express';
 import request from 'supertest';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { ensureScoopData } from '../../src/app/demo/scoop-data';
 import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';

@@ -6,7 +6,7 @@
 import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { createTestApp, CLIENT_TOKEN, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';
 

@@ -12,7 +12,7 @@ import express from 'express';
 import request from 'supertest';
 import { createSequelize } from '../../src/db/connect';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { ToolgateConfigError } from '../../src/errors';
 import { LocalModel } from '../../src/llm/local-model';
 import { internalsOf } from '../../src/toolgate';

@@ -5,7 +5,7 @@
 import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { senderAsGiven } from '../../middleware/sender-check';
 import { createToolgate, type Toolgate } from '../../src/toolgate';
 import { defineTool } from '../../src/tools/tool-registry';

@@ -4,7 +4,7 @@
 import express from 'express';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { ToolgateConfigError } from '../../src/errors';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent, makeToolkit } from '../support/factories';

@@ -6,7 +6,7 @@ import { QueryTypes } from 'sequelize';
 import express from 'express';
 import request from 'supertest';
 import { senderAsGiven } from '../../middleware/sender-check';
-import { currentRun } from '../../middleware/tool-run';
+import { currentRun } from '../../middleware/current-run';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../../src/toolgate';
 import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app';

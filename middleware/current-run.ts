@@ -1,6 +1,6 @@
-// toolRun(): resolves the request's run once (agent from the route, sender from the message, or a
-// scheduled run for the scheduler) and keeps it for the request (`res.locals.toolgate.run`), with
-// the one dispatch path.
+// The request's current run: toolRun() resolves it once (agent from the route, sender from the
+// message, or a scheduled run for the scheduler) and keeps it for the request
+// (`res.locals.toolgate.run`), with the one dispatch path; currentRun() reads it back.
 import type { NextFunction, Request, RequestHandler } from 'express';
 import { ForbiddenError, ToolgateConfigError } from '../src/errors';
 import { carriesBody, unreadNonJsonBody } from './json-body';

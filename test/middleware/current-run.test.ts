@@ -2,7 +2,7 @@
 // caller's role, and keeps it for the request; a sender the agent's access rules refuse stops here.
 // The run service is faked: it starts a real ToolRun over a compiled policy.
 import type { RequestHandler } from 'express';
-import { toolRun } from '../../middleware/tool-run';
+import { toolRun } from '../../middleware/current-run';
 import type { Role } from '../../middleware/request-state';
 import type { DispatchRun } from '../../src/run/tool-run';
 import type { AgentPolicyData } from '../../src/core/types';
