@@ -5,7 +5,7 @@ import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { RouteOf } from '../middleware/idempotency-key';
 import type { ToolRunOptions } from '../middleware/current-run';
-import type { AgentRunsDeps } from '../src/agent/handle-message';
+import type { MessageHandlingDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
 import type { Instances } from '../src/db/instances';
 import type { DocumentStore } from '../src/documents/document-store';
@@ -45,7 +45,7 @@ export interface RouteServices {
   tasks: TaskStore;
   email: EmailDeps;
   /** What agent runs work with: the model, the tool specs, the limits and the run store. */
-  agentRuns: AgentRunsDeps;
+  agentRuns: MessageHandlingDeps;
   /** Approval requests: read and decided by operators and approvers (SEMANTICS §12). */
   approvals: ApprovalService;
   /** Reads the bearer token into res.locals.toolgate.auth (401 for one this service does not know). */

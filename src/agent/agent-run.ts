@@ -22,7 +22,8 @@ import { boundedJson, type StepView, type Stopped } from './run-store';
 import type { AgentRunLimits } from '../option-bounds';
 import { hasDecisions, type RunDecisions } from '../core/run-decisions';
 
-export interface AgentRunDeps {
+/** What the run loop needs (runAgent): the model, the tools' specs, the bounds, the clock. */
+export interface AgentLoopDeps {
   model: LanguageModel;
   registry: Pick<ToolRegistry, 'spec'>;
   limits: AgentRunLimits;
@@ -63,7 +64,7 @@ const RESULT_CHARS = 8_000;
 export type CurrentTurn = Extract<AgentTurn, { role: 'inbound' } | { role: 'instruction' }>;
 
 export async function runAgent(
-  deps: AgentRunDeps,
+  deps: AgentLoopDeps,
   run: ToolRun,
   scope: RunScope,
   history: readonly AgentTurn[],
@@ -83,7 +84,7 @@ export async function runAgent(
 }
 
 async function modelSteps(
-  deps: AgentRunDeps,
+  deps: AgentLoopDeps,
   run: ToolRun,
   scope: RunScope,
   history: readonly AgentTurn[],
@@ -168,7 +169,7 @@ interface RunState {
   requested: ApprovalRequestView[];
 }
 
-function catalogue(run: ToolRun, deps: AgentRunDeps): AgentToolSpec[] {
+function catalogue(run: ToolRun, deps: AgentLoopDeps): AgentToolSpec[] {
   return run.tools.flatMap((id) => {
     const spec = deps.registry.spec(id);
     if (!spec) return [];

@@ -11,7 +11,7 @@ import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { acted, runAgent, type AgentRunDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
 import { approvalNotice } from './approval-notice';
 import { decideByMessage } from './decide-by-message';
 import { historyOf } from './history';
@@ -29,7 +29,8 @@ import {
 } from './run-store';
 import type { DispatchKind } from '../core/types';
 
-export interface AgentRunsDeps extends AgentRunDeps {
+/** What handling a message or an instruction needs: the loop's, and where runs are recorded and approvals decided. */
+export interface MessageHandlingDeps extends AgentLoopDeps {
   store: RunStore;
   /** Decides the requests an approver's message decides, before the model runs. */
   approvals: ApprovalService;
@@ -74,7 +75,7 @@ export interface Handled {
  * from another sender or with other content is a 422; while the first handling runs, a 409.
  */
 export async function handleMessage(
-  deps: AgentRunsDeps,
+  deps: MessageHandlingDeps,
   run: ToolRun,
   request: { thread_id?: string; message: InboundMessage },
 ): Promise<Handled> {
@@ -100,7 +101,7 @@ export async function handleMessage(
 }
 
 async function handleNew(
-  deps: AgentRunsDeps,
+  deps: MessageHandlingDeps,
   run: ToolRun,
   request: { thread_id?: string; message: InboundMessage },
   messageId: string | null,
@@ -177,7 +178,7 @@ function automaticReplyEnd(): RunEnd {
   return { steps: [], reply: null, stopped: 'auto_reply', error: null, escalate: false, decisions: NO_DECISIONS, requested: [] };
 }
 
-export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instruction: string): Promise<RunResult> {
+export async function handleInstruction(deps: MessageHandlingDeps, run: ToolRun, instruction: string): Promise<RunResult> {
   const current: CurrentTurn = { role: 'instruction', text: instruction };
   const started = await deps.store.start({
     agent_id: run.agentId,
@@ -209,7 +210,7 @@ export async function handleInstruction(deps: AgentRunsDeps, run: ToolRun, instr
  * Runs the agent for a started run. The agent throws only before any step acted: the run is then
  * undone, so the 5xx that follows lets the retry run it.
  */
-async function running(deps: AgentRunsDeps, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
+async function running(deps: MessageHandlingDeps, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
   try {
     return await work();
   } catch (err) {
@@ -218,7 +219,7 @@ async function running(deps: AgentRunsDeps, runId: number, work: () => Promise<R
 }
 
 /** Undoes a run in which nothing acted, and hands back the error it failed with. */
-async function abandoned(deps: AgentRunsDeps, runId: number, err: unknown): Promise<unknown> {
+async function abandoned(deps: MessageHandlingDeps, runId: number, err: unknown): Promise<unknown> {
   await deps.store.abandon(runId).catch(() => undefined);
   return err;
 }
@@ -275,7 +276,7 @@ function contentDigest(routingKey: string | null, message: InboundMessage): stri
  * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
  */
 async function completed(
-  deps: AgentRunsDeps,
+  deps: MessageHandlingDeps,
   toolRun: ToolRun,
   row: Parameters<RunStore['complete']>[0],
   end: RunEnd,
@@ -329,7 +330,7 @@ async function threadFor(
  * a model that says so), and to the requesters of the requests it decided. Everyone it goes to
  * becomes a participant of the thread.
  */
-function addressed(deps: AgentRunsDeps, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
+function addressed(deps: MessageHandlingDeps, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
   const to = [message.reply_to ?? message.from];
   const seen = new Set(routingKeysOf(to));
   const cc: string[] = [];
