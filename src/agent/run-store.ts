@@ -352,9 +352,10 @@ export class RunStore {
    * is, or in a new thread (`thread: { subject }`) under a new reference, made in the same
    * transaction so that a run that cannot be written leaves no empty thread; a scheduled run has
    * none (`thread: null`). The message's addresses join the thread's participants and its
-   * Message-ID the agent's known ids.
+   * Message-ID the agent's known ids. `row` is the new agent_runs row's values (its `run` column is
+   * the run's kind).
    */
-  async start(run: {
+  async start(row: {
     agent_id: number;
     thread: ThreadRef | { subject: string | null } | null;
     run: DispatchKind;
@@ -374,56 +375,56 @@ export class RunStore {
     await this.instances.register();
     const started = await this.sequelize.transaction(async (transaction) => {
       let thread: ThreadRef | null = null;
-      if (run.thread !== null && 'id' in run.thread) {
-        thread = run.thread;
+      if (row.thread !== null && 'id' in row.thread) {
+        thread = row.thread;
         await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', {
           replacements: { id: thread.id },
           transaction,
         });
-      } else if (run.thread !== null) {
+      } else if (row.thread !== null) {
         const reference = newThreadReference();
         const [created] = await this.sequelize.query<{ id: number }>(
           'INSERT INTO threads (agent_id, subject, reference) VALUES (:agentId, :subject, :reference) RETURNING id',
           {
-            replacements: { agentId: run.agent_id, subject: run.thread.subject, reference },
+            replacements: { agentId: row.agent_id, subject: row.thread.subject, reference },
             type: QueryTypes.SELECT,
             transaction,
           },
         );
         thread = { id: created!.id, reference, participants: new Set() };
       }
-      const [row] = await this.sequelize.query<{ id: number }>(
+      const [inserted] = await this.sequelize.query<{ id: number }>(
         `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, shadow, run_key)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6::varchar(64)[], $7::jsonb, $8, $9::jsonb, $10::uuid) RETURNING id`,
         {
           bind: [
-            run.agent_id,
+            row.agent_id,
             thread?.id ?? null,
-            run.run,
-            JSON.stringify(storableJson(run.message)),
-            run.routing_key,
-            [...run.tools_offered],
-            run.new_thread ? JSON.stringify(run.new_thread) : null,
+            row.run,
+            JSON.stringify(storableJson(row.message)),
+            row.routing_key,
+            [...row.tools_offered],
+            row.new_thread ? JSON.stringify(row.new_thread) : null,
             this.instances.id,
-            run.shadow ? JSON.stringify(run.shadow) : null,
-            run.run_key ?? null,
+            row.shadow ? JSON.stringify(row.shadow) : null,
+            row.run_key ?? null,
           ],
           type: QueryTypes.SELECT,
           transaction,
         },
       );
-      const id = row!.id;
+      const id = inserted!.id;
       if (thread !== null) {
         // The message's id is claimed with its run: of two deliveries at once, one runs, and the other
         // finds the claim (this transaction, and its run, are undone for it).
         if (
-          run.message_id !== null &&
-          !(await this.knowMessageId(run.agent_id, run.message_id, thread.id, id, 'inbound', transaction, run.content_digest ?? null))
+          row.message_id !== null &&
+          !(await this.knowMessageId(row.agent_id, row.message_id, thread.id, id, 'inbound', transaction, row.content_digest ?? null))
         ) {
-          throw new MessageIdTaken(run.message_id);
+          throw new MessageIdTaken(row.message_id);
         }
-        await this.join(thread.id, run.participants, transaction);
-        thread = { ...thread, participants: new Set([...thread.participants, ...run.participants]) };
+        await this.join(thread.id, row.participants, transaction);
+        thread = { ...thread, participants: new Set([...thread.participants, ...row.participants]) };
       }
       return { id, thread };
     });
