@@ -54,16 +54,16 @@ export async function up(queryInterface: QueryInterface): Promise<void> {
         { replacements: { name, description }, transaction },
       );
     }
-    for (const [agent, toolkit, allowProactive, allowRules] of GRANTS) {
+    for (const [agent, toolkit, allowScheduled, allowRules] of GRANTS) {
       const [rows] = await sequelize.query(
         `WITH a AS (SELECT id FROM agents WHERE name = :agent ORDER BY id LIMIT 1),
               t AS (SELECT id FROM toolkits WHERE lower(name) = lower(:toolkit)),
               made AS (
                 INSERT INTO agent_toolkits (agent_id, toolkit_id, allow_proactive)
-                SELECT a.id, t.id, :allowProactive FROM a, t
+                SELECT a.id, t.id, :allowScheduled FROM a, t
                 ON CONFLICT (agent_id, toolkit_id) DO NOTHING RETURNING id)
          SELECT id FROM made`,
-        { replacements: { agent, toolkit, allowProactive }, transaction },
+        { replacements: { agent, toolkit, allowScheduled }, transaction },
       );
       // Rules go only on a grant made now: an operator's later edit of the gate is never undone.
       const made = (rows as { id: number }[])[0];

@@ -34,7 +34,8 @@ export class PolicyIndex implements CompiledPolicy {
   readonly #allowListMask: number;
   /** Whether any rule is looked up by the key's domain (else the domain is never cut out). */
   readonly #byDomain: boolean;
-  readonly #proactiveMask: number;
+  /** The attachments a scheduled run reaches: those whose `allow_proactive` (the contract's name) is on. */
+  readonly #scheduledMask: number;
   readonly #allMask: number;
   /** The attachments that require approval, and the approver patterns across them. */
   readonly #approvalMask: number;
@@ -65,14 +66,14 @@ export class PolicyIndex implements CompiledPolicy {
     let open = 0;
     let gated = 0;
     let allowList = 0;
-    let proactive = 0;
+    let scheduled = 0;
     let approval = 0;
     if (this.#masked) {
       data.attachments.forEach((a, i) => {
         const bit = 1 << i;
         if (a.rules.length === 0) open |= bit;
         else gated |= bit;
-        if (a.allow_proactive === true) proactive |= bit;
+        if (a.allow_proactive === true) scheduled |= bit;
         if (a.rules.some((rule) => rule.kind === 'allow')) allowList |= bit;
         for (const rule of a.rules) {
           const check = checkRule(rule);
@@ -89,7 +90,7 @@ export class PolicyIndex implements CompiledPolicy {
     this.#openMask = open;
     this.#gatedMask = gated;
     this.#allowListMask = allowList;
-    this.#proactiveMask = proactive;
+    this.#scheduledMask = scheduled;
     this.#approvalMask = approval;
     this.#allMask = open | gated;
     this.#byDomain = this.#deny.byDomain || this.#allow.byDomain;
@@ -188,7 +189,7 @@ export class PolicyIndex implements CompiledPolicy {
   #maskOf(run: Run): number {
     switch (run.kind) {
       case 'scheduled':
-        return this.#proactiveMask;
+        return this.#scheduledMask;
       case 'catalogue':
         return this.#allMask;
       case 'sender':

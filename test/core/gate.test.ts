@@ -78,11 +78,11 @@ describe('decideGate', () => {
 });
 
 describe('decideAttachment', () => {
-  const attachment = (allowProactive: boolean, rules: GateRule[]): AttachmentPolicy => ({
+  const attachment = (allowScheduled: boolean, rules: GateRule[]): AttachmentPolicy => ({
     attachment_id: 1,
     toolkit_id: 1,
     toolkit_name: 'Finance',
-    allow_proactive: allowProactive,
+    allow_proactive: allowScheduled,
     member_tool_ids: ['process_refund'],
     rules,
   });
