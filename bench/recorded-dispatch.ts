@@ -48,7 +48,7 @@ const FLOOR_START = {
 };
 const FLOOR_COMPLETE = {
   name: 'floor_complete',
-  text: `UPDATE tool_calls SET status = 'success', duration_ms = $2 WHERE id = $1 AND status = 'started'`,
+  text: `UPDATE tool_calls SET status = 'success', duration_ms = $2 WHERE id = $1 AND status IS NOT DISTINCT FROM 'started'`,
 };
 
 async function floor(pool: Pool, agentId: number, connections: number, amount: number): Promise<LoadResult> {
