@@ -31,8 +31,6 @@ export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 export interface ApiSection {
   group: RouteGroup;
   section: RouteSection<RouteServices>;
-  /** The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on. */
-  legacySentence?: true;
 }
 
 export const API_ROUTES: readonly ApiSection[] = [
@@ -50,25 +48,18 @@ export const API_ROUTES: readonly ApiSection[] = [
   { group: 'admin', section: toolCallRecordsRoutes },
   { group: 'admin', section: decisionsRoutes },
   { group: 'admin', section: mcpRoutes },
-  { group: 'email', section: emailRoutes, legacySentence: true },
-  { group: 'documents', section: documentsRoutes, legacySentence: true },
+  { group: 'email', section: emailRoutes },
+  { group: 'documents', section: documentsRoutes },
   { group: 'documents', section: embeddingsRoutes },
   { group: 'tasks', section: tasksRoutes },
   { group: 'chat', section: chatRoutes },
   { group: 'migrations', section: migrationsRoutes },
 ];
 
-/**
- * Mounts the sections of the groups that are on. The router has read the bearer token already;
- * `legacy` are the services of the routes that answer with the legacy sentence.
- */
-export function mountApiRoutes(
-  router: Router,
-  groups: ReadonlySet<RouteGroup>,
-  services: { parts: RouteServices; legacy: RouteServices },
-): void {
-  const mount: MountServices = { requireRole: services.parts.requireRole, idempotencyKey: services.parts.idempotencyKey };
-  for (const { group, section, legacySentence } of API_ROUTES) {
-    if (groups.has(group)) router.use(mountRoutes(section, legacySentence ? services.legacy : services.parts, mount));
+/** Mounts the sections of the groups that are on. The router has read the bearer token already. */
+export function mountApiRoutes(router: Router, groups: ReadonlySet<RouteGroup>, services: RouteServices): void {
+  const mount: MountServices = { requireRole: services.requireRole, idempotencyKey: services.idempotencyKey };
+  for (const { group, section } of API_ROUTES) {
+    if (groups.has(group)) router.use(mountRoutes(section, services, mount));
   }
 }

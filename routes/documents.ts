@@ -25,7 +25,8 @@ const gatedQuestion = {
   roles: ['client'],
   description: 'Gate: document_search.',
   idempotent: true,
-  use: (tg: DocumentServices) => [tg.toolRun(), tg.requireTool('document_search')],
+  // Ported from the legacy API: a refusal says its sentence, which its clients match on.
+  use: (tg: DocumentServices) => [tg.toolRun(), tg.requireTool('document_search', { legacySentence: true })],
 } as const;
 
 export const documentsRoutes = routeSection<DocumentServices>('Documents', (route) => [

@@ -16,7 +16,8 @@ const gatedMessage = {
   body: emailMessageSchema,
   errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded', 'upstream_error'],
   idempotent: true,
-  use: (tg: EmailServices) => [tg.toolRun(), tg.requireTool('email_analyzer')],
+  // Ported from the legacy API: a refusal says its sentence, which its clients match on.
+  use: (tg: EmailServices) => [tg.toolRun(), tg.requireTool('email_analyzer', { legacySentence: true })],
 } as const;
 
 export const emailRoutes = routeSection<EmailServices>('Email', (route) => [

@@ -5,6 +5,7 @@ import type { Sequelize } from 'sequelize';
 import type { Role } from '../middleware/auth';
 import type { RouteOf } from '../middleware/idempotency-key';
 import type { ToolRunOptions } from '../middleware/current-run';
+import type { RequireToolOptions } from '../middleware/require-tool';
 import type { MessageHandlingDeps } from '../src/agent/handle-message';
 import type { ApprovalService } from '../src/approvals/approvals';
 import type { Instances } from '../src/db/instances';
@@ -56,7 +57,8 @@ export interface RouteServices {
   idempotencyKey(routeOf: RouteOf): RequestHandler;
   /** This instance's heartbeat; registering it also starts the sweeper (SEMANTICS §13). */
   instances: Instances;
-  requireTool(toolId: string): RequestHandler;
+  /** A gate tool's check before a route's handler; the routes ported from the legacy API ask for its sentence. */
+  requireTool(toolId: string, options?: RequireToolOptions): RequestHandler;
   syncSystemToolkits(): Promise<SyncReport>;
   /** Where callers' budgets are counted: `postgres` (shared by every instance) or `memory` (this process). */
   limitStore: RateLimitStoreKind;

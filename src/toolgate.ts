@@ -1,67 +1,28 @@
-// The plugin: createToolgate() checks its options once, binds its models to the host's Sequelize,
-// and hands back the middleware a host mounts, the services an operator's code calls, and a router
-// with the HTTP routes, each group of which can be switched off.
-import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { Sequelize } from 'sequelize';
-import { authenticate, checkHost, requireRole, type CheckHostOptions, type Role } from '../middleware/auth';
-import { Drain } from '../middleware/drain';
+// The plugin: createToolgate() checks its options once, builds the services
+// (toolgate-services.ts), then the router on them (toolgate-router.ts), and hands back a thin facade:
+// the middleware a host mounts, the services an operator's code calls, and the router.
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
+import { checkHost, requireRole, type CheckHostOptions, type Role } from '../middleware/auth';
+import type { ToolRunOptions } from '../middleware/current-run';
 import { errorHandler } from '../middleware/error-handler';
-import { errorFields } from '../middleware/error-handler';
-import { requestId } from '../middleware/request-id';
-import { idempotencyKey } from '../middleware/idempotency-key';
-import { jsonBody } from '../middleware/json-body';
-import { clientRateLimit } from '../middleware/rate-limit';
-import { requireTool } from '../middleware/require-tool';
-import { toolRun, type ToolRunOptions } from '../middleware/current-run';
-import { defineModels } from '../models';
 import type { RouteServices } from '../routes/route-services';
-import { mountApiRoutes, ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
-import { RunStore } from './agent/run-store';
-import { ApprovalStore } from './approvals/approval-store';
-import { ApprovalService } from './approvals/approvals';
+import { ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
 import type { Resolution, Run, ToolDefinition } from './core/types';
-import { dedicatedClient } from './db/dedicated-client';
-import { NotificationsUndeliveredError } from './db/policy-listener';
-import { Instances } from './db/instances';
-import { migrateUp } from './db/migrate';
-import { policyChannel, schemaOf, sequelizeInSchema } from './db/schema';
-import { PostgresRateLimitStore } from './db/postgres-rate-limit-store';
 import type { EmbeddingProgress, EmbedPendingOptions } from './documents/chunk-embedder';
-import { DocumentStore } from './documents/document-store';
-import { EmbeddingJob, type EmbeddingJobView } from './documents/embedding-job';
-import { VectorIndex } from './documents/vector-index';
+import type { EmbeddingJobView } from './documents/embedding-job';
 import { ToolgateConfigError } from './errors';
 import { migrateEnabledTools } from './legacy/migrate-enabled-tools';
 import type { MigrationReport } from './legacy/report';
-import { LocalModel } from './llm/local-model';
-import { ToolgateMetrics, type ToolgateMetricsView } from './metrics/toolgate-metrics';
-import { ToolgateTracing } from './tracing/toolgate-tracing';
-import type { PolicyCacheConfig } from './policy-cache-options';
-import type { RateLimitStoreKind } from './rate-limit-options';
-import { ListenedPolicies, type Invalidation } from './run/listened-policies';
-import type { PolicyRead, PolicySource } from './run/policy-source';
-import { RunService } from './run/run-service';
-import { Sweeper } from './run/sweeper';
-import { AccessRuleService } from './services/access-rules';
-import { PolicyPreviewService } from './services/policy-preview';
-import { VersionedPolicies } from './run/versioned-policies';
-import { loadPolicyVersion } from './services/policy-loader';
-import { AgentService } from './services/agents';
-import { AttachmentService } from './services/attachments';
-import { IdempotencyKeys } from './services/idempotency-keys';
-import { syncSystemToolkits, type SyncReport } from './services/system-toolkits';
-import { ToolkitService } from './services/toolkits';
+import type { ToolgateMetricsView } from './metrics/toolgate-metrics';
+import type { AccessRuleService } from './services/access-rules';
+import type { AgentService } from './services/agents';
+import type { AttachmentService } from './services/attachments';
+import type { SyncReport } from './services/system-toolkits';
+import type { ToolkitService } from './services/toolkits';
 import { warnSendersAsGiven } from './senders-as-given';
-import { TaskStore } from './tasks/task-store';
-import type { ToolgateLogger } from './toolgate-logger';
 import { checkToolgateOptions, type ToolgateOptions } from './toolgate-options';
-import { McpServers } from './mcp/mcp-servers';
-import { PinnedToolStore } from './mcp/pinned-tool-store';
-import { McpSessions } from './mcp-sessions/mcp-sessions';
-import { McpSessionStore } from './mcp-sessions/mcp-session-store';
-import { mcpEndpoint } from '../middleware/mcp-endpoint';
-import { builtinTools } from './tools/builtin-tools';
-import { ToolRegistry } from './tools/tool-registry';
+import { toolgateRouter } from './toolgate-router';
+import { toolgateServices } from './toolgate-services';
 
 export { ROUTE_GROUPS };
 export type { RouteGroup };
@@ -159,7 +120,8 @@ export function internalsOf(tg: Toolgate): RouteServices {
 
 /**
  * Builds a toolgate. Options are checked here, once: a bad one throws a ToolgateConfigError now,
- * not on the first request.
+ * not on the first request. The facade keeps nothing of its own: each member hands on to what the two
+ * steps built.
  *
  * @example
  * const tg = createToolgate({ sequelize: createSequelize(databaseUrl), adminToken, tools: [lookupOrder] });
@@ -170,295 +132,44 @@ export function internalsOf(tg: Toolgate): RouteServices {
  */
 export function createToolgate(given: ToolgateOptions): Toolgate {
   const options = checkToolgateOptions(given);
-  const groups = options.routes;
-  const { limits, messageIdDomain } = options.agentRuns;
-  const approvalExpiryMs = options.approvals;
-  const recovery = options.recovery;
-  // With a schema of its own, toolgate works on a Sequelize whose connections search that schema
-  // alone (src/db/schema.ts); the host's stays the host's, for its tools among others.
-  const hostSequelize = options.sequelize;
-  const schema = options.schema ?? schemaOf(hostSequelize);
-  const sequelize = schema === null ? hostSequelize : sequelizeInSchema(hostSequelize, schema);
-  const ownPool = sequelize !== hostSequelize;
-  const models = defineModels(sequelize);
-  const model = options.model ?? new LocalModel();
-  const tasks = new TaskStore(sequelize);
-  const logger = options.logger;
-  const vectorIndex = new VectorIndex(sequelize, (err) =>
-    logger?.warn?.({ err: errorFields(err) }, 'the HNSW index for semantic search could not be built: pgvector ranks without it'),
-  );
-  const documents = new DocumentStore(sequelize, {
-    ...(options.embeddings ? { embeddings: options.embeddings } : {}),
-    vectorEngine: vectorIndex.engine,
-    onEmbeddingFailure: (err) =>
-      logger?.warn?.(
-        { err: errorFields(err) },
-        'the embeddings provider failed: searches go by words only, and the job embeds the chunks later',
-      ),
-  });
-  const embeddingJob = documents.embedder
-    ? new EmbeddingJob(documents.embedder, (err) =>
-        logger?.error({ err: errorFields(err) }, 'the re-embedding job stopped: run it again to resume where it stopped'),
-      )
-    : undefined;
-  const now = () => new Date();
-  const registry = new ToolRegistry(options.tools, builtinTools({ model, documents, tasks, now }));
-  const manifest = registry.manifest;
-  const mcp = new McpServers(options.mcp, {
-    store: new PinnedToolStore(sequelize),
-    registry,
-    env: process.env,
-    logger,
-    // Compiled policies know which member ids are live: one compiled before an MCP tool came or went is stale.
-    onManifestChanged: () => runs.policies.clear?.(),
-  });
-  const cacheConfig = options.policyCache;
-  const tracing = options.tracing === false ? undefined : new ToolgateTracing(options.tracing);
-  const rateLimit = options.rateLimit;
-  const metrics = new ToolgateMetrics(sequelize);
-  const approvalStore = new ApprovalStore(sequelize, (count) => metrics.approvals('expired', count));
-  const instances = new Instances(sequelize, { heartbeatMs: recovery.heartbeatMs, staleAfterMs: recovery.staleAfterMs });
-  const runs = new RunService(sequelize, registry, {
-    toolSequelize: hostSequelize,
-    approvals: { store: approvalStore, expiryMs: approvalExpiryMs },
-    instances,
-    graceMs: recovery.graceMs,
-    onRecordError: (err, context) => {
-      logger?.error(
-        { ...context, err: recordErrorFields(err) },
-        'a tool ran, but its outcome could not be recorded: its record stays started',
-      );
-    },
-    onFault: (err, context) => {
-      logger?.error(
-        { ...context, err: errorFields(err) },
-        context.stage === 'shadow'
-          ? "a candidate's shadow could not be worked out: the record goes without it, and the live decision stands"
-          : "toolgate's own fault after a tool ran: answered with what ran, not a 5xx",
-      );
-    },
-    policies: policySources(sequelize, cacheConfig, metrics, logger, policyChannel(schema)),
-    observer: {
-      gate: (s, cache) => metrics.gate(s, cache),
-      hit: () => metrics.hit(),
-      decision: (d) => metrics.decision(d),
-      toolCall: (status) => metrics.toolCall(status),
-      approvalFiled: () => metrics.approvals('requested'),
-    },
-    ...(mcp.configured ? { withheld: mcp.withheld } : {}),
-    ...(tracing ? { tracing } : {}),
-  });
-  const mcpSessions = new McpSessions(
-    {
-      store: new McpSessionStore(sequelize),
-      runs,
-      spec: (id) => registry.spec(id),
-      onFault: (err) => logger?.warn?.({ err: errorFields(err) }, 'an MCP session could not be served: nothing ran'),
-    },
-    options.mcpSessions,
-  );
-  // A change this instance hears of is told to its MCP sessions at once, not at their next poll.
-  if (runs.policies instanceof ListenedPolicies) {
-    runs.policies.on('invalidated', (i: Invalidation) => mcpSessions.policyChanged(i.agentIds));
-  }
-  const runStore = new RunStore(sequelize, instances);
-  const sweeper = new Sweeper(sequelize, instances, {
-    intervalMs: recovery.sweepIntervalMs,
-    graceMs: recovery.graceMs,
-    inFlight: { records: () => [...runs.inFlight], runs: () => [...runStore.open] },
-    retention: options.retention,
-    onSwept: (swept) => logger?.info?.({ ...swept }, 'the sweeper closed what a stopped instance left open and dropped what expired'),
-    onKept: (kept) => logger?.info?.({ kept }, 'the retention kept partitions that hold what is still under way'),
-    onError: (err) =>
-      logger?.warn?.({ err: err instanceof Error ? { name: err.name } : typeof err }, 'the sweeper could not sweep: it tries again'),
-  });
-  // An instance sweeps once it holds anything: a toolgate that never runs a tool never sweeps.
-  instances.onRegistered(() => sweeper.start());
-  const approvals = new ApprovalService(runs, approvalStore, (outcome) => metrics.approvals(outcome));
-  metrics.countEntries(() => runs.cachedAgents);
-  metrics.countMcp(
-    () => mcp.servers(),
-    () => mcpSessions.connections,
-  );
-  const senderCheck = options.senders.check;
-  const authenticateBearer = authenticate(options.auth, {
-    onRoleOfError: (err) =>
-      logger?.error({ err: errorFields(err) }, "the host's roleOf failed: the request was refused (503 authentication_unavailable)"),
-  });
-  // Where callers are counted: the client limit's store, and the dashboard's count of wrong tokens.
-  const limitStore: RateLimitStoreKind = rateLimit !== false && rateLimit.store === 'memory' ? 'memory' : 'postgres';
-  const rateLimitStore = rateLimit !== false && limitStore === 'postgres' ? new PostgresRateLimitStore(sequelize) : undefined;
-  const limitCallers = clientRateLimit(rateLimit, rateLimitStore);
-  const body = jsonBody({ limit: options.bodyLimit });
-  const idempotencyKeys = new IdempotencyKeys(sequelize, instances);
-
-  const parts: RouteServices = {
-    sequelize,
-    registry,
-    toolkits: new ToolkitService(sequelize, manifest, models),
-    agents: new AgentService(sequelize, manifest, models),
-    attachments: new AttachmentService(sequelize, manifest, models),
-    accessRules: new AccessRuleService(models),
-    previews: new PolicyPreviewService(sequelize, manifest, mcp.configured ? mcp.withheld : undefined),
-    runs,
-    metrics,
-    model,
-    documents,
-    embeddings: embeddingJob ? { job: embeddingJob, index: vectorIndex } : undefined,
-    tasks,
-    email: { model, tasks, now },
-    approvals,
-    agentRuns: { model, registry, limits, now, approvals, messageIdDomain, store: runStore, ...(tracing ? { tracing } : {}) },
-    authenticate: authenticateBearer,
-    requireRole,
-    toolRun: (o: ToolRunOptions = {}) => toolRun(runs, { senderCheck, ...o }),
-    idempotencyKey: (routeOf) => idempotencyKey(idempotencyKeys, routeOf),
-    instances,
-    requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d)),
-    syncSystemToolkits: async () => {
-      await mcp.start();
-      return syncSystemToolkits(sequelize, models, manifest);
-    },
-    limitStore,
-    mcp,
-    mcpSessions,
-    mcpSessionUrl: (req) => new URL(options.mcpSessions.url, `${req.protocol}://${req.get('host') ?? 'localhost'}`).toString(),
-  };
-
-  const router = Router();
-  const drain = new Drain();
-  // The router answers its own errors (below) with a request id, whether or not the host assigns one.
-  const assignRequestId = requestId();
-  router.use(function routerRequestId(req, res, next) {
-    if (res.locals.toolgate?.requestId) return next();
-    return assignRequestId(req, res, next);
-  });
-  router.use(drain.middleware);
-  // Tokens first, so an unknown token is a 401 that never opens a budget; then the budget, so a
-  // flood is refused before its bodies are parsed.
-  router.use(authenticateBearer);
-  router.use(function limitClientRoutes(req, res, next) {
-    const role = res.locals.toolgate?.auth?.role;
-    if (role === 'admin' || role === 'scheduler') return next();
-    return limitCallers(req, res, next);
-  });
-  router.use(body);
-  // The routes ported from the legacy API refuse a gate tool with its sentence, which their clients match on.
-  const legacy: RouteServices = {
-    ...parts,
-    requireTool: (toolId: string) => requireTool(manifest, toolId, (d) => metrics.decision(d), { legacySentence: true }),
-  };
-  mountApiRoutes(router, groups, { parts, legacy });
-  // Its own errors in its own shape, whatever handlers the host has: a database outage on an admin
-  // read is a JSON 503, never Express's HTML page. Only errors raised inside the router reach this;
-  // the host's routes keep their own handlers.
-  router.use(errorHandler({ logger, renderAll: true }));
-
+  const services = toolgateServices(options);
+  const { routes, router, mcpEndpoint, drain } = toolgateRouter(services, options);
+  const { sequelize, registry, documents, runs, metrics, mcp } = services.domain;
+  const embeddingJob = services.domain.embeddings?.job;
   const tg: Toolgate = {
     router,
-    mcpEndpoint: mcpEndpoint(mcpSessions, [drain.middleware, ...body], errorHandler({ logger, renderAll: true })),
+    mcpEndpoint,
     get tools() {
-      return manifest.list();
+      return registry.manifest.list();
     },
-    toolkits: parts.toolkits,
-    agents: parts.agents,
-    attachments: parts.attachments,
-    accessRules: parts.accessRules,
-    toolRun: parts.toolRun,
-    requireTool: parts.requireTool,
+    toolkits: routes.toolkits,
+    agents: routes.agents,
+    attachments: routes.attachments,
+    accessRules: routes.accessRules,
+    toolRun: routes.toolRun,
+    // One argument, as the host calls it: the legacy sentence is the bundled routes' alone.
+    requireTool: (toolId) => routes.requireTool(toolId),
     checkHost: (o) => checkHost(options.auth, o),
     requireRole,
-    errorHandler: () => errorHandler({ logger }),
+    errorHandler: () => errorHandler({ logger: options.logger }),
     explain: (agentId, run) => runs.explain(agentId, run),
-    migrate: async () => {
-      const applied = await migrateUp(sequelize, { adoptLegacyTables: options.adoptLegacyTables === true });
-      await documents.indexUnchunked();
-      if (documents.embedder) await vectorIndex.prepare(documents.embedder.space());
-      return applied;
-    },
+    migrate: () => services.migrate(),
     embeddingProgress: async () => (documents.embedder ? documents.embedder.progress() : null),
     embedPending: async (request = {}) => (documents.embedder ? documents.embedder.embedPending(request) : 0),
     reembed: () => embeddingJob?.start() ?? null,
     startMcp: () => mcp.start(),
-    syncSystemToolkits: parts.syncSystemToolkits,
+    syncSystemToolkits: routes.syncSystemToolkits,
     migrateEnabledTools: (request = {}) =>
-      migrateEnabledTools(sequelize, manifest, {
+      migrateEnabledTools(sequelize, registry.manifest, {
         mode: request.dryRun === false ? 'apply' : 'dry_run',
         mapTypos: request.mapTypos ?? false,
       }),
     metrics,
     drain: (timeoutMs) => drain.drain(timeoutMs),
-    close: async () => {
-      await embeddingJob?.stop();
-      await vectorIndex.stop();
-      rateLimitStore?.shutdown();
-      sweeper.stop();
-      await mcpSessions.stop();
-      await mcp.close();
-      await runs.close();
-      // Said so others need not wait for the heartbeat to go stale; a database that is gone is no matter.
-      await instances.stop().catch(() => undefined);
-      if (ownPool) await sequelize.close().catch(() => undefined);
-    },
+    close: () => services.close(),
   };
-  internals.set(tg, parts);
+  internals.set(tg, routes);
   // Last, so a toolgate that failed to build says nothing of how it would have taken senders.
-  if (!options.senders.chosen) warnSendersAsGiven(logger);
+  if (!options.senders.chosen) warnSendersAsGiven(options.logger);
   return tg;
-}
-
-/** The policy source for the cache mode, told to the metrics (and the logger, when the listener is lost). */
-function policySources(
-  sequelize: Sequelize,
-  config: PolicyCacheConfig,
-  metrics: ToolgateMetrics,
-  logger: ToolgateLogger | undefined,
-  channel: string,
-): ((read: PolicyRead) => PolicySource) | undefined {
-  const cache = { maxAgents: config.maxAgents, maxAgeMs: config.maxAgeMs };
-  switch (config.mode) {
-    case 'off':
-      return undefined;
-    case 'strict':
-      return (read) => new VersionedPolicies(read, (agentId) => loadPolicyVersion(sequelize, agentId), cache);
-    case 'listen':
-      return (read) => {
-        const client = () => dedicatedClient(sequelize, { keepAlive: true, application_name: 'toolgate policy listener' });
-        const policies = new ListenedPolicies(sequelize, read, client, { ...cache, listener: config.listener, channel });
-        policies.on('invalidated', (i: Invalidation) => metrics.invalidated(i.source));
-        policies.on('connecting', () => metrics.listener('connecting'));
-        policies.on('closed', () => metrics.listener('closed'));
-        policies.on('listening', () => {
-          metrics.listener('listening');
-          logger?.info?.({}, 'the policy listener holds: compiled policies are cached');
-        });
-        policies.on('lost', (err: unknown) => {
-          metrics.listener('lost');
-          // The error's name and code only: the driver's messages are not toolgate's to pass on.
-          const code = (err as { code?: unknown } | undefined)?.code;
-          logger?.warn?.(
-            { err: err instanceof Error ? { name: err.name, code: typeof code === 'string' ? code : undefined } : typeof err },
-            // This one is toolgate's own, and names the likely cause (a pooler that drops notifications).
-            err instanceof NotificationsUndeliveredError
-              ? `the policy listener is not told of changes: ${err.message}`
-              : 'the policy listener lost its connection: runs read through the database until it is back',
-          );
-        });
-        return policies;
-      };
-    default:
-      throw new ToolgateConfigError('ERR_TOOLGATE_POLICY_CACHE', `Unknown policy cache mode ${JSON.stringify(config.mode)}.`);
-  }
-}
-
-/**
- * What the log says of a record that could not be completed: the error's kind and SQLSTATE, never
- * its message (which may quote the tool's words). The statement's error is node-postgres's own, or
- * Sequelize's around it.
- */
-function recordErrorFields(err: unknown): { name: string; code?: string } | string {
-  if (!(err instanceof Error)) return typeof err;
-  const cause = (err as { parent?: unknown }).parent ?? err;
-  const code = (cause as { code?: unknown }).code;
-  return typeof code === 'string' ? { name: err.name, code } : { name: err.name };
 }

@@ -1,5 +1,6 @@
 // What the dashboard's pages work with: the toolgate's own services (no HTTP round trip), and the
 // job store for long operations.
+import type { Request, Response } from 'express';
 import type { RouteServices } from '../../../routes/route-services';
 import type { ServiceLogger } from '../logger';
 import type { JobStore } from './jobs';
@@ -11,3 +12,6 @@ export type DashboardServices = Pick<
   jobs: JobStore;
   logger: ServiceLogger;
 };
+
+/** One page or one form's action: a named function its router mounts on its path. */
+export type PageHandler = (d: DashboardServices, req: Request, res: Response) => Promise<void>;

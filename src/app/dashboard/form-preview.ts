@@ -1,17 +1,23 @@
 // A form's Preview (SEMANTICS §15): the change the form's Save would make, checked first as Save
 // checks it, then previewed over the dashboard's window. Nothing is written.
+import type { Request } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { PreviewImpact } from '../../core/policy-preview';
 import type { PreviewInput } from '../../services/policy-preview';
 import type { DashboardServices } from './dashboard-services';
-import { attempt } from './form-data';
+import { attempt, textField } from './form-data';
 import type { FieldErrors } from './views/form';
 import { PREVIEW_WINDOW, type FormPreview } from './views/policy-preview';
 
 export type PreviewResult = { ok: true; preview: FormPreview } | { ok: false; status: number; errors: FieldErrors };
 
+/** The field a form's Preview button sends (views/policy-preview.tsx). */
+const PREVIEW_FIELD = 'preview';
+
 /** Whether the form was sent by its Preview button rather than its Save. */
-export const PREVIEW_FIELD = 'preview';
+export function previewing(req: Request): boolean {
+  return textField(req, PREVIEW_FIELD) === 'yes';
+}
 
 /**
  * `change` parses the form's input as Save would (so its refusals name the same fields, in the same

@@ -5,14 +5,19 @@ import type { VNode } from 'preact';
 import { NotFoundError } from '../../../errors';
 import type { AttachmentView, CapView, RuleView } from '../../../services/attachments';
 import type { DashboardServices } from '../dashboard-services';
-import { pageContext } from '../form-data';
+import { pageContext, textField } from '../form-data';
 import { previewForm } from '../form-preview';
 import { openGateGrant } from '../open-gate';
 import { andList } from '../views/plain-words';
 import { RemovalConfirmationPage, type RemovalPreview } from '../views/removal-confirmation';
 
+/** The field the confirmation page's Remove or Detach sends (views/removal-confirmation.tsx). */
+const CONFIRMED_FIELD = 'confirmed';
+
 /** Whether the form was sent from the confirmation page (the Remove or Detach there), not from the list. */
-export const CONFIRMED_FIELD = 'confirmed';
+export function confirmed(req: Request): boolean {
+  return textField(req, CONFIRMED_FIELD) === 'yes';
+}
 
 /** The cap a cap's confirmation showed: caps are removed by their place, which another change may give to another cap. */
 export const CAP_FIELD = 'cap';

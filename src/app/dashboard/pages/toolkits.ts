@@ -5,7 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import { ConflictError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
 import { toolkitInputSchema, toolkitPatchSchema } from '../../../services/inputs';
-import { PREVIEW_FIELD, previewForm, unreplayed } from '../form-preview';
+import { previewForm, previewing, unreplayed } from '../form-preview';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, listField, pageContext, redirectWith, textField } from '../form-data';
 import { renderPage } from '../render';
@@ -17,7 +17,6 @@ import { DeleteToolkitPage, ToolkitsPage } from '../views/toolkits';
 
 export function toolkitPages(d: DashboardServices): Router {
   const router = Router();
-  const previewing = (req: Request) => textField(req, PREVIEW_FIELD) === 'yes';
   const tools = () => d.registry.manifest.list();
   const mcpTools = (): McpToolStates =>
     new Map(d.mcp.servers().flatMap(({ name }) => d.mcp.pinned(name).map((t) => [t.tool_id, { status: t.status, server: name }] as const)));

@@ -8,6 +8,7 @@ import { Layout, type PageContext } from './layout';
 import { accessSummary, gateSummary } from './plain-words';
 import { PreviewPanel, type FormPreview } from './policy-preview';
 import { RuleForm, RulesTable, type RuleFormValues } from './rules-table';
+import { Table } from './table';
 
 export function AgentsPage(props: {
   ctx: PageContext;
@@ -48,44 +49,33 @@ export function AgentsPage(props: {
               : 'No more agents.'}
         </p>
       ) : null}
-      <table>
-        <caption class="visually-hidden">
-          {props.search !== '' ? 'The agents whose name begins so, by name' : 'The agents, by name'}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Agent</th>
-            <th scope="col">Who reaches it</th>
-            <th scope="col">Toolkits attached</th>
-            <th scope="col">
-              <span class="visually-hidden">Links</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.agents.map((a) => {
-            const toolkits = props.toolkitsByAgent.get(a.id) ?? [];
-            return (
-              <tr key={a.id}>
-                <th scope="row">
-                  <a href={`${ctx.base}/agents/${a.id}`}>{a.name}</a> <span class="muted">#{a.id}</span>
-                  {a.description ? <p class="hint">{a.description}</p> : null}
-                </th>
-                <td>{accessSummary(props.accessRulesByAgent.get(a.id) ?? [])}</td>
-                <td>{toolkits.length === 0 ? <span class="warning-text">None: this agent has no tools</span> : toolkits.join(', ')}</td>
-                <td class="actions">
-                  <a href={`${ctx.base}/who-gets-what?agent=${a.id}`} aria-label={`Who gets what from ${a.name}`}>
-                    Who gets what
-                  </a>
-                  <a href={`${ctx.base}/tool-calls?agent=${a.id}`} aria-label={`Tool calls of ${a.name}`}>
-                    Tool calls
-                  </a>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table
+        caption={props.search !== '' ? 'The agents whose name begins so, by name' : 'The agents, by name'}
+        columns={['Agent', 'Who reaches it', 'Toolkits attached']}
+        actions="Links"
+      >
+        {props.agents.map((a) => {
+          const toolkits = props.toolkitsByAgent.get(a.id) ?? [];
+          return (
+            <tr key={a.id}>
+              <th scope="row">
+                <a href={`${ctx.base}/agents/${a.id}`}>{a.name}</a> <span class="muted">#{a.id}</span>
+                {a.description ? <p class="hint">{a.description}</p> : null}
+              </th>
+              <td>{accessSummary(props.accessRulesByAgent.get(a.id) ?? [])}</td>
+              <td>{toolkits.length === 0 ? <span class="warning-text">None: this agent has no tools</span> : toolkits.join(', ')}</td>
+              <td class="actions">
+                <a href={`${ctx.base}/who-gets-what?agent=${a.id}`} aria-label={`Who gets what from ${a.name}`}>
+                  Who gets what
+                </a>
+                <a href={`${ctx.base}/tool-calls?agent=${a.id}`} aria-label={`Tool calls of ${a.name}`}>
+                  Tool calls
+                </a>
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
       <nav class="pages" aria-label="Pages of agents">
         {props.first ? null : <a href={`${ctx.base}/agents${searched === '' ? '' : `?${searched.slice(0, -1)}`}`}>First page</a>}
         {props.next === null ? null : (
@@ -184,65 +174,51 @@ export function AgentPage(props: {
         {attachments.length === 0 ? (
           <p class="warning-text">No toolkit is attached: {agent.name} has no tools at all.</p>
         ) : (
-          <table>
-            <caption class="visually-hidden">{`Toolkits attached to ${agent.name}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Toolkit</th>
-                <th scope="col">Tools</th>
-                <th scope="col">Sender gate</th>
-                <th scope="col">Approval</th>
-                <th scope="col">Scheduled runs</th>
-                <th scope="col">
-                  <span class="visually-hidden">Settings</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {attachments.map((a) => (
-                <tr key={a.id}>
-                  <th scope="row">{a.toolkit.name}</th>
-                  <td>
-                    <ul class="inline">
-                      {a.toolkit.member_tool_ids.map((id) => (
-                        <li key={id} class={a.toolkit.stale_tool_ids.includes(id) ? 'stale' : undefined}>
-                          {a.toolkit.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : (props.toolNames.get(id) ?? id)}
+          <Table
+            caption={`Toolkits attached to ${agent.name}`}
+            columns={['Toolkit', 'Tools', 'Sender gate', 'Approval', 'Scheduled runs']}
+            actions="Settings"
+          >
+            {attachments.map((a) => (
+              <tr key={a.id}>
+                <th scope="row">{a.toolkit.name}</th>
+                <td>
+                  <ul class="inline">
+                    {a.toolkit.member_tool_ids.map((id) => (
+                      <li key={id} class={a.toolkit.stale_tool_ids.includes(id) ? 'stale' : undefined}>
+                        {a.toolkit.stale_tool_ids.includes(id) ? `${id} (no longer registered)` : (props.toolNames.get(id) ?? id)}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+                <td>
+                  {gateSummary(a.rules)}
+                  {a.rules.length > 0 ? (
+                    <ul class="rules">
+                      {a.rules.map((r) => (
+                        <li key={r.id}>
+                          <span class={`badge ${r.kind}`}>{r.kind}</span> <code>{r.pattern}</code>
                         </li>
                       ))}
                     </ul>
-                  </td>
-                  <td>
-                    {gateSummary(a.rules)}
-                    {a.rules.length > 0 ? (
-                      <ul class="rules">
-                        {a.rules.map((r) => (
-                          <li key={r.id}>
-                            <span class={`badge ${r.kind}`}>{r.kind}</span> <code>{r.pattern}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    ) : null}
-                  </td>
-                  <td>
-                    {a.approval === null
-                      ? 'None'
-                      : a.approval.approvers.length === 0
-                        ? 'By an operator'
-                        : `By ${a.approval.approvers.join(', ')}`}
-                  </td>
-                  <td>{a.allow_proactive ? 'Allowed' : 'Off'}</td>
-                  <td class="actions">
-                    <a
-                      href={`${ctx.base}/agents/${agent.id}/toolkits/${a.id}`}
-                      aria-label={`Configure Access Settings of ${a.toolkit.name}`}
-                    >
-                      Configure Access Settings
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  ) : null}
+                </td>
+                <td>
+                  {a.approval === null
+                    ? 'None'
+                    : a.approval.approvers.length === 0
+                      ? 'By an operator'
+                      : `By ${a.approval.approvers.join(', ')}`}
+                </td>
+                <td>{a.allow_proactive ? 'Allowed' : 'Off'}</td>
+                <td class="actions">
+                  <a href={`${ctx.base}/agents/${agent.id}/toolkits/${a.id}`} aria-label={`Configure Access Settings of ${a.toolkit.name}`}>
+                    Configure Access Settings
+                  </a>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
 
         <h3 id="attach">Attach a toolkit</h3>

@@ -7,6 +7,7 @@ import { AgentFilter } from './agent-filter';
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { VisibleText } from './visible-text';
+import { Table } from './table';
 
 const STATUS_WORDS: Record<ApprovalStatus, string> = {
   pending: 'pending (waiting for a decision)',
@@ -55,57 +56,49 @@ export function ApprovalsPage(props: {
             // Focusable, so the keyboard scrolls it too when it is wider than the window. On a narrow
             // window its rows stack instead (dashboard.css), each cell under its column's name.
             <div class="table-scroll" role="region" aria-label={`Approval requests of ${agent.name}`} tabIndex={0}>
-              <table class="stacked">
-                <caption class="visually-hidden">{`Approval requests of ${agent.name}`}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Request</th>
-                    <th scope="col">Tool and input</th>
-                    <th scope="col">Asked by</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Decision</th>
+              <Table
+                caption={`Approval requests of ${agent.name}`}
+                class="stacked"
+                columns={['Request', 'Tool and input', 'Asked by', 'Status', 'Decision']}
+              >
+                {props.requests.map((r) => (
+                  <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
+                    <th scope="row">
+                      Request {r.id}
+                      {r.status === 'pending' ? (
+                        <p class="hint">
+                          Decision code <code class="decision-code">{r.code}</code>: an approver replies <q>approve {r.code}</q> or{' '}
+                          <q>deny {r.code}</q> in its thread
+                        </p>
+                      ) : null}
+                      <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
+                    </th>
+                    <td data-label="Tool and input">
+                      <code>{r.tool}</code>
+                      <pre class="input">
+                        <VisibleText text={JSON.stringify(r.input, null, 2)} />
+                      </pre>
+                    </td>
+                    <td data-label="Asked by">
+                      {r.requested_by.routing_key !== null ? (
+                        <VisibleText text={r.requested_by.routing_key} />
+                      ) : (
+                        <span class="muted">{requesterName(r.requested_by)}</span>
+                      )}
+                      {r.requested_by.thread_id ? (
+                        <p class="hint">
+                          in thread <code>{r.requested_by.thread_id}</code>
+                        </p>
+                      ) : null}
+                    </td>
+                    <td data-label="Status">
+                      <span class={`badge ${r.status}`}>{r.status}</span>
+                      {r.void_reason ? <p class="hint">{r.void_reason}</p> : null}
+                    </td>
+                    <td data-label="Decision">{r.status === 'pending' ? <Decide ctx={ctx} request={r} /> : <Decided request={r} />}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {props.requests.map((r) => (
-                    <tr key={r.id} class={r.status === 'pending' ? 'pending' : undefined}>
-                      <th scope="row">
-                        Request {r.id}
-                        {r.status === 'pending' ? (
-                          <p class="hint">
-                            Decision code <code class="decision-code">{r.code}</code>: an approver replies <q>approve {r.code}</q> or{' '}
-                            <q>deny {r.code}</q> in its thread
-                          </p>
-                        ) : null}
-                        <p class="hint">{`Filed ${when(r.created_at)}${r.status === 'pending' ? `, expires ${when(r.expires_at)}` : ''}`}</p>
-                      </th>
-                      <td data-label="Tool and input">
-                        <code>{r.tool}</code>
-                        <pre class="input">
-                          <VisibleText text={JSON.stringify(r.input, null, 2)} />
-                        </pre>
-                      </td>
-                      <td data-label="Asked by">
-                        {r.requested_by.routing_key !== null ? (
-                          <VisibleText text={r.requested_by.routing_key} />
-                        ) : (
-                          <span class="muted">{requesterName(r.requested_by)}</span>
-                        )}
-                        {r.requested_by.thread_id ? (
-                          <p class="hint">
-                            in thread <code>{r.requested_by.thread_id}</code>
-                          </p>
-                        ) : null}
-                      </td>
-                      <td data-label="Status">
-                        <span class={`badge ${r.status}`}>{r.status}</span>
-                        {r.void_reason ? <p class="hint">{r.void_reason}</p> : null}
-                      </td>
-                      <td data-label="Decision">{r.status === 'pending' ? <Decide ctx={ctx} request={r} /> : <Decided request={r} />}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             </div>
           )}
           <nav class="pages" aria-label="Pages of requests">

@@ -10,6 +10,7 @@ import { gateSummary } from './plain-words';
 import { CandidateTerms } from './candidate';
 import { PreviewButton, PreviewPanel, type FormPreview } from './policy-preview';
 import { RuleForm, RulesTable, TryAsCandidate, type RuleFormValues } from './rules-table';
+import { Table } from './table';
 
 /** The page's forms that change the attachment's terms, each with its Preview. */
 export type TermsForm = 'rule' | 'approval' | 'cap' | 'scheduled';
@@ -134,33 +135,21 @@ export function AttachmentPage(props: {
             <strong>No caps: these tools run as often as they are asked.</strong>
           </p>
         ) : (
-          <table>
-            <caption class="visually-hidden">Caps</caption>
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">At most</th>
-                <th scope="col">
-                  <span class="visually-hidden">Remove</span>
-                </th>
+          <Table caption="Caps" columns={['Tool', 'At most']} actions="Remove">
+            {attachment.caps.map((cap, i) => (
+              <tr key={i}>
+                <td>{cap.tool_id ? <code>{cap.tool_id}</code> : 'All its members together'}</td>
+                <td>{`${cap.limit} ${cap.limit === 1 ? 'call' : 'calls'} per ${cap.per} per ${cap.window}`}</td>
+                <td class="actions">
+                  <PostForm action={`${here}/caps/${i}/delete`} csrfToken={ctx.csrfToken}>
+                    <button type="submit" class="link" aria-label={`Remove the cap of ${cap.limit} per ${cap.per} per ${cap.window}`}>
+                      Remove
+                    </button>
+                  </PostForm>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {attachment.caps.map((cap, i) => (
-                <tr key={i}>
-                  <td>{cap.tool_id ? <code>{cap.tool_id}</code> : 'All its members together'}</td>
-                  <td>{`${cap.limit} ${cap.limit === 1 ? 'call' : 'calls'} per ${cap.per} per ${cap.window}`}</td>
-                  <td class="actions">
-                    <PostForm action={`${here}/caps/${i}/delete`} csrfToken={ctx.csrfToken}>
-                      <button type="submit" class="link" aria-label={`Remove the cap of ${cap.limit} per ${cap.per} per ${cap.window}`}>
-                        Remove
-                      </button>
-                    </PostForm>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
         <PostForm action={`${here}/caps`} csrfToken={ctx.csrfToken} class="inline-form" label="Add a cap">
           <SelectField

@@ -7,6 +7,7 @@ import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { gateSummary } from './plain-words';
 import { recordHref } from './policy-preview';
+import { Table } from './table';
 
 const WOULD_BE: Record<string, string> = {
   admitted: 'would run',
@@ -50,33 +51,25 @@ export function CandidatePage(props: { ctx: PageContext; agent: AgentView; view:
         <SendersTable caption="Who would gain tools" rows={shadow.gaining} />
         <SendersTable caption="Who would lose tools" rows={shadow.losing} />
         {shadow.calls.length > 0 && (
-          <table>
-            <caption>Calls it would have decided otherwise (the latest)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Record</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Sender</th>
-                <th scope="col">Was</th>
-                <th scope="col">With the candidate</th>
+          <Table
+            caption="Calls it would have decided otherwise (the latest)"
+            captionShown
+            columns={['Record', 'Tool', 'Sender', 'Was', 'With the candidate']}
+          >
+            {shadow.calls.map((c) => (
+              <tr key={c.call_id}>
+                <td>
+                  <a href={recordHref(ctx, { agent_id: agent.id, call_id: c.call_id })}>{`Call ${c.call_id}`}</a>
+                </td>
+                <td>
+                  <code>{c.tool_id}</code>
+                </td>
+                <td>{c.routing_key ?? 'no sender'}</td>
+                <td>{c.status}</td>
+                <td>{`${WOULD_BE[c.would_be] ?? c.would_be} (${c.reason})`}</td>
               </tr>
-            </thead>
-            <tbody>
-              {shadow.calls.map((c) => (
-                <tr key={c.call_id}>
-                  <td>
-                    <a href={recordHref(ctx, { agent_id: agent.id, call_id: c.call_id })}>{`Call ${c.call_id}`}</a>
-                  </td>
-                  <td>
-                    <code>{c.tool_id}</code>
-                  </td>
-                  <td>{c.routing_key ?? 'no sender'}</td>
-                  <td>{c.status}</td>
-                  <td>{`${WOULD_BE[c.would_be] ?? c.would_be} (${c.reason})`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </section>
 
@@ -129,24 +122,14 @@ export function CandidateTerms(props: { candidate: CandidateView }) {
 function SendersTable(props: { caption: string; rows: ShadowSenders[] }) {
   if (props.rows.length === 0) return <p>{`${props.caption}: no one so far.`}</p>;
   return (
-    <table>
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Sender</th>
-          <th scope="col">Tools</th>
-          <th scope="col">Runs</th>
+    <Table caption={props.caption} captionShown columns={['Sender', 'Tools', 'Runs']}>
+      {props.rows.map((r) => (
+        <tr key={`${r.run} ${r.routing_key ?? ''}`}>
+          <td>{r.run === 'scheduled' ? 'scheduled runs' : (r.routing_key ?? 'no sender address')}</td>
+          <td>{r.tools.join(', ')}</td>
+          <td>{r.runs}</td>
         </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((r) => (
-          <tr key={`${r.run} ${r.routing_key ?? ''}`}>
-            <td>{r.run === 'scheduled' ? 'scheduled runs' : (r.routing_key ?? 'no sender address')}</td>
-            <td>{r.tools.join(', ')}</td>
-            <td>{r.runs}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }

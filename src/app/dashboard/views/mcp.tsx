@@ -13,6 +13,7 @@ import { DEFINITION_PARTS, manifestTextOf, type DefinitionPart, type PinnedDefin
 import { PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { VisibleText } from './visible-text';
+import { Table } from './table';
 
 export type ServerRow = McpServerView & { counts: Record<PinStatus, number> };
 
@@ -47,71 +48,62 @@ export function McpServersPage(props: { ctx: PageContext; servers: ServerRow[] }
         <p>No MCP server is configured. Name them in TOOLGATE_MCP_CONFIG (or a host's mcp option) and start toolgate again.</p>
       ) : (
         <div class="table-scroll" role="region" aria-label="MCP servers" tabIndex={0}>
-          <table class="stacked">
-            <caption class="visually-hidden">Every configured MCP server</caption>
-            <thead>
-              <tr>
-                <th scope="col">Server</th>
-                <th scope="col">Transport</th>
-                <th scope="col">Status</th>
-                <th scope="col">Tools</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
+          <Table
+            caption="Every configured MCP server"
+            class="stacked"
+            columns={['Server', 'Transport', 'Status', 'Tools']}
+            actions="Actions"
+          >
+            {props.servers.map((s) => (
+              <tr key={s.name}>
+                <th scope="row">
+                  <a href={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}`}>{s.name}</a>
                 </th>
+                <td data-label="Transport">{TRANSPORTS[s.transport]}</td>
+                <td data-label="Status">
+                  <span class={`badge ${s.status}`}>{s.status}</span>
+                  {s.error ? (
+                    <p class="hint">
+                      Last error: <VisibleText text={s.error} />
+                    </p>
+                  ) : null}
+                  {s.status === 'unreachable' ? <p class="hint">toolgate connects again by itself, waiting longer each time.</p> : null}
+                </td>
+                <td data-label="Tools">
+                  <ul class="inline" aria-label={`Tools of ${s.name}`}>
+                    <li>{`${s.counts.active} active`}</li>
+                    <li class={s.counts.held > 0 ? 'held' : undefined}>{`${s.counts.held} held`}</li>
+                    <li>{`${s.counts.stale} stale`}</li>
+                  </ul>
+                  {s.skipped.length > 0 ? (
+                    <details>
+                      <summary>{`${s.skipped.length} not taken from its latest listing`}</summary>
+                      <ul>
+                        {s.skipped.map((t, i) => (
+                          <li key={i}>
+                            <code>
+                              <VisibleText text={t.name} />
+                            </code>
+                            : <VisibleText text={t.reason} />
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
+                  ) : null}
+                </td>
+                <td class="actions">
+                  <a href={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}`} aria-label={`Tools of ${s.name}`}>
+                    Tools
+                  </a>
+                  <PostForm action={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}/refresh`} csrfToken={ctx.csrfToken}>
+                    <button type="submit" aria-label={`Refresh ${s.name}`}>
+                      Refresh
+                    </button>
+                  </PostForm>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {props.servers.map((s) => (
-                <tr key={s.name}>
-                  <th scope="row">
-                    <a href={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}`}>{s.name}</a>
-                  </th>
-                  <td data-label="Transport">{TRANSPORTS[s.transport]}</td>
-                  <td data-label="Status">
-                    <span class={`badge ${s.status}`}>{s.status}</span>
-                    {s.error ? (
-                      <p class="hint">
-                        Last error: <VisibleText text={s.error} />
-                      </p>
-                    ) : null}
-                    {s.status === 'unreachable' ? <p class="hint">toolgate connects again by itself, waiting longer each time.</p> : null}
-                  </td>
-                  <td data-label="Tools">
-                    <ul class="inline" aria-label={`Tools of ${s.name}`}>
-                      <li>{`${s.counts.active} active`}</li>
-                      <li class={s.counts.held > 0 ? 'held' : undefined}>{`${s.counts.held} held`}</li>
-                      <li>{`${s.counts.stale} stale`}</li>
-                    </ul>
-                    {s.skipped.length > 0 ? (
-                      <details>
-                        <summary>{`${s.skipped.length} not taken from its latest listing`}</summary>
-                        <ul>
-                          {s.skipped.map((t, i) => (
-                            <li key={i}>
-                              <code>
-                                <VisibleText text={t.name} />
-                              </code>
-                              : <VisibleText text={t.reason} />
-                            </li>
-                          ))}
-                        </ul>
-                      </details>
-                    ) : null}
-                  </td>
-                  <td class="actions">
-                    <a href={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}`} aria-label={`Tools of ${s.name}`}>
-                      Tools
-                    </a>
-                    <PostForm action={`${ctx.base}/mcp/servers/${encodeURIComponent(s.name)}/refresh`} csrfToken={ctx.csrfToken}>
-                      <button type="submit" aria-label={`Refresh ${s.name}`}>
-                        Refresh
-                      </button>
-                    </PostForm>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </div>
       )}
     </Layout>
@@ -136,38 +128,28 @@ export function McpToolsPage(props: { ctx: PageContext; server: ServerRow; tools
       {tools.length === 0 ? (
         <p>No tool pinned yet: the server has not been listed. Refresh it from the MCP servers page.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">{`Tools of ${server.name}`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Tool id</th>
-              <th scope="col">State</th>
-              <th scope="col">As the manifest shows it (pinned)</th>
+        <Table caption={`Tools of ${server.name}`} columns={['Tool id', 'State', 'As the manifest shows it (pinned)']}>
+          {tools.map((t) => (
+            <tr key={t.tool_id} class={t.status === 'held' ? 'pending' : undefined}>
+              <th scope="row">
+                <code>{t.tool_id}</code>
+                {t.tool_name !== t.tool_id.slice(server.name.length + 2) ? (
+                  <p class="hint">
+                    its name on the server: <code>{t.tool_name}</code>
+                  </p>
+                ) : null}
+              </th>
+              <td>
+                <span class={`badge ${t.status}`}>{t.status}</span>
+                <p class="hint">{STATE_WORDS[t.status]}</p>
+              </td>
+              <td>
+                <ManifestText tool={t} server={server.name} />
+                {t.status === 'held' ? <a href={`#held-${t.tool_id}`}>{`What changed in ${t.tool_id}`}</a> : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {tools.map((t) => (
-              <tr key={t.tool_id} class={t.status === 'held' ? 'pending' : undefined}>
-                <th scope="row">
-                  <code>{t.tool_id}</code>
-                  {t.tool_name !== t.tool_id.slice(server.name.length + 2) ? (
-                    <p class="hint">
-                      its name on the server: <code>{t.tool_name}</code>
-                    </p>
-                  ) : null}
-                </th>
-                <td>
-                  <span class={`badge ${t.status}`}>{t.status}</span>
-                  <p class="hint">{STATE_WORDS[t.status]}</p>
-                </td>
-                <td>
-                  <ManifestText tool={t} server={server.name} />
-                  {t.status === 'held' ? <a href={`#held-${t.tool_id}`}>{`What changed in ${t.tool_id}`}</a> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       {held.map((t) => (
         <HeldTool key={t.tool_id} ctx={ctx} tool={t} pending={t.pending_definition!} />
@@ -188,36 +170,34 @@ function HeldTool({ ctx, tool, pending }: { ctx: PageContext; tool: PinnedTool; 
         tool is offered again wherever a toolkit grants it.
       </p>
       <div class="table-scroll" role="region" aria-label={`Definitions of ${tool.tool_id}`} tabIndex={0}>
-        <table class="side-by-side">
-          <caption class="visually-hidden">{`The pinned and the pending definition of ${tool.tool_id}`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Part</th>
-              <th scope="col">
-                Pinned <code>{`${tool.digest.slice(0, 12)}…`}</code>
+        <Table
+          caption={`The pinned and the pending definition of ${tool.tool_id}`}
+          class="side-by-side"
+          columns={[
+            'Part',
+            <>
+              Pinned <code>{`${tool.digest.slice(0, 12)}…`}</code>
+            </>,
+            <>
+              Listed now, pending <code>{`${(tool.pending_digest ?? '').slice(0, 12)}…`}</code>
+            </>,
+          ]}
+        >
+          {DEFINITION_PARTS.map((part) => (
+            <tr key={part} class={changed.includes(part) ? 'changed' : undefined}>
+              <th scope="row">
+                {PART_NAMES[part]}
+                {changed.includes(part) ? <span class="badge changed">changed</span> : <p class="hint">unchanged</p>}
               </th>
-              <th scope="col">
-                Listed now, pending <code>{`${(tool.pending_digest ?? '').slice(0, 12)}…`}</code>
-              </th>
+              <td>
+                <DefinitionPartText value={tool.definition[part]} />
+              </td>
+              <td>
+                <DefinitionPartText value={pending[part]} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {DEFINITION_PARTS.map((part) => (
-              <tr key={part} class={changed.includes(part) ? 'changed' : undefined}>
-                <th scope="row">
-                  {PART_NAMES[part]}
-                  {changed.includes(part) ? <span class="badge changed">changed</span> : <p class="hint">unchanged</p>}
-                </th>
-                <td>
-                  <DefinitionPartText value={tool.definition[part]} />
-                </td>
-                <td>
-                  <DefinitionPartText value={pending[part]} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </div>
       <PostForm action={`${ctx.base}/mcp/tools/${encodeURIComponent(tool.tool_id)}/accept`} csrfToken={ctx.csrfToken}>
         <button type="submit" aria-label={`Accept the new definition of ${tool.tool_id}`}>

@@ -5,6 +5,7 @@ import type { Job } from '../jobs';
 import { Checkbox, PostForm } from './form';
 import { Layout, type PageContext } from './layout';
 import { plural } from './toolkits';
+import { Table } from './table';
 
 const KIND_WORDS: Record<Job['kind'], string> = { dry_run: 'Dry run', apply: 'Apply', undo: 'Undo' };
 // A job with no news for this long most likely stopped with its instance.
@@ -168,31 +169,21 @@ function Report({ report }: { report: MigrationReport }) {
       {report.toolkits.length === 0 ? (
         <p>None: no agent holds a valid tool id.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Legacy toolkits</caption>
-          <thead>
-            <tr>
-              <th scope="col">Toolkit</th>
-              <th scope="col">State</th>
-              <th scope="col">Agents</th>
+        <Table caption="Legacy toolkits" columns={['Toolkit', 'State', 'Agents']}>
+          {report.toolkits.map((t) => (
+            <tr key={t.name}>
+              <th scope="row">{t.name}</th>
+              <td>
+                {t.status === 'create'
+                  ? 'to be created'
+                  : t.status === 'created'
+                    ? `created (#${t.toolkit_id})`
+                    : `exists (#${t.toolkit_id})`}
+              </td>
+              <td>{t.agents}</td>
             </tr>
-          </thead>
-          <tbody>
-            {report.toolkits.map((t) => (
-              <tr key={t.name}>
-                <th scope="row">{t.name}</th>
-                <td>
-                  {t.status === 'create'
-                    ? 'to be created'
-                    : t.status === 'created'
-                      ? `created (#${t.toolkit_id})`
-                      : `exists (#${t.toolkit_id})`}
-                </td>
-                <td>{t.agents}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
 
       <h3>Tokens that are not tool ids</h3>
@@ -205,27 +196,17 @@ function Report({ report }: { report: MigrationReport }) {
               ? 'Where a likely id is shown, it was granted.'
               : 'These grant nothing, as in the legacy system. Run again with "Grant what typos most likely meant" to grant the likely id.'}
           </p>
-          <table>
-            <caption class="visually-hidden">Tokens that grant nothing</caption>
-            <thead>
-              <tr>
-                <th scope="col">Token</th>
-                <th scope="col">Likely id</th>
-                <th scope="col">Agents</th>
+          <Table caption="Tokens that grant nothing" columns={['Token', 'Likely id', 'Agents']}>
+            {report.unmatched_tokens.map((u) => (
+              <tr key={u.token}>
+                <td>
+                  <code>{JSON.stringify(u.token)}</code>
+                </td>
+                <td>{u.suggestion ? <code>{u.suggestion}</code> : <span class="muted">nothing close</span>}</td>
+                <td>{u.agents}</td>
               </tr>
-            </thead>
-            <tbody>
-              {report.unmatched_tokens.map((u) => (
-                <tr key={u.token}>
-                  <td>
-                    <code>{JSON.stringify(u.token)}</code>
-                  </td>
-                  <td>{u.suggestion ? <code>{u.suggestion}</code> : <span class="muted">nothing close</span>}</td>
-                  <td>{u.agents}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
 

@@ -6,6 +6,7 @@ import { encodeCursor } from '../../../core/page-cursor';
 import type { PageContext } from './layout';
 import { andList } from './plain-words';
 import { VisibleText } from './visible-text';
+import { Table } from './table';
 
 /** The recorded traffic a dashboard preview replays. */
 export const PREVIEW_WINDOW = '7d';
@@ -203,36 +204,23 @@ function ChangedCalls(props: {
     <>
       <Heading level={props.sub}>Recorded calls it would decide otherwise</Heading>
       <p>{`${total} recorded ${total === 1 ? 'call' : 'calls'} would be decided otherwise: ${andList(parts)}.`}</p>
-      <table>
-        <caption class="visually-hidden">Recorded calls it would decide otherwise</caption>
-        <thead>
-          <tr>
-            <th scope="col">Record</th>
-            <th scope="col">When (UTC)</th>
-            <th scope="col">Tool</th>
-            <th scope="col">Sender</th>
-            <th scope="col">Was</th>
-            <th scope="col">{props.column}</th>
+      <Table caption="Recorded calls it would decide otherwise" columns={['Record', 'When (UTC)', 'Tool', 'Sender', 'Was', props.column]}>
+        {impact.calls.changed.map((c) => (
+          <tr key={c.call_id}>
+            <td>
+              <a href={recordHref(ctx, c)}>{`Call ${c.call_id}`}</a>
+              {props.many ? ` (${props.agent(c.agent_id)})` : ''}
+            </td>
+            <td>{c.at.replace('T', ' ').slice(0, 19)}</td>
+            <td>
+              <code>{c.tool_id}</code>
+            </td>
+            <td>{c.routing_key === null ? <span class="muted">no sender</span> : <VisibleText text={c.routing_key} />}</td>
+            <td>{c.was}</td>
+            <td>{`${WOULD_BE[c.would_be]}${c.would_be === 'started' ? '' : ` (${c.reason.replace(/_/g, ' ')})`}`}</td>
           </tr>
-        </thead>
-        <tbody>
-          {impact.calls.changed.map((c) => (
-            <tr key={c.call_id}>
-              <td>
-                <a href={recordHref(ctx, c)}>{`Call ${c.call_id}`}</a>
-                {props.many ? ` (${props.agent(c.agent_id)})` : ''}
-              </td>
-              <td>{c.at.replace('T', ' ').slice(0, 19)}</td>
-              <td>
-                <code>{c.tool_id}</code>
-              </td>
-              <td>{c.routing_key === null ? <span class="muted">no sender</span> : <VisibleText text={c.routing_key} />}</td>
-              <td>{c.was}</td>
-              <td>{`${WOULD_BE[c.would_be]}${c.would_be === 'started' ? '' : ` (${c.reason.replace(/_/g, ' ')})`}`}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </>
   );
 }

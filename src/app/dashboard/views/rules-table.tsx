@@ -5,6 +5,7 @@ import type { ComponentChildren } from 'preact';
 import type { RuleView } from '../../../services/attachments';
 import { PostForm, SelectField, TextField, type FieldErrors } from './form';
 import { PreviewButton } from './policy-preview';
+import { Table } from './table';
 
 /** What the add-a-rule form was sent with, shown again beside its errors. */
 export interface RuleFormValues {
@@ -73,37 +74,25 @@ export function RulesTable(props: {
 }) {
   if (props.rules.length === 0) return null;
   return (
-    <table>
-      <caption class="visually-hidden">{props.caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Kind</th>
-          <th scope="col">Pattern</th>
-          <th scope="col">
-            <span class="visually-hidden">Remove</span>
-          </th>
+    <Table caption={props.caption} columns={['Kind', 'Pattern']} actions="Remove">
+      {props.rules.map((r) => (
+        <tr key={r.id}>
+          <td>
+            <span class={`badge ${r.kind}`}>{r.kind}</span>
+          </td>
+          <td>
+            <code>{r.pattern}</code>
+          </td>
+          <td class="actions">
+            <PostForm action={props.removeAction(r)} csrfToken={props.csrfToken}>
+              <button type="submit" class="link" aria-label={props.removeLabel(r)}>
+                Remove
+              </button>
+            </PostForm>
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {props.rules.map((r) => (
-          <tr key={r.id}>
-            <td>
-              <span class={`badge ${r.kind}`}>{r.kind}</span>
-            </td>
-            <td>
-              <code>{r.pattern}</code>
-            </td>
-            <td class="actions">
-              <PostForm action={props.removeAction(r)} csrfToken={props.csrfToken}>
-                <button type="submit" class="link" aria-label={props.removeLabel(r)}>
-                  Remove
-                </button>
-              </PostForm>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 

@@ -5,6 +5,7 @@ import type { ToolCallView } from '../../../services/tool-calls';
 import { AgentFilter } from './agent-filter';
 import { Layout, type PageContext } from './layout';
 import { VisibleText } from './visible-text';
+import { Table } from './table';
 
 const STATUS_WORDS: Record<ToolCallStatus, string> = {
   started: 'started (running, or never completed)',
@@ -64,55 +65,41 @@ export function ToolCallsPage(props: {
           {props.calls.length === 0 ? (
             <p>No records{props.status ? ` with status ${props.status}` : ''}.</p>
           ) : (
-            <table>
-              <caption class="visually-hidden">{`Tool calls of ${agent.name}`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When (UTC)</th>
-                  <th scope="col">Tool</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Run</th>
-                  <th scope="col">Sender</th>
-                  <th scope="col">Took</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Approval</th>
-                  <th scope="col">Policy version</th>
+            <Table
+              caption={`Tool calls of ${agent.name}`}
+              columns={['When (UTC)', 'Tool', 'Status', 'Reason', 'Run', 'Sender', 'Took', 'Error', 'Approval', 'Policy version']}
+            >
+              {props.calls.map((c) => (
+                <tr key={c.id} id={`call-${c.id}`} class={c.status === 'denied' ? 'refused' : undefined}>
+                  <td>{c.created_at ? c.created_at.replace('T', ' ').slice(0, 19) : '—'}</td>
+                  <td>
+                    <code>{c.tool_id}</code>
+                  </td>
+                  <td>
+                    <span class={`badge ${c.status}`}>{c.status}</span>
+                  </td>
+                  <td>{c.reason === null ? '' : REASON_WORDS[c.reason]}</td>
+                  <td>{c.run}</td>
+                  <td>
+                    {c.routing_key !== null ? (
+                      <VisibleText text={c.routing_key} />
+                    ) : (
+                      <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>
+                    )}
+                  </td>
+                  <td>{`${c.duration_ms} ms`}</td>
+                  <td>{c.error === null ? '' : <VisibleText text={c.error} />}</td>
+                  <td>
+                    {c.approval_request_id === null ? (
+                      ''
+                    ) : (
+                      <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />
+                    )}
+                  </td>
+                  <td>{c.policy_version === null ? <span class="muted">not recorded</span> : c.policy_version}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {props.calls.map((c) => (
-                  <tr key={c.id} id={`call-${c.id}`} class={c.status === 'denied' ? 'refused' : undefined}>
-                    <td>{c.created_at ? c.created_at.replace('T', ' ').slice(0, 19) : '—'}</td>
-                    <td>
-                      <code>{c.tool_id}</code>
-                    </td>
-                    <td>
-                      <span class={`badge ${c.status}`}>{c.status}</span>
-                    </td>
-                    <td>{c.reason === null ? '' : REASON_WORDS[c.reason]}</td>
-                    <td>{c.run}</td>
-                    <td>
-                      {c.routing_key !== null ? (
-                        <VisibleText text={c.routing_key} />
-                      ) : (
-                        <span class="muted">{c.run === 'scheduled' ? 'none (scheduled)' : 'no usable address'}</span>
-                      )}
-                    </td>
-                    <td>{`${c.duration_ms} ms`}</td>
-                    <td>{c.error === null ? '' : <VisibleText text={c.error} />}</td>
-                    <td>
-                      {c.approval_request_id === null ? (
-                        ''
-                      ) : (
-                        <VisibleText text={`request ${c.approval_request_id}${c.approved_by ? `, approved by ${c.approved_by}` : ''}`} />
-                      )}
-                    </td>
-                    <td>{c.policy_version === null ? <span class="muted">not recorded</span> : c.policy_version}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
           <nav class="pages" aria-label="Pages of records">
             {props.older ? <a href={`${ctx.base}/tool-calls?${filter}`}>Newest records</a> : null}

@@ -4,6 +4,7 @@ import type { ToolkitView } from '../../../services/toolkits';
 import { PostForm } from './form';
 import type { McpToolStates } from './toolkit-form';
 import { Layout, type PageContext } from './layout';
+import { Table } from './table';
 
 export const SYSTEM_LABELS: Record<string, string> = {
   all_tools: 'System: every registered tool',
@@ -31,54 +32,41 @@ export function ToolkitsPage(props: {
           New toolkit
         </a>
       </p>
-      <table>
-        <caption class="visually-hidden">Every toolkit</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Members</th>
-            <th scope="col">Attached to</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
+      <Table caption="Every toolkit" columns={['Name', 'Members', 'Attached to']} actions="Actions">
+        {props.toolkits.map((t) => (
+          <tr key={t.id}>
+            <th scope="row">
+              <a href={`${ctx.base}/toolkits/${t.id}`}>{t.name}</a>
+              {t.system_key ? <span class="badge">{SYSTEM_LABELS[t.system_key]}</span> : null}
+              {t.description ? <p class="hint">{t.description}</p> : null}
             </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.toolkits.map((t) => (
-            <tr key={t.id}>
-              <th scope="row">
-                <a href={`${ctx.base}/toolkits/${t.id}`}>{t.name}</a>
-                {t.system_key ? <span class="badge">{SYSTEM_LABELS[t.system_key]}</span> : null}
-                {t.description ? <p class="hint">{t.description}</p> : null}
-              </th>
-              <td>
-                {t.member_tool_ids.length === 0 ? <span class="muted">No members</span> : null}
-                <ul class="inline">
-                  {t.member_tool_ids.map((id) => (
-                    <li
-                      key={id}
-                      class={t.stale_tool_ids.includes(id) ? 'stale' : props.mcpTools.get(id)?.status === 'held' ? 'held' : undefined}
-                    >
-                      {memberText(id, t.stale_tool_ids.includes(id), names.get(id), props.mcpTools.get(id)?.status)}
-                    </li>
-                  ))}
-                </ul>
-              </td>
-              <td>{plural(props.usage.get(t.id) ?? 0, 'agent')}</td>
-              <td class="actions">
-                <a href={`${ctx.base}/toolkits/${t.id}`} aria-label={`Edit ${t.name}`}>
-                  Edit
+            <td>
+              {t.member_tool_ids.length === 0 ? <span class="muted">No members</span> : null}
+              <ul class="inline">
+                {t.member_tool_ids.map((id) => (
+                  <li
+                    key={id}
+                    class={t.stale_tool_ids.includes(id) ? 'stale' : props.mcpTools.get(id)?.status === 'held' ? 'held' : undefined}
+                  >
+                    {memberText(id, t.stale_tool_ids.includes(id), names.get(id), props.mcpTools.get(id)?.status)}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>{plural(props.usage.get(t.id) ?? 0, 'agent')}</td>
+            <td class="actions">
+              <a href={`${ctx.base}/toolkits/${t.id}`} aria-label={`Edit ${t.name}`}>
+                Edit
+              </a>
+              {t.system_key ? null : (
+                <a href={`${ctx.base}/toolkits/${t.id}/delete`} aria-label={`Delete ${t.name}`}>
+                  Delete
                 </a>
-                {t.system_key ? null : (
-                  <a href={`${ctx.base}/toolkits/${t.id}/delete`} aria-label={`Delete ${t.name}`}>
-                    Delete
-                  </a>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
     </Layout>
   );
 }

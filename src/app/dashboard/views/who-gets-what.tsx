@@ -8,6 +8,7 @@ import type { AgentView } from '../../../services/agents';
 import { SelectField, TextField } from './form';
 import { Layout, type PageContext } from './layout';
 import { accessInWords, whyInWords } from './plain-words';
+import { Table } from './table';
 
 export interface WhoQuery {
   agentId: number | null;
@@ -117,45 +118,34 @@ export function WhoGetsWhatPage(props: {
           )}
           <h3>Why, attachment by attachment</h3>
           {resolution.attachments.length === 0 ? <p>{agent.name} has no toolkit attached.</p> : null}
-          <table>
-            <caption class="visually-hidden">Each attachment's verdict</caption>
-            <thead>
-              <tr>
-                <th scope="col">Toolkit</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Why</th>
-                <th scope="col">Its tools</th>
+          <Table caption="Each attachment's verdict" columns={['Toolkit', 'Verdict', 'Why', 'Its tools']}>
+            {resolution.attachments.map((a) => (
+              <tr key={a.attachment_id} class={a.admitted ? 'admitted' : 'refused'}>
+                <th scope="row">
+                  <a href={`${ctx.base}/agents/${agent.id}/toolkits/${a.attachment_id}`}>{a.toolkit_name}</a>
+                </th>
+                <td>
+                  <span class={`badge ${a.admitted ? 'success' : 'denied'}`}>{a.admitted ? 'Admitted' : 'Not admitted'}</span>
+                </td>
+                <td>
+                  {whyInWords(a)}
+                  {a.approval && a.admitted ? (
+                    <p class="hint">
+                      {a.needs_approval
+                        ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).`
+                        : 'This sender is one of its approvers: its tools run as usual.'}
+                    </p>
+                  ) : null}
+                  {a.caps.map((cap, i) => (
+                    <p class="hint" key={i}>
+                      {`Cap: ${cap.remaining === undefined ? '' : `${cap.remaining} left of `}${cap.limit} ${cap.tool_id ? `${cap.tool_id} calls` : 'calls of its tools'} per ${cap.per} per ${windowText(cap.window_s)}.`}
+                    </p>
+                  ))}
+                </td>
+                <td>{a.tools.map((id) => names.get(id) ?? id).join(', ') || <span class="muted">none</span>}</td>
               </tr>
-            </thead>
-            <tbody>
-              {resolution.attachments.map((a) => (
-                <tr key={a.attachment_id} class={a.admitted ? 'admitted' : 'refused'}>
-                  <th scope="row">
-                    <a href={`${ctx.base}/agents/${agent.id}/toolkits/${a.attachment_id}`}>{a.toolkit_name}</a>
-                  </th>
-                  <td>
-                    <span class={`badge ${a.admitted ? 'success' : 'denied'}`}>{a.admitted ? 'Admitted' : 'Not admitted'}</span>
-                  </td>
-                  <td>
-                    {whyInWords(a)}
-                    {a.approval && a.admitted ? (
-                      <p class="hint">
-                        {a.needs_approval
-                          ? `Its tools need approval for this run (approvers: ${a.approval.approvers.join(', ') || 'an operator only'}).`
-                          : 'This sender is one of its approvers: its tools run as usual.'}
-                      </p>
-                    ) : null}
-                    {a.caps.map((cap, i) => (
-                      <p class="hint" key={i}>
-                        {`Cap: ${cap.remaining === undefined ? '' : `${cap.remaining} left of `}${cap.limit} ${cap.tool_id ? `${cap.tool_id} calls` : 'calls of its tools'} per ${cap.per} per ${windowText(cap.window_s)}.`}
-                      </p>
-                    ))}
-                  </td>
-                  <td>{a.tools.map((id) => names.get(id) ?? id).join(', ') || <span class="muted">none</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </section>
       ) : null}
     </Layout>
