@@ -36,6 +36,7 @@ import { toolgateRunService } from './toolgate-run-service';
 import { builtinTools } from './tools/builtin-tools';
 import { ToolRegistry } from './tools/tool-registry';
 import { ToolgateTracing } from './tracing/toolgate-tracing';
+import { tracedModel } from './tracing/traced-model';
 
 /** The members of RouteServices that read a request: the router step builds them from these services. */
 export type RequestMiddleware = 'authenticate' | 'requireRole' | 'toolRun' | 'idempotencyKey' | 'requireTool' | 'mcpSessionUrl';
@@ -65,7 +66,9 @@ export function toolgateServices(options: CheckedToolgateOptions): ToolgateServi
   const sequelize = schema === null ? hostSequelize : sequelizeInSchema(hostSequelize, schema);
   const ownPool = sequelize !== hostSequelize;
   const models = defineModels(sequelize);
-  const model = options.model ?? new LocalModel();
+  // Every call to the model a `chat` span (SEMANTICS §16), the host's own model's too, unless tracing is off.
+  const givenModel = options.model ?? new LocalModel();
+  const model = options.tracing === false ? givenModel : tracedModel(givenModel, options.tracing);
   const tasks = new TaskStore(sequelize);
   const { vectorIndex, documents, embeddingJob } = searchServices(sequelize, options);
   const now = () => new Date();

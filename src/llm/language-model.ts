@@ -27,6 +27,12 @@ export interface GroundedAnswer {
 }
 
 export interface LanguageModel {
+  /**
+   * How a trace names the model's provider (`gen_ai.provider.name`) and the model asked for
+   * (`gen_ai.request.model`), both optional: a model that names neither is traced as `toolgate.host`.
+   */
+  readonly provider?: string;
+  readonly model?: string;
   analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis>;
   writeReply(email: ModelEmail, analysis: EmailAnalysis, ctx: ModelContext): Promise<string>;
   /**

@@ -16,6 +16,10 @@ import { toneOf, toneScore } from './local/tone';
 import { emailAnalysisSchema, type EmailAnalysis, type ModelEmail } from './email-analysis';
 
 export class LocalModel implements LanguageModel {
+  /** How a trace names it: toolgate's own, run in this process. */
+  readonly provider: string = 'toolgate.local';
+  readonly model: string = 'toolgate-local';
+
   async analyzeEmail(email: ModelEmail, ctx: ModelContext): Promise<EmailAnalysis> {
     return guarded(() => analyze(email, ctx));
   }

@@ -4,6 +4,7 @@
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentStepRequest, AgentStepResult } from './agent-step';
 import { ModelError, type GroundedAnswer, type LanguageModel, type ModelContext, type ModelSource } from './language-model';
+import { reportAnswer, type ModelAnswer } from './model-answer';
 import { OpenAIClient } from './openai-client';
 import type { OpenAIClientOptions } from './openai-options';
 import {
@@ -24,6 +25,8 @@ export interface OpenAIModelOptions extends OpenAIClientOptions {
 }
 
 export class OpenAIModel implements LanguageModel {
+  /** How a trace names this model's provider: any OpenAI-compatible API speaks OpenAI's protocol. */
+  readonly provider = 'openai';
   readonly model: string;
   private readonly api: OpenAIClient;
   private readonly analysisFormat: ChatCompletionCreateParamsNonStreaming['response_format'];
@@ -101,6 +104,8 @@ export class OpenAIModel implements LanguageModel {
   /** The first choice's message, within the deadline; a refused or cut-off answer is a failure. */
   private async choiceMessage(body: ChatCompletionCreateParamsNonStreaming): Promise<ChatCompletion.Choice['message']> {
     const completion: ChatCompletion = await this.api.call((client, attempt) => client.chat.completions.create(body, attempt));
+    // Told before the answer is checked, so a call cut off or refused still says why and what it cost.
+    reportAnswer(answerOf(completion));
     const choice = completion.choices?.[0];
     if (!choice?.message) throw new ModelError('invalid_output', 'The model answered with no choices.');
     if (choice.message.refusal) throw new ModelError('invalid_output', 'The model refused to answer.');
@@ -108,6 +113,19 @@ export class OpenAIModel implements LanguageModel {
       throw new ModelError('invalid_output', 'The model ran out of tokens before finishing its answer.');
     return choice.message;
   }
+}
+
+/** What the completion says of itself, for the call's span: only the parts the provider sent. */
+function answerOf(completion: ChatCompletion): ModelAnswer {
+  const reasons = (completion.choices ?? []).flatMap((c) => (typeof c.finish_reason === 'string' ? [c.finish_reason] : []));
+  const usage = completion.usage;
+  return {
+    ...(typeof completion.model === 'string' ? { responseModel: completion.model } : {}),
+    ...(typeof completion.id === 'string' ? { responseId: completion.id } : {}),
+    ...(reasons.length > 0 ? { finishReasons: reasons } : {}),
+    ...(typeof usage?.prompt_tokens === 'number' ? { inputTokens: usage.prompt_tokens } : {}),
+    ...(typeof usage?.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
+  };
 }
 
 /** A structured answer's JSON; text that is not JSON is the model's failure, named for what was asked. */

@@ -130,15 +130,22 @@ export class McpConnection {
   }
 
   /**
-   * Calls one tool, once, within `timeoutMs`, with toolgate's record id in `_meta`. Whatever goes
+   * Calls one tool, once, within `timeoutMs`, with toolgate's record id in `_meta`, and beside it
+   * the W3C trace context of the call's span when one is recorded (`traceparent`, `tracestate`), so a
+   * traced server continues the trace under it. Whatever goes
    * wrong (the server is away, the deadline passes, it answers an error) is thrown, for the
    * dispatch path to record as the call's failure; nothing is retried here.
    */
-  async callTool(name: string, input: Record<string, unknown>, callId: number, timeoutMs: number): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    input: Record<string, unknown>,
+    callId: number,
+    timeoutMs: number,
+    traceContext?: Readonly<Record<string, string>>,
+  ): Promise<CallToolResult> {
     const client = this.#connected();
-    const result = await this.#guarded(client, () =>
-      client.callTool({ name, arguments: input, _meta: { 'toolgate/call_id': callId } }, undefined, { timeout: timeoutMs }),
-    );
+    const _meta = { ...traceContext, 'toolgate/call_id': callId };
+    const result = await this.#guarded(client, () => client.callTool({ name, arguments: input, _meta }, undefined, { timeout: timeoutMs }));
     return result as CallToolResult;
   }
 

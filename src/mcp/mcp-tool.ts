@@ -30,7 +30,7 @@ export function mcpTool(
       id: pinned.tool_id,
       input,
       async execute(checked: Record<string, unknown>, context): Promise<McpToolOutput> {
-        const result = await connection.callTool(pinned.tool_name, checked, context.call_id, timeoutMs);
+        const result = await connection.callTool(pinned.tool_name, checked, context.call_id, timeoutMs, context.trace_context);
         if (result.isError === true) throw new Error(textOf(result) || `${pinned.tool_name} answered an error with no text`);
         return result.structuredContent === undefined
           ? { content: result.content }

@@ -124,6 +124,19 @@ export class RunService {
         }
         return id;
       },
+      // Only an execution whose span records runs within it: with no SDK, or tracing off, the tool runs as it is.
+      ...(tracing
+        ? {
+            within: <T>(id: number, work: () => T): T => {
+              const span = spans.get(id);
+              return span === undefined ? work() : tracing.within(span, work);
+            },
+            traceContext: (id: number) => {
+              const span = spans.get(id);
+              return span === undefined ? undefined : tracing.traceContext(span);
+            },
+          }
+        : {}),
       countShadowCaps: (id, entries) => countShadowCaps(this.sequelize, id, entries),
       complete: async (id, outcome, output) => {
         const span = spans.get(id);

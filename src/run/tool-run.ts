@@ -58,6 +58,13 @@ export interface ToolRunDeps {
    * With `caps`, the same statement counts the call: null when no candidate has room (nothing written).
    */
   start(record: RecordFields, caps: CapClaim | null, input?: unknown): Promise<number | null>;
+  /**
+   * Runs an execution (`work`) within its record `id`'s span when one is recorded (SEMANTICS §16),
+   * so the tool's own outgoing calls are that span's children; absent, or with no span, `work` as it is.
+   */
+  within?<T>(id: number, work: () => T): T;
+  /** The W3C trace context of record `id`'s span, for the tool's context; undefined when none is recorded. */
+  traceContext?(id: number): Readonly<Record<string, string>> | undefined;
   /** `output`: what a successful execution returned, for a trace that carries content (SEMANTICS §16). */
   complete(id: number, outcome: ToolCallOutcome, output?: unknown): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
@@ -385,7 +392,10 @@ export class ToolRun {
     const started = performance.now();
     let outcome: ToolOutcome<T>;
     try {
-      outcome = { status: 'success', output: await execute(id) };
+      // Within its span, once, here: every execution of every kind (a route's step, a model's call,
+      // an approved request) comes through this line.
+      const output = this.deps.within === undefined ? await execute(id) : await this.deps.within(id, () => execute(id));
+      outcome = { status: 'success', output };
     } catch (err) {
       outcome = { status: 'failure', error: errorText(err), thrown: err };
     }
@@ -422,6 +432,7 @@ export class ToolRun {
   }
 
   private contextFor(message: InboundMessage | undefined, callId: number): ToolContext {
+    const traceContext = this.deps.traceContext?.(callId);
     return {
       ...this.deps.toolContext,
       agent_id: this.agentId,
@@ -432,6 +443,7 @@ export class ToolRun {
       // Made on the first call that needs it: most runs never call a tool by name.
       run_key: this.runKey,
       call_id: callId,
+      ...(traceContext === undefined ? {} : { trace_context: traceContext }),
       callTool: async (id, nestedInput) => {
         const outcome = await this.callTool(id, nestedInput, message ? { message } : {});
         if (outcome.status === 'failure') throw outcome.thrown;

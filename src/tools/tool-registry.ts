@@ -28,6 +28,13 @@ export interface ToolContext {
    */
   call_id: number;
   /**
+   * The W3C trace context of this call's `execute_tool` span (`traceparent`, and `tracestate` when
+   * it has one), when a tracing SDK records the span (SEMANTICS §16). The tool already runs with the
+   * span active, so an instrumented client continues the trace by itself; this is for a call no
+   * instrumentation reaches (toolgate sends it in an MCP server's `_meta`).
+   */
+  trace_context?: Readonly<Record<string, string>>;
+  /**
    * Set when this call is an approved request running (SEMANTICS §12): `routing_key` is then the
    * requester's, and `approved_by` the approver's routing key, or `admin` / `dashboard`.
    */

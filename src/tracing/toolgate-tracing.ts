@@ -9,16 +9,23 @@
 // reply, a tool's arguments and its result only with `content: true`. Nothing is computed for a
 // span that is not recording.
 import { createHash } from 'node:crypto';
-import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { ToolCallStatus } from '../../models/tool-call';
 import type { ToolCallRecord } from '../services/tool-calls';
+import { json, messages } from './span-content';
 import { TRACING_DEFAULTS, type TracingSettings } from './tracing-options';
 
 /** The name toolgate's tracer goes by: a host's SDK may sample or filter on it. */
 export const TRACER_NAME = 'toolgate';
-
-/** The most of one text (a message, arguments, a result) a span carries when content is on. */
-const CONTENT_CHARS = 8_000;
 
 /** What a dispatch decided, as `toolgate.decision` says it: from the record's status. */
 const DECISIONS: Partial<Record<ToolCallStatus, string>> = {
@@ -46,6 +53,15 @@ export interface TracedRunEnd {
   reply: string | null;
   steps: readonly unknown[];
 }
+
+/** The W3C Trace Context's own keys: what a tool is given to pass on, and nothing else. */
+const TRACE_CONTEXT_KEYS: ReadonlySet<string> = new Set(['traceparent', 'tracestate']);
+
+const TRACE_CONTEXT_SETTER: TextMapSetter<Record<string, string>> = {
+  set(carrier, key, value) {
+    if (TRACE_CONTEXT_KEYS.has(key)) carrier[key] = value;
+  },
+};
 
 type RecordFields = Pick<ToolCallRecord, 'agent_id' | 'tool_id' | 'run' | 'routing_key' | 'status' | 'policy_version' | 'reason'>;
 
@@ -135,6 +151,26 @@ export class ToolgateTracing {
     span.end();
   }
 
+  /**
+   * Runs an execution with its span active, so what the tool calls out to (through an HTTP client
+   * the host's SDK instruments, say) is the span's child.
+   */
+  within<T>(span: Span, work: () => T): T {
+    return context.with(trace.setSpan(context.active(), span), work);
+  }
+
+  /**
+   * The span's W3C trace context (`traceparent`, and `tracestate` when it has one), written by the
+   * propagator the host registered, for a tool to send where no instrumentation reaches (an MCP
+   * server's `_meta`). Undefined when no propagator writes one. Nothing else the propagator would
+   * write (the host's baggage) leaves this way.
+   */
+  traceContext(span: Span): Record<string, string> | undefined {
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), span), carrier, TRACE_CONTEXT_SETTER);
+    return carrier.traceparent === undefined ? undefined : carrier;
+  }
+
   #toolAttributes(record: RecordFields, id: number | null): Attributes {
     return {
       'gen_ai.operation.name': 'execute_tool',
@@ -162,19 +198,5 @@ export class ToolgateTracing {
       default:
         return {};
     }
-  }
-}
-
-/** One message in the GenAI conventions' JSON form, its text cut at CONTENT_CHARS. */
-function messages(role: 'user' | 'assistant', text: string): string {
-  return JSON.stringify([{ role, parts: [{ type: 'text', content: text.slice(0, CONTENT_CHARS) }] }]);
-}
-
-/** A value as JSON, cut at CONTENT_CHARS; a value JSON cannot hold is said so. */
-function json(value: unknown): string {
-  try {
-    return (JSON.stringify(value) ?? 'null').slice(0, CONTENT_CHARS);
-  } catch {
-    return '"[not serializable as JSON]"';
   }
 }
