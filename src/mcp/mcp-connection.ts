@@ -131,10 +131,10 @@ export class McpConnection {
 
   /**
    * Calls one tool, once, within `timeoutMs`, with toolgate's record id in `_meta`, and beside it
-   * the W3C trace context of the call's span when one is recorded (`traceparent`, `tracestate`), so a
-   * traced server continues the trace under it. Whatever goes
-   * wrong (the server is away, the deadline passes, it answers an error) is thrown, for the
-   * dispatch path to record as the call's failure; nothing is retried here.
+   * the W3C trace context of the call's span when one is recorded (`traceparent`, `tracestate`), so
+   * a traced server continues the trace under it. Whatever goes wrong (the server is away, the
+   * deadline passes, it answers an error) is thrown, for the dispatch path to record as the call's
+   * failure; nothing is retried here.
    */
   async callTool(
     name: string,
