@@ -2,7 +2,7 @@
 // conventions' JSON form and values as JSON, each cut to a bound, so no span grows with its text.
 
 /** The most of one text (a message, arguments, a result) a span carries when content is on. */
-export const CONTENT_CHARS = 8_000;
+const CONTENT_CHARS = 8_000;
 
 /** One part of a message as the GenAI conventions write it: text, a tool call or a tool's result. */
 export type MessagePart =

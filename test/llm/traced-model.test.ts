@@ -7,10 +7,13 @@ import type { AgentStepRequest } from '../../src/llm/agent-step';
 import type { LanguageModel } from '../../src/llm/language-model';
 import { LocalModel } from '../../src/llm/local-model';
 import { reportAnswer } from '../../src/llm/model-answer';
-import { CONTENT_CHARS, messageList } from '../../src/tracing/span-content';
+import { messageList } from '../../src/tracing/span-content';
 import { ToolgateTracing } from '../../src/tracing/toolgate-tracing';
 import { tracedModel } from '../../src/tracing/traced-model';
 import { TRACING_DEFAULTS } from '../../src/tracing/tracing-options';
+
+/** The most of one text a span carries with content on, as SEMANTICS §16 gives it. */
+const CONTENT_CHARS = 8_000;
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
