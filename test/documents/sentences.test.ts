@@ -5,19 +5,36 @@ import { sentenceSpans } from '../../src/documents/sentences';
 import { sentencesOf } from '../../src/llm/local/email-text';
 
 const LINE = 'Ab cd. '.repeat(40_000);
+const QUARTER = 'Ab cd. '.repeat(10_000);
 
-test('when a line holds 40,000 short sentences, then its sentences are found in well under a second', async () => {
-  const started = performance.now();
+/**
+ * The best of three timings of `work`: the suite shares the machine's CPUs, and a run that met a
+ * busy moment says nothing of how the work grows.
+ */
+async function bestOf(work: () => unknown): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    await work();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+// Linear: four times the sentences take about four times as long; the quadratic split took sixteen
+// times as long (seconds for this line). A ratio holds on a loaded machine, where a bound in ms did not.
+test('when a line holds four times the short sentences, then finding them takes about four times as long, not sixteen', async () => {
   const spans = await sentenceSpans(LINE);
-  expect(performance.now() - started).toBeLessThan(1000);
   expect(spans).toHaveLength(40_000);
   expect(spans.every((s) => LINE.slice(s.start, s.end) === 'Ab cd.')).toBe(true);
+  const ratio = (await bestOf(() => sentenceSpans(LINE))) / (await bestOf(() => sentenceSpans(QUARTER)));
+  expect(ratio).toBeLessThan(8);
 });
 
-test('when the local model reads such a line, then it finds the same sentences as fast', () => {
-  const started = performance.now();
+test('when the local model reads such a line, then its time grows with the line as the documents’ does', async () => {
   expect(sentencesOf([LINE])).toHaveLength(40_000);
-  expect(performance.now() - started).toBeLessThan(1000);
+  const ratio = (await bestOf(() => sentencesOf([LINE]))) / (await bestOf(() => sentencesOf([QUARTER])));
+  expect(ratio).toBeLessThan(8);
 });
 
 test('when a line is cut, then each cut follows a full stop and a space, and the pieces cover it whole', () => {
