@@ -67,19 +67,22 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
     use: (tg) => [tg.toolRun()],
     handle: async (_tg, { req, res, body }) => {
       // The input is the body's `input`: a 422 points there, where the caller wrote the field.
-      const outcome = await currentRun(req).callTool(body.tool, body.input, { inputAt: ['body', 'input'] });
-      switch (outcome.status) {
+      const step = await currentRun(req).call(body.tool, body.input, { inputAt: ['body', 'input'] });
+      switch (step.status) {
         case 'success':
-          return { tool: body.tool, status: 'success', output: outcome.output };
+          return { tool: body.tool, status: 'success', output: step.output };
         case 'failure':
           // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
-          return { tool: body.tool, status: 'failure', error: outcome.error };
-        default:
+          return { tool: body.tool, status: 'failure', error: step.error };
+        case 'pending_approval':
           // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
           res
             .status(202)
-            .json({ tool: body.tool, status: 'pending_approval', approval_request_id: outcome.request.id, request: outcome.request });
+            .json({ tool: body.tool, status: 'pending_approval', approval_request_id: step.request.id, request: step.request });
           return undefined;
+        default:
+          // Nothing ran: refused (403), over a cap (429), an input the tool refuses (422), no implementation (501).
+          throw step.error;
       }
     },
   }),

@@ -11,7 +11,6 @@
 import type { ApprovalRequestView } from '../core/approval-request';
 import { canonicalJson } from '../core/canonical-json';
 import { toolIdSchema } from '../core/types';
-import { CapExceededError, NotDispatchableError, ValidationError } from '../errors';
 import type { AgentToolCall, AgentToolSpec, AgentTurn, InboundMessage } from '../llm/agent-step';
 import { isModelError, modelContext, type LanguageModel } from '../llm/language-model';
 import { NOT_OFFERED, type CallOrigin, type ToolRun } from '../run/tool-run';
@@ -190,51 +189,57 @@ async function callTool(state: RunState, call: AgentToolCall): Promise<StepView>
   if (!toolIdSchema.safeParse(call.tool).success) {
     return { tool: call.tool, input, status: 'denied', error: 'No tool has this name: refused at dispatch, nothing ran.' };
   }
-  // Refused and recorded whatever its arguments: malformed ones must not skip the denied record.
-  if (!run.offers(call.tool)) {
-    await run.refuse(call.tool);
-    return { tool: call.tool, input, status: 'denied', error: NOT_OFFERED };
+  // What the thread already answers for a tool the run holds: the call's own door refuses (and
+  // records) one it does not hold, whatever its arguments.
+  const answered = run.offers(call.tool) ? threadAnswer(state, call.tool, input, json) : undefined;
+  if (answered !== undefined) return answered;
+  // The location keeps the words a model has read in a refused call's step since the first release.
+  const step = await run.call(call.tool, input, { message: state.message, origin: scope, inputAt: ['body', 'input'] });
+  switch (step.status) {
+    case 'success':
+      return { tool: call.tool, input, status: 'success', output: step.output };
+    case 'failure':
+      return { tool: call.tool, input, status: 'failure', error: step.error };
+    case 'pending_approval':
+      return awaiting(state, call.tool, input, step.request);
+    case 'refused':
+      return { tool: call.tool, input, status: 'denied', error: NOT_OFFERED };
+    case 'over_cap':
+      // Refused and recorded at dispatch like any refusal, and given back to the model.
+      return { tool: call.tool, input, status: 'denied', error: step.error.message };
+    case 'invalid':
+      return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${step.error.message}. Nothing ran.` };
+    case 'not_dispatchable':
+      return { tool: call.tool, input, status: 'failure', error: step.error.message };
   }
-  if (!json) return { tool: call.tool, input, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
-  // Exactly what an approved request ran, asked again (a model rereading the thread, an approver's
-  // second "approved"): it ran once, as approved, and does not run, nor get filed, again.
-  const ran = sameCall([...scope.approved, ...approvedNow(scope.decisions)], call.tool, input);
+}
+
+/**
+ * The step of a call the run holds that is not dispatched at all: arguments that are not JSON; a
+ * call exactly as an approved request ran it (a model rereading the thread, an approver's second
+ * "approved"), which ran once and does not run, nor get filed, again; or exactly what a request
+ * pending here asks, even from an approver's run (calling it is not deciding it: a model that picks
+ * which of two requests to run would be deciding for the approver). None: the call is dispatched.
+ */
+function threadAnswer(state: RunState, tool: string, input: unknown, json: boolean): StepView | undefined {
+  const { scope } = state;
+  if (!json) return { tool, input, status: 'failure', error: 'The arguments are not valid JSON: nothing ran.' };
+  const ran = sameCall([...scope.approved, ...approvedNow(scope.decisions)], tool, input);
   if (ran) {
     return {
-      tool: call.tool,
+      tool,
       input,
       status: 'failure',
       approval_request_id: ran.id,
       error: `Request ${ran.id} already ran exactly this call, once, as approved: it is not run again. An operator can run it again if it must.`,
     };
   }
-  // Exactly what a request pending here asks, even from an approver's run: calling it is not deciding
-  // it (a model that picks which of two requests to run would be deciding for the approver).
   const pending = sameCall(
     scope.pending.filter((r) => !scope.decisions.decided.some((d) => d.request_id === r.id)),
-    call.tool,
+    tool,
     input,
   );
-  if (pending) return awaiting(state, call.tool, input, pending);
-  try {
-    // The location keeps the words a model has read in a refused call's step since the first release.
-    const outcome = await run.callTool(call.tool, input, { message: state.message, origin: scope, inputAt: ['body', 'input'] });
-    switch (outcome.status) {
-      case 'success':
-        return { tool: call.tool, input, status: 'success', output: outcome.output };
-      case 'failure':
-        return { tool: call.tool, input, status: 'failure', error: outcome.error };
-      default:
-        return awaiting(state, call.tool, input, outcome.request);
-    }
-  } catch (err) {
-    if (err instanceof ValidationError)
-      return { tool: call.tool, input, status: 'failure', error: `The input does not fit the tool: ${err.message}. Nothing ran.` };
-    // Over a cap: refused and recorded at dispatch like any refusal, and given back to the model.
-    if (err instanceof CapExceededError) return { tool: call.tool, input, status: 'denied', error: err.message };
-    if (err instanceof NotDispatchableError) return { tool: call.tool, input, status: 'failure', error: err.message };
-    throw err;
-  }
+  return pending ? awaiting(state, tool, input, pending) : undefined;
 }
 
 /** The step of a call that is an approval request (filed now, or pending already): it did not run. */

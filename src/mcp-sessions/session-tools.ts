@@ -6,7 +6,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentToolSpec } from '../llm/agent-step';
 import { HttpError, ValidationError } from '../errors';
-import type { CallOutcome, ToolRun } from '../run/tool-run';
+import type { CallStep, ToolRun } from '../run/tool-run';
 import type { McpSession } from './mcp-session-store';
 
 /** The `_meta` keys toolgate adds to a listed tool and to a result. */
@@ -47,8 +47,8 @@ export function listingKey(tools: readonly Tool[]): string {
 }
 
 /**
- * One tools/call of the session, through the run's one dispatch path. A tool the session was not
- * offered when it opened is refused (and recorded) even if the policy grants it now: a session
+ * One tools/call of the session, through the run's one door (ToolRun.call). A tool the session was
+ * not offered when it opened is refused (and recorded) even if the policy grants it now: a session
  * never gains a tool.
  */
 export async function callSessionTool(session: McpSession, run: ToolRun, name: string, args: unknown): Promise<CallToolResult> {
@@ -57,37 +57,40 @@ export async function callSessionTool(session: McpSession, run: ToolRun, name: s
       await run.refuseSender();
       return refusal("The agent's access rules no longer admit this session's sender: nothing ran.", 'denied');
     }
-    if (!session.tools.includes(name)) throw await run.refuse(name);
-    const outcome = await run.callTool(name, args ?? {}, {
+    const step = await run.call(name, args ?? {}, {
+      among: session.tools,
       origin: { thread_id: null, run_id: null, message_id: session.messageId },
       inputAt: ['body', 'arguments'],
     });
-    return resultOf(outcome);
+    return resultOf(step);
   } catch (err) {
-    // A caller's error (refused, capped, an input the schema refuses): a result to read. toolgate's
+    // A caller's error met before the call (a refused sender's record): a result to read. toolgate's
     // own faults (5xx: its database away) stay errors, and reach the client as one.
     if (err instanceof HttpError && err.status < 500) return refusal(sentenceOf(err), err.code);
     throw err;
   }
 }
 
-function resultOf(outcome: CallOutcome): CallToolResult {
-  switch (outcome.status) {
+function resultOf(step: CallStep): CallToolResult {
+  switch (step.status) {
     case 'success':
-      return successOf(outcome.output);
+      return successOf(step.output);
     case 'failure':
-      return { content: [{ type: 'text', text: outcome.error }], isError: true, _meta: { [META.recordStatus]: 'failure' } };
-    default:
+      return { content: [{ type: 'text', text: step.error }], isError: true, _meta: { [META.recordStatus]: 'failure' } };
+    case 'pending_approval':
       return {
         content: [
           {
             type: 'text',
-            text: `Filed as approval request ${outcome.request.id}: it runs once an approver approves it, and nothing ran now.`,
+            text: `Filed as approval request ${step.request.id}: it runs once an approver approves it, and nothing ran now.`,
           },
         ],
         isError: true,
-        _meta: { [META.recordStatus]: 'pending_approval', [META.approvalRequestId]: outcome.request.id },
+        _meta: { [META.recordStatus]: 'pending_approval', [META.approvalRequestId]: step.request.id },
       };
+    default:
+      // Nothing ran (refused, over a cap, an input the schema refuses): a result the client's model reads.
+      return refusal(sentenceOf(step.error), step.error.code);
   }
 }
 

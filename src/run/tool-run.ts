@@ -126,7 +126,26 @@ export type ToolOutcome<T> = { status: 'success'; output: T } | { status: 'failu
  */
 export type CallOutcome<T = unknown> = ToolOutcome<T> | { status: 'pending_approval'; request: ApprovalRequestView; created: boolean };
 
+/**
+ * What one call came to, as its caller reads it back (a model's step, a route's answer, an MCP
+ * result): what a call gave (CallOutcome), or why nothing ran: refused (recorded: not offered to
+ * this run), over a cap (recorded), an input the tool's schema refuses, or a tool with no
+ * implementation here (neither recorded). Each holds the error a route raises for it. Only
+ * toolgate's own faults (the database) are thrown.
+ */
+export type CallStep<T = unknown> =
+  | CallOutcome<T>
+  | { status: 'refused'; error: HttpError }
+  | { status: 'over_cap'; error: CapExceededError }
+  | { status: 'invalid'; error: HttpError }
+  | { status: 'not_dispatchable'; error: NotDispatchableError };
+
 export interface CallOptions {
+  /**
+   * The tools the caller was shown, when fewer than the run's: any other is refused as not offered
+   * (an MCP session never gains a tool its client was not shown when it opened).
+   */
+  among?: readonly string[];
   /** The message the run handles, for tools that read it. */
   message?: InboundMessage;
   /** Where the call was asked, for the approval request it may become. */
@@ -278,8 +297,10 @@ export class ToolRun {
    * and completes the record. When the record cannot be written the tool does not run: the
    * database's error is thrown. A tool that throws is a `failure` outcome, not an exception.
    */
-  execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
-    return this.executeAs('step', toolId, execute, options);
+  async execute<T>(toolId: string, execute: (callId: number) => Promise<T> | T, options: DispatchOptions = {}): Promise<ToolOutcome<T>> {
+    const outcome = await this.executeAs('step', toolId, execute, options);
+    if (outcome.status === 'refused' || outcome.status === 'over_cap') throw outcome.error;
+    return outcome;
   }
 
   private async executeAs<T>(
@@ -287,9 +308,9 @@ export class ToolRun {
     toolId: string,
     execute: (callId: number) => Promise<T> | T,
     options: DispatchOptions,
-  ): Promise<ToolOutcome<T>> {
+  ): Promise<ToolOutcome<T> | Extract<CallStep, { status: 'refused' | 'over_cap' }>> {
     refuseReservedToolId(toolId);
-    if (!this.grants(toolId)) throw await this.refuseAs(mode, toolId, options);
+    if (!this.grants(toolId)) return { status: 'refused', error: await this.refuseAs(mode, toolId, options) };
     // Counted with its `started` record, in one statement (SEMANTICS §13); an uncapped tool is not.
     const candidates = this.offered.capsFor(toolId);
     const id = await this.deps.start(
@@ -297,21 +318,53 @@ export class ToolRun {
       candidates === null ? null : this.capClaim(toolId, candidates),
       options.input,
     );
-    if (id === null) throw await this.refuseCapped(toolId, candidates ?? [], options, mode);
+    if (id === null) return { status: 'over_cap', error: await this.refuseCapped(toolId, candidates ?? [], options, mode) };
     await this.countShadowCaps(id, toolId);
     this.decided('granted', 'offered');
     return this.complete(toolId, id, execute);
   }
 
   /**
-   * Calls a tool, as a model harness or a host route would: refused and recorded when not offered;
-   * its input checked against the tool's schema (a 422 naming the field, nothing runs); then filed
-   * as an approval request when the run may only request it, else the one dispatch path.
+   * The one door of a call, as a model harness, POST /tool-calls, an MCP session or a host route
+   * makes it: refused and recorded when not offered; the input checked against the tool's schema
+   * (nothing runs, nothing is written); then filed as an approval request when the run may only
+   * request it, else the one dispatch path (its cap counted with its `started` record). Every way
+   * it can end is a step the caller reads back; only toolgate's own faults are thrown.
    *
-   * Given the host's own `defineTool()` value, the input is typed by its schema and the outcome's
-   * output by what it returns; given an id, both are unknown. A tool that throws is a `failure`
-   * outcome holding the thrown error: its text is the tool's own words, which may name a database
-   * or a host, so a route answers its caller with words of its own.
+   * Given the host's own `defineTool()` value, the input is typed by its schema and the output by
+   * what the tool returns; given an id, both are unknown.
+   */
+  call<S extends z.ZodType, R>(tool: ToolImplementation<S, R>, input: z.input<S>, options?: CallOptions): Promise<CallStep<Awaited<R>>>;
+  call(toolId: string, input: unknown, options?: CallOptions): Promise<CallStep>;
+  async call(named: string | ToolImplementation, input: unknown, options: CallOptions = {}): Promise<CallStep> {
+    const toolId = typeof named === 'string' ? named : named.id;
+    // Refused first when not offered, whatever the tool or its input is: the check never depends on them.
+    if (!this.offers(toolId) || (options.among !== undefined && !options.among.includes(toolId))) {
+      return { status: 'refused', error: await this.refuseAs('call', toolId, {}) };
+    }
+    const tool = this.deps.implementation(toolId);
+    if (!tool) return { status: 'not_dispatchable', error: new NotDispatchableError(toolId) };
+    // The types promised the value's output: another object under the same id would run code the
+    // host's types know nothing of.
+    if (typeof named !== 'string' && named !== tool) throw notRegistered(toolId);
+    let checked: unknown;
+    try {
+      checked = parse(tool.input, input, options.inputAt ?? 'body');
+    } catch (err) {
+      if (err instanceof HttpError) return { status: 'invalid', error: err };
+      throw err;
+    }
+    const attachmentId = this.offered.approvalFor(toolId);
+    // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
+    // schema that transforms its input transforms it once.
+    if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
+    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), { input: checked });
+  }
+
+  /**
+   * A call for code that handles its outcome and lets refusals be errors (a host route): as call(),
+   * with a step that ran nothing thrown as its error (403, 429, 422, 501), for the error handler to
+   * answer.
    */
   callTool<S extends z.ZodType, R>(
     tool: ToolImplementation<S, R>,
@@ -320,19 +373,9 @@ export class ToolRun {
   ): Promise<CallOutcome<Awaited<R>>>;
   callTool(toolId: string, input: unknown, options?: CallOptions): Promise<CallOutcome>;
   async callTool(named: string | ToolImplementation, input: unknown, options: CallOptions = {}): Promise<CallOutcome> {
-    const toolId = typeof named === 'string' ? named : named.id;
-    // Refused first when not offered, whatever the tool is: the check never depends on it.
-    if (!this.offers(toolId)) throw await this.refuseAs('call', toolId, {});
-    const tool = this.implementationOf(toolId);
-    // The types promised the value's output: another object under the same id would run code the
-    // host's types know nothing of.
-    if (typeof named !== 'string' && named !== tool) throw notRegistered(toolId);
-    const checked = parse(tool.input, input, options.inputAt ?? 'body');
-    const attachmentId = this.offered.approvalFor(toolId);
-    // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
-    // schema that transforms its input transforms it once.
-    if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
-    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), { input: checked });
+    const step = await this.call(named as string, input, options);
+    if (step.status === 'success' || step.status === 'failure' || step.status === 'pending_approval') return step;
+    throw step.error;
   }
 
   /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */

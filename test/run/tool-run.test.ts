@@ -102,3 +102,61 @@ describe("when the agent's access rules refuse the sender", () => {
     expect(events).toEqual([{ kind: 'record', detail: { tool_id: 'agent_access_rules', status: 'denied' } }]);
   });
 });
+
+describe('when a caller makes a call through the one door (call)', () => {
+  test('then a tool not offered is a refused step holding the 403, with one denied record', async () => {
+    const { deps, events } = fakes();
+    const step = await runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).call('issue_refund', { order: 'SCP-1' });
+    expect(step.status).toBe('refused');
+    expect(step.status === 'refused' && step.error).toBeInstanceOf(ToolForbiddenError);
+    expect(events).toEqual([{ kind: 'record', detail: { tool_id: 'issue_refund', status: 'denied' } }]);
+  });
+
+  test('then a tool outside the list the caller was shown is refused and recorded, though the run offers it', async () => {
+    const { deps, events } = fakes();
+    const run = runOf({ attachments: [attachment(1, ['lookup_order', 'check_stock'])] }, deps);
+    const step = await run.call('check_stock', { order: 'SCP-1' }, { among: ['lookup_order'] });
+    expect(step.status).toBe('refused');
+    expect(events).toEqual([{ kind: 'record', detail: { tool_id: 'check_stock', status: 'denied' } }]);
+  });
+
+  test('then an input the tool refuses is an invalid step holding the 422 at the caller’s location, and nothing is written', async () => {
+    const { deps, events } = fakes();
+    const step = await runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).call(
+      'lookup_order',
+      { order: '' },
+      { inputAt: ['body', 'input'] },
+    );
+    expect(step.status).toBe('invalid');
+    expect(step.status === 'invalid' && step.error).toMatchObject({
+      issues: [expect.objectContaining({ loc: ['body', 'input', 'order'] })],
+    });
+    expect(events).toEqual([]);
+  });
+
+  test('then a call with no room in its cap is an over_cap step holding the 429, with its denied record', async () => {
+    const { deps, events } = fakes({ start: async () => null });
+    const cap = { tool_id: 'lookup_order', per: 'sender' as const, limit: 1, window_s: 3_600 };
+    const step = await runOf({ attachments: [attachment(1, ['lookup_order'], { caps: [cap] })] }, deps).call('lookup_order', {
+      order: 'A',
+    });
+    expect(step.status).toBe('over_cap');
+    expect(step.status === 'over_cap' && step.error).toBeInstanceOf(CapExceededError);
+    // The start (faked here to find no room) wrote nothing; the refusal is the one record.
+    expect(events).toEqual([{ kind: 'record', detail: { tool_id: 'lookup_order', status: 'denied' } }]);
+  });
+
+  test('then a tool offered with no implementation here is a not_dispatchable step, and nothing is written', async () => {
+    const { deps, events } = fakes({ implementation: () => undefined });
+    const step = await runOf({ attachments: [attachment(1, ['lookup_order'])] }, deps).call('lookup_order', { order: 'A' });
+    expect(step.status).toBe('not_dispatchable');
+    expect(events).toEqual([]);
+  });
+
+  test('then callTool, for a host route, throws the error of a step that ran nothing', async () => {
+    const { deps } = fakes({ start: async () => null });
+    const cap = { tool_id: 'lookup_order', per: 'sender' as const, limit: 1, window_s: 3_600 };
+    const run = runOf({ attachments: [attachment(1, ['lookup_order'], { caps: [cap] })] }, deps);
+    await expect(run.callTool('lookup_order', { order: 'A' })).rejects.toBeInstanceOf(CapExceededError);
+  });
+});
