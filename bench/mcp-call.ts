@@ -145,11 +145,11 @@ async function benchOn(databaseUrl: string): Promise<void> {
       ownClient: async () => {
         await echo.execute({ message: 'vanilla' }, { call_id: 1 } as Parameters<typeof echo.execute>[1]);
       },
-      // The gate and the input check alone, as callTool does them before it writes the record.
+      // The gate and the input check alone, as call() does them before it writes the record.
       inProcess: async () => {
         const run = await runFor();
         if (!run.offers('bench__echo')) throw new Error('not offered');
-        run.validate('bench__echo', { message: 'vanilla' });
+        if (!echo.input.safeParse({ message: 'vanilla' }).success) throw new Error('the input does not validate');
       },
     };
     const order = Object.keys(paths) as Path[];

@@ -42,16 +42,14 @@ export function idempotencyKey(keys: IdempotencyKeys, routeOf: RouteOf): Request
     const hash = createHash('sha256')
       .update(canonicalJson(req.body ?? null))
       .digest('hex');
-    // A retry is one indexed read; only a key not seen yet is claimed.
-    let stored = await orUnavailable(keys.find(scope, key));
-    if (stored === null) {
-      if (await orUnavailable(keys.claim(scope, key, hash))) {
-        keepAnswer(res, keys, scope, key);
-        return next();
-      }
-      stored = await orUnavailable(keys.find(scope, key));
-      if (stored === null) throw new InFlightError('idempotency_key_in_flight', 'Idempotency-Key');
+    // One statement claims the key, or reads it as the request that holds it left it.
+    const claim = await orUnavailable(keys.claim(scope, key, hash));
+    if (claim.claimed) {
+      keepAnswer(res, keys, scope, key);
+      return next();
     }
+    const stored = claim.stored;
+    if (stored === null) throw new InFlightError('idempotency_key_in_flight', 'Idempotency-Key');
     if (stored.request_hash !== hash) throw new IdempotencyKeyReusedError();
     if (stored.state === 'done' && stored.status !== null) {
       res.set('Idempotent-Replayed', 'true');

@@ -378,17 +378,6 @@ export class ToolRun {
     throw step.error;
   }
 
-  /** The input as the tool's schema validates it: a 422 naming the field (read at `inputAt`, the body by default) otherwise. */
-  validate(toolId: string, input: unknown, inputAt: Where = 'body'): unknown {
-    return parse(this.implementationOf(toolId).input, input, inputAt);
-  }
-
-  private implementationOf(toolId: string): ToolImplementation {
-    const tool = this.deps.implementation(toolId);
-    if (!tool) throw new NotDispatchableError(toolId);
-    return tool;
-  }
-
   /**
    * Runs an approved request's stored input, once (SEMANTICS §12), on this run: the requester's,
    * resolved anew. Its attachment must still admit the requester and carry the tool, and the tool

@@ -1,7 +1,7 @@
 // Idempotency keys in PostgreSQL (SEMANTICS §13): a caller's key per route, the hash of the body it
-// came with, who holds it while it runs, and the answer once there is one. Reading a key is one
-// indexed read (a replay costs nothing more); claiming one is one insert, which a second request
-// with the same key, on any instance, loses.
+// came with, who holds it while it runs, and the answer once there is one. A request claims its key
+// or reads it in one statement: a first request's claim is one insert, which a second request with
+// the same key, on any instance, loses, and then reads what the first holds.
 import type { Sequelize } from 'sequelize';
 import { storableJson } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
@@ -20,22 +20,33 @@ export interface StoredKey {
 }
 
 // Each a named statement straight on a connection of the pool (db/pooled-statement.ts): a keyed
-// request waits on two or three of them, and Sequelize's query building cost more than their work.
-const FIND: PooledStatement = {
-  name: 'toolgate_idempotency_find',
-  text: `SELECT request_hash, state, status, body, ${aliveSql('instance_id', '$3::double precision')} AS holder_alive
-           FROM idempotency_keys WHERE scope = $1::varchar AND key = $2::varchar AND expires_at > now()`,
+// request waits on two of them (its claim, its answer), and Sequelize's query building cost more
+// than their work.
+//
+// The claim, or the key as held. A key held (and not past its time) is read, and no insert is
+// tried, so a replay stays one indexed read; a key past its time is taken over by the insert. Both
+// parts see the statement's snapshot: a key claimed by a request that committed after this one
+// began, which the insert then waits for and loses to, is seen by neither, and is answered as in
+// flight (claimed a moment ago, it still runs).
+const CLAIM_OR_READ: PooledStatement = {
+  name: 'toolgate_idempotency_claim_or_read',
+  text: `WITH held AS (
+           SELECT request_hash, state, status, body, ${aliveSql('instance_id', '$6::double precision')} AS holder_alive
+             FROM idempotency_keys WHERE scope = $1::varchar AND key = $2::varchar AND expires_at > now()),
+         claimed AS (
+           INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at)
+           SELECT $1::varchar, $2::varchar, $3::varchar, 'running', $4::varchar, now() + $5::double precision * interval '1 millisecond'
+            WHERE NOT EXISTS (SELECT 1 FROM held)
+           ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running', instance_id = EXCLUDED.instance_id,
+                  status = NULL, body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+            WHERE idempotency_keys.expires_at <= now()
+           RETURNING key)
+         SELECT true AS claimed, NULL::varchar AS request_hash, NULL::varchar AS state, NULL::integer AS status, NULL::json AS body, false AS holder_alive
+           FROM claimed
+         UNION ALL
+         SELECT false, request_hash, state, status, body, holder_alive FROM held`,
 };
-// A key past its time may be claimed anew: it is taken over in the same statement.
-const CLAIM: PooledStatement = {
-  name: 'toolgate_idempotency_claim',
-  text: `INSERT INTO idempotency_keys (scope, key, request_hash, state, instance_id, expires_at)
-         VALUES ($1::varchar, $2::varchar, $3::varchar, 'running', $4::varchar, now() + $5::double precision * interval '1 millisecond')
-         ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running', instance_id = EXCLUDED.instance_id,
-                status = NULL, body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= now()
-         RETURNING key`,
-};
+
 const ANSWER: PooledStatement = {
   name: 'toolgate_idempotency_answer',
   text: `UPDATE idempotency_keys SET state = 'done', status = $3::integer, body = $4::json WHERE scope = $1::varchar AND key = $2::varchar`,
@@ -45,23 +56,34 @@ const RELEASE: PooledStatement = {
   text: `DELETE FROM idempotency_keys WHERE scope = $1::varchar AND key = $2::varchar AND state = 'running'`,
 };
 
+/** What a claim came to: the key is this request's, or another's as stored (null: claimed a moment ago, still running). */
+export type KeyClaim = { claimed: true } | { claimed: false; stored: StoredKey | null };
+
 export class IdempotencyKeys {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly instances: Instances,
   ) {}
 
-  /** The key as stored, or null (a key past its time is none). */
-  async find(scope: string, key: string): Promise<StoredKey | null> {
-    const { rows } = await pooledQuery<StoredKey>(this.sequelize, FIND, [scope, key, this.instances.timings.staleAfterMs]);
-    return rows[0] ?? null;
-  }
-
-  /** Claims a key for a request about to run; false when another request has it (the caller reads it then). */
-  async claim(scope: string, key: string, requestHash: string): Promise<boolean> {
+  /**
+   * Claims a key for a request about to run (`claimed`), or reads it as another request holds it:
+   * its hash, its state and its answer; `in_flight` when it was claimed too lately to be read.
+   */
+  async claim(scope: string, key: string, requestHash: string): Promise<KeyClaim> {
     await this.instances.register();
-    const { rows } = await pooledQuery(this.sequelize, CLAIM, [scope, key, requestHash, this.instances.id, IDEMPOTENCY_KEY_TTL_MS]);
-    return rows.length > 0;
+    const { rows } = await pooledQuery<StoredKey & { claimed: boolean }>(this.sequelize, CLAIM_OR_READ, [
+      scope,
+      key,
+      requestHash,
+      this.instances.id,
+      IDEMPOTENCY_KEY_TTL_MS,
+      this.instances.timings.staleAfterMs,
+    ]);
+    const row = rows[0];
+    if (row === undefined) return { claimed: false, stored: null };
+    if (row.claimed) return { claimed: true };
+    const { claimed: _claimed, ...stored } = row;
+    return { claimed: false, stored };
   }
 
   /** Keeps the answer a request with this key got, for its retries. */
