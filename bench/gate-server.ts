@@ -70,6 +70,18 @@ async function main(): Promise<void> {
     asWritten.requireTool('email_analyzer'),
     handler,
   );
+  // Its parts, one left out at a time (BENCH_AS_WRITTEN_PARTS): the route ungated in the same app,
+  // with the same body; without checkHost(); with senders taken as given (no authservId).
+  readmeApp.post('/as-written-ungated/:id', express.json(), handler);
+  readmeApp.post('/as-written-no-check-host/:id', express.json(), asWritten.toolRun(), asWritten.requireTool('email_analyzer'), handler);
+  readmeApp.post(
+    '/as-written-as-given/:id',
+    readme.checkHost(),
+    express.json(),
+    readme.toolRun(),
+    readme.requireTool('email_analyzer'),
+    handler,
+  );
   readmeApp.use(asWritten.errorHandler());
   const readmeServer = readmeApp.listen(0, '127.0.0.1');
   await once(readmeServer, 'listening');

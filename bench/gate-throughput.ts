@@ -23,6 +23,10 @@ import { withBenchDatabase } from './postgres-server';
 const CONNECTIONS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+/** BENCH_AS_WRITTEN_PARTS=1: the README example as written with one part left out at a time, beside it. */
+const PARTS = process.env.BENCH_AS_WRITTEN_PARTS === '1';
+type RouteName =
+  'bare' | 'layers' | 'gated' | 'uncached' | 'readme' | 'asWritten' | 'asWrittenUngated' | 'asWrittenNoCheckHost' | 'asWrittenAsGiven';
 /** Linux's clock ticks per second, the unit of /proc/<pid>/stat's utime and stime. */
 const CLOCK_TICKS = 100;
 
@@ -61,7 +65,7 @@ async function drive(url: string, server: number): Promise<Figures> {
       duration: SECONDS,
       method: 'POST' as const,
       headers: { 'content-type': 'application/json' },
-      requests: url.includes('/as-written/') ? AUTHENTICATED : ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })),
+      requests: url.includes('/as-written') ? AUTHENTICATED : ADMITTED.map((from) => ({ body: JSON.stringify({ from }) })),
     };
     const instance = autocannon(options, (err, res) => (err ? reject(err) : resolve(res)));
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => times.push(ms));
@@ -124,6 +128,13 @@ export async function benchGateThroughput(): Promise<void> {
         uncached: `http://127.0.0.1:${port}/gated-uncached/${agent}`,
         readme: `http://127.0.0.1:${port}/readme/${agent}`,
         asWritten: `http://127.0.0.1:${readmePort}/as-written/${agent}`,
+        ...(PARTS
+          ? {
+              asWrittenUngated: `http://127.0.0.1:${readmePort}/as-written-ungated/${agent}`,
+              asWrittenNoCheckHost: `http://127.0.0.1:${readmePort}/as-written-no-check-host/${agent}`,
+              asWrittenAsGiven: `http://127.0.0.1:${readmePort}/as-written-as-given/${agent}`,
+            }
+          : {}),
       };
       for (const url of Object.values(routes))
         await autocannon({
@@ -133,16 +144,17 @@ export async function benchGateThroughput(): Promise<void> {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ from: ADMITTED[0] }),
-          ...(url.includes('/as-written/') ? { requests: AUTHENTICATED } : {}),
+          ...(url.includes('/as-written') ? { requests: AUTHENTICATED } : {}),
         });
-      const runs: Record<keyof typeof routes, Figures[]> = { bare: [], layers: [], gated: [], uncached: [], readme: [], asWritten: [] };
+      const runs = Object.fromEntries(Object.keys(routes).map((name) => [name, [] as Figures[]])) as Record<RouteName, Figures[]>;
       for (let round = 0; round < ROUNDS; round++) {
         // Each round drives bare and gated back to back, in turn first, so each pair sees the same machine.
-        const order: (keyof typeof routes)[] =
+        const parts: RouteName[] = PARTS ? ['asWrittenUngated', 'asWrittenNoCheckHost', 'asWrittenAsGiven'] : [];
+        const order: RouteName[] =
           round % 2
-            ? ['asWritten', 'readme', 'gated', 'bare', 'layers', 'uncached']
-            : ['bare', 'gated', 'readme', 'asWritten', 'layers', 'uncached'];
-        for (const name of order) runs[name].push(await drive(routes[name], pid));
+            ? [...[...parts].reverse(), 'asWritten', 'readme', 'gated', 'bare', 'layers', 'uncached']
+            : ['bare', 'gated', 'readme', 'asWritten', ...parts, 'layers', 'uncached'];
+        for (const name of order) runs[name].push(await drive(routes[name]!, pid));
       }
       const med = (xs: Figures[], k: keyof Figures) => median(xs.map((x) => x[k]));
       const row = (label: string, xs: Figures[]) =>
@@ -176,6 +188,15 @@ export async function benchGateThroughput(): Promise<void> {
       compare('against the bare route, toolRun + requireTool without cache', runs.uncached);
       compare("against the bare route, the README example's route (library defaults)", runs.readme);
       compare('against the bare route, the README example as written (checkHost, authservId, /api mounted)', runs.asWritten);
+      if (PARTS) {
+        console.log(row('as written, ungated (same app and body)', runs.asWrittenUngated));
+        console.log(row('as written, without checkHost()', runs.asWrittenNoCheckHost));
+        console.log(row('as written, senders as given', runs.asWrittenAsGiven));
+        compare('against the bare route, the README example ungated (its app, its body)', runs.asWrittenUngated);
+        compare('against the README example ungated, the example as written', runs.asWritten, runs.asWrittenUngated);
+        compare('against the README example ungated, as written without checkHost()', runs.asWrittenNoCheckHost, runs.asWrittenUngated);
+        compare('against the README example ungated, as written with senders as given', runs.asWrittenAsGiven, runs.asWrittenUngated);
+      }
       const ratioOf = (xs: Figures[]) => median(xs.map((x, i) => x.rps / runs.bare[i]!.rps));
       for (const [label, xs] of [
         ["the README example's route as a host writes it", runs.readme],

@@ -79,9 +79,16 @@ const COMMENT_MARK = /[()\\]/g;
 
 class ParseFailure extends Error {}
 
+const ASCII_UPPER = /[A-Z]/;
+const ASCII_UPPERS = /[A-Z]/g;
+const BEYOND_ASCII = /[^\u0000-\u007F]/;
+
 /** ASCII-only case folding: Unicode folding would let `K` (KELVIN SIGN) pass for `k`. */
 export function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  // Most of what a header holds is lower case already; toLowerCase() would change letters beyond
+  // ASCII too (İ, K), so it serves only text that has none.
+  if (!ASCII_UPPER.test(text)) return text;
+  return BEYOND_ASCII.test(text) ? text.replace(ASCII_UPPERS, (c) => c.toLowerCase()) : text.toLowerCase();
 }
 
 /** Two authserv-ids name the same server: equal up to ASCII case, as domain names are (RFC 4343). */
@@ -108,6 +115,8 @@ export function parseAuthenticationResults(value: unknown): AuthenticationResult
 
 class Reader {
   pos = 0;
+  /** How many properties the result being read holds so far. */
+  private properties = 0;
   authservId: string | undefined;
   private comments = 0;
 
@@ -158,6 +167,7 @@ class Reader {
     this.expect('=', `"=" and a result after the method ${method}`);
     this.skipCFWS();
     const result = this.keyword(KEYWORD_CHAR, `the result of ${method}`);
+    this.properties = 0;
     const info: AuthResult = {
       method: asciiLower(method),
       result: asciiLower(result),
@@ -193,8 +203,9 @@ class Reader {
 
   private setProperty(info: AuthResult, name: string, value: string): void {
     if (Object.hasOwn(info.properties, name)) this.fail(`${info.method} gives ${name} twice`);
-    if (Object.keys(info.properties).length === MAX_PROPERTIES) this.fail(`${info.method} holds more than ${MAX_PROPERTIES} properties`);
+    if (this.properties === MAX_PROPERTIES) this.fail(`${info.method} holds more than ${MAX_PROPERTIES} properties`);
     info.properties[name] = value;
+    this.properties++;
   }
 
   /** A property value: a quoted string (maybe as a quoted local part before "@domain"), or a run. */

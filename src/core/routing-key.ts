@@ -41,6 +41,9 @@ const NUMERIC_LABEL = /^[0-9]+$/;
 // Every ASCII character but letters, digits, "-" and ".": none may reach the URL parser.
 const ASCII_OUTSIDE_HOST_NAMES = /[\u0000-\u002C\u002F\u003A-\u0040\u005B-\u0060\u007B-\u007F]/;
 const NON_ASCII = /[^\u0000-\u007F]/;
+// Lower-case letters, digits, "-" and ".", the last label starting with a letter, so never a number
+// the URL parser would read as an IPv4 address (`10`, `0x1f`).
+const PLAIN_LOWER_HOST = /^(?:[a-z0-9-]*\.)*[a-z][a-z0-9-]*\.?$/;
 // What IDNA takes as the dot between labels: the full stop and its ideographic and fullwidth forms.
 const LABEL_SEPARATOR = /[.\u3002\uFF0E\uFF61]/u;
 // What may not stand right before the trailing domain dot set aside below (whitespace aside).
@@ -93,7 +96,9 @@ export function toAsciiDomain(domain: string): string | null {
   if (ASCII_OUTSIDE_HOST_NAMES.test(domain)) return null;
   const written = domain.split(LABEL_SEPARATOR);
   if (written.length > 1 && written[written.length - 1] === '') written.pop();
-  const converted = domainToASCII(domain);
+  // A name as most are written (PLAIN_LOWER_HOST, no A-label to check) is its own ASCII form; the
+  // URL parser's conversion is the costly part of reading a sender.
+  const converted = PLAIN_LOWER_HOST.test(domain) && !domain.includes('xn--') ? domain : domainToASCII(domain);
   const ascii = converted.endsWith('.') ? converted.slice(0, -1) : converted;
   if (!isHostName(ascii)) return null;
   const labels = ascii.split('.');

@@ -443,6 +443,8 @@ describe('sameAuthservId', () => {
     ['one has a trailing dot', false, 'mx.thescoop.com.', 'mx.thescoop.com'],
     ['one has a KELVIN SIGN where the other has k', false, 'mx.\u212Aiosk.example', 'mx.kiosk.example'],
     ['one has a dotless i where the other has i', false, 'mx.k\u0131osk.example', 'mx.kiosk.example'],
+    ['one has a capital I with a dot where the other has i', false, 'MX.\u0130stanbul.example', 'mx.istanbul.example'],
+    ['they differ in ASCII case beside a letter beyond ASCII', true, 'MX.M\u00FCnchen.example', 'mx.m\u00FCnchen.example'],
     ['both are empty', false, '', ''],
   ])('when %s, then they name the same server: %s', (_name, same, a, b) => {
     expect(sameAuthservId(a, b)).toBe(same);

@@ -1,4 +1,5 @@
-import { routingKeyOf, splitAddress } from '../../src/core/routing-key';
+import fc from 'fast-check';
+import { routingKeyOf, splitAddress, toAsciiDomain } from '../../src/core/routing-key';
 
 describe('routingKeyOf', () => {
   test('when the sender is a bare address, then it is its own key', () => {
@@ -232,5 +233,27 @@ describe('splitAddress', () => {
 
   test('when given a value with no single @, then it gives null', () => {
     expect(splitAddress('a@b@c')).toBeNull();
+  });
+});
+
+describe('toAsciiDomain', () => {
+  // A name as most are written is answered without the URL parser's conversion; the same name in
+  // upper case always takes the conversion, and domain names are the same in either case.
+  test('when a name of letters, digits, "-" and "." is written in lower case, then it is answered as in upper case, where the URL parser converts it', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9.-]{1,80}$/), (name) => {
+        expect(toAsciiDomain(name)).toBe(toAsciiDomain(name.toUpperCase()));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  test('when a name ends in a number or holds an A-label or a letter beyond ASCII, then it is converted or refused as the URL parser says', () => {
+    expect(toAsciiDomain('acme.0x1f')).toBeNull();
+    expect(toAsciiDomain('acme.10')).toBeNull();
+    expect(toAsciiDomain('ACME.com')).toBe('acme.com');
+    expect(toAsciiDomain('xn--bcher-kva.de')).toBe('xn--bcher-kva.de');
+    expect(toAsciiDomain('xn--zz.com')).toBeNull();
+    expect(toAsciiDomain('bücher.de')).toBe('xn--bcher-kva.de');
   });
 });
