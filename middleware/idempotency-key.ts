@@ -11,7 +11,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { canonicalJson } from '../src/core/canonical-json';
 import { orUnavailable } from '../src/db/unavailable';
 import { IdempotencyKeyReusedError, InFlightError, InterruptedError, ValidationError } from '../src/errors';
-import type { IdempotencyKeys } from '../src/services/idempotency-keys';
+import type { HeldKey, IdempotencyKeys } from '../src/services/idempotency-keys';
+import { requestState } from './request-state';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -45,7 +46,9 @@ export function idempotencyKey(keys: IdempotencyKeys, routeOf: RouteOf): Request
     // One statement claims the key, or reads it as the request that holds it left it.
     const claim = await orUnavailable(keys.claim(scope, key, hash));
     if (claim.claimed) {
-      keepAnswer(res, keys, scope, key);
+      const held: HeldKey = { scope, key, kept: null };
+      requestState(res).heldKey = held;
+      keepAnswer(res, keys, held);
       return next();
     }
     const stored = claim.stored;
@@ -64,11 +67,16 @@ export function idempotencyKey(keys: IdempotencyKeys, routeOf: RouteOf): Request
   };
 }
 
-/** Keeps the answer before it is sent, so a retry that follows it finds it; a 5xx lets the key go. */
-function keepAnswer(res: Response, keys: IdempotencyKeys, scope: string, key: string): void {
+/**
+ * Keeps the answer before it is sent, so a retry that follows it finds it; a 5xx lets the key go.
+ * An answer the route kept already, with its call's outcome (held.kept), goes out as it is.
+ */
+function keepAnswer(res: Response, keys: IdempotencyKeys, held: HeldKey): void {
+  const { scope, key } = held;
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const status = res.statusCode;
+    if (held.kept !== null && held.kept.body === body && held.kept.status === status) return send(body);
     const kept = status >= 500 ? keys.release(scope, key) : keys.answer(scope, key, status, body);
     // The answer goes out even when it could not be kept: the key then stays running, and a retry
     // is told the first was interrupted once this instance is gone, or in flight while it lives.

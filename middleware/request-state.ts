@@ -6,6 +6,7 @@
 import type { Request, Response } from 'express';
 import type { SenderAuthentication } from '../src/core/sender-authentication';
 import type { ToolRun } from '../src/run/tool-run';
+import type { HeldKey } from '../src/services/idempotency-keys';
 
 /** The roles of the bearer tokens (HTTP.md, "Who may call"). */
 export type Role = 'admin' | 'scheduler' | 'client' | 'metrics';
@@ -35,6 +36,8 @@ export interface ToolgateRequestState {
   senderAuthentication?: SenderAuthentication;
   /** The request's id, set by the service's requestId() and carried into logs and error bodies. */
   requestId?: string;
+  /** The Idempotency-Key this request claimed, set by idempotencyKey(): a route may keep its answer with its call's outcome. */
+  heldKey?: HeldKey;
 }
 
 declare global {

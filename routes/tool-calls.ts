@@ -5,6 +5,8 @@ import { toolIdSchema } from '../src/core/types';
 import { authenticationResultsSchema, senderText } from '../src/http/fields';
 import { pageToolCalls } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/current-run';
+import { requestState } from '../middleware/request-state';
+import type { ToolOutcome } from '../src/run/tool-run';
 import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
@@ -67,13 +69,19 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
     use: (tg) => [tg.toolRun()],
     handle: async (_tg, { req, res, body }) => {
       // The input is the body's `input`: a 422 points there, where the caller wrote the field.
-      const step = await currentRun(req).call(body.tool, body.input, { inputAt: ['body', 'input'] });
+      // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
+      const answerOf = (outcome: ToolOutcome<unknown>) =>
+        outcome.status === 'success'
+          ? { tool: body.tool, status: 'success' as const, output: outcome.output }
+          : { tool: body.tool, status: 'failure' as const, error: outcome.error };
+      // With an Idempotency-Key, its answer is kept in the statement that completes the call's record.
+      const held = requestState(res).heldKey;
+      const keep = held && { key: held, answerOf: (outcome: ToolOutcome<unknown>) => ({ status: 200, body: answerOf(outcome) }) };
+      const step = await currentRun(req).call(body.tool, body.input, { inputAt: ['body', 'input'], ...(keep ? { keep } : {}) });
       switch (step.status) {
         case 'success':
-          return { tool: body.tool, status: 'success', output: step.output };
         case 'failure':
-          // A tool that threw is a result for the caller (as MCP's isError), with the tool's own words.
-          return { tool: body.tool, status: 'failure', error: step.error };
+          return held?.kept?.body ?? answerOf(step);
         case 'pending_approval':
           // Filed, not run (SEMANTICS §12): accepted, for an approver to decide.
           res

@@ -138,10 +138,10 @@ export class RunService {
           }
         : {}),
       countShadowCaps: (id, entries) => countShadowCaps(this.sequelize, id, entries),
-      complete: async (id, outcome, output) => {
+      complete: async (id, outcome, output, kept) => {
         const span = spans.get(id);
         try {
-          await completeToolCall(this.sequelize, id, outcome);
+          await completeToolCall(this.sequelize, id, outcome, kept);
         } finally {
           this.inFlight.delete(id);
           if (span !== undefined) {

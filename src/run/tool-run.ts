@@ -27,6 +27,7 @@ import {
 import { parse, type Where } from '../http/parse';
 import type { DenialReason } from '../../models/tool-call';
 import type { CapClaim, CapScope } from '../services/cap-usage';
+import type { HeldKey, KeptAnswer } from '../services/idempotency-keys';
 import type { ShadowCapEntry } from '../services/shadow-caps';
 import type { RunAgent } from '../services/policy-loader';
 import type { ToolCallOutcome, ToolCallRecord } from '../services/tool-calls';
@@ -65,8 +66,11 @@ export interface ToolRunDeps {
   within?<T>(id: number, work: () => T): T;
   /** The W3C trace context of record `id`'s span, for the tool's context; undefined when none is recorded. */
   traceContext?(id: number): Readonly<Record<string, string>> | undefined;
-  /** `output`: what a successful execution returned, for a trace that carries content (SEMANTICS §16). */
-  complete(id: number, outcome: ToolCallOutcome, output?: unknown): Promise<void>;
+  /**
+   * `output`: what a successful execution returned, for a trace that carries content (SEMANTICS
+   * §16); `kept`: the answer of the request's Idempotency-Key, written in the same statement.
+   */
+  complete(id: number, outcome: ToolCallOutcome, output?: unknown, kept?: KeptAnswer & Pick<HeldKey, 'scope' | 'key'>): Promise<void>;
   /** Told when an execution's outcome could not be written over its `started` record. */
   onRecordError(err: unknown, context: { tool_id: string; record_id: number }): void;
   /**
@@ -156,6 +160,11 @@ export interface CallOptions {
    * POST /tool-calls reads it from `input` (`['body', 'input']`).
    */
   inputAt?: Where;
+  /**
+   * The request's Idempotency-Key and the answer an outcome gives it (POST /tool-calls): kept with
+   * the outcome's record in one statement, then marked kept on the key.
+   */
+  keep?: { key: HeldKey; answerOf(outcome: ToolOutcome<unknown>): KeptAnswer };
 }
 
 /** Where a call was asked, for the approval request it may become. */
@@ -308,6 +317,7 @@ export class ToolRun {
     toolId: string,
     execute: (callId: number) => Promise<T> | T,
     options: DispatchOptions,
+    keep?: CallOptions['keep'],
   ): Promise<ToolOutcome<T> | Extract<CallStep, { status: 'refused' | 'over_cap' }>> {
     refuseReservedToolId(toolId);
     if (!this.grants(toolId)) return { status: 'refused', error: await this.refuseAs(mode, toolId, options) };
@@ -321,7 +331,7 @@ export class ToolRun {
     if (id === null) return { status: 'over_cap', error: await this.refuseCapped(toolId, candidates ?? [], options, mode) };
     await this.countShadowCaps(id, toolId);
     this.decided('granted', 'offered');
-    return this.complete(toolId, id, execute);
+    return this.complete(toolId, id, execute, keep);
   }
 
   /**
@@ -358,7 +368,13 @@ export class ToolRun {
     // Filed as asked, once it is known to validate: approval parses it once, when it runs, so a
     // schema that transforms its input transforms it once.
     if (attachmentId !== null) return this.fileApproval(toolId, input, attachmentId, options.origin);
-    return this.executeAs('call', toolId, (callId) => tool.execute(checked, this.contextFor(options.message, callId)), { input: checked });
+    return this.executeAs(
+      'call',
+      toolId,
+      (callId) => tool.execute(checked, this.contextFor(options.message, callId)),
+      { input: checked },
+      options.keep,
+    );
   }
 
   /**
@@ -420,7 +436,12 @@ export class ToolRun {
   }
 
   /** Runs `execute` under its `started` record `id`, then completes the record with how it ended. */
-  private async complete<T>(toolId: string, id: number, execute: (callId: number) => Promise<T> | T): Promise<ToolOutcome<T>> {
+  private async complete<T>(
+    toolId: string,
+    id: number,
+    execute: (callId: number) => Promise<T> | T,
+    keep?: CallOptions['keep'],
+  ): Promise<ToolOutcome<T>> {
     const started = performance.now();
     let outcome: ToolOutcome<T>;
     try {
@@ -434,7 +455,10 @@ export class ToolRun {
     const error = outcome.status === 'failure' ? outcome.error : null;
     try {
       const output = outcome.status === 'success' ? outcome.output : undefined;
-      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error }, output);
+      const kept = keep?.answerOf(outcome);
+      const keeping = keep === undefined || kept === undefined ? undefined : { scope: keep.key.scope, key: keep.key.key, ...kept };
+      await this.deps.complete(id, { status: outcome.status, duration_ms: performance.now() - started, error }, output, keeping);
+      if (keep !== undefined && kept !== undefined) keep.key.kept = kept;
     } catch (err) {
       // The tool has run: its outcome is the caller's, whatever became of the record, which stays
       // `started` and so says the end was never written.

@@ -56,6 +56,23 @@ const RELEASE: PooledStatement = {
   text: `DELETE FROM idempotency_keys WHERE scope = $1::varchar AND key = $2::varchar AND state = 'running'`,
 };
 
+/**
+ * A key this request holds, as its route may keep its answer: `kept` is set once the answer is
+ * kept with the outcome of the call it answers, in the statement that completes the call's record
+ * (tool-calls.ts), so the answer is not written a second time before it is sent.
+ */
+export interface HeldKey {
+  scope: string;
+  key: string;
+  kept: KeptAnswer | null;
+}
+
+/** An answer kept for a key's retries: its status and its body. */
+export interface KeptAnswer {
+  status: number;
+  body: unknown;
+}
+
 /** What a claim came to: the key is this request's, or another's as stored (null: claimed a moment ago, still running). */
 export type KeyClaim = { claimed: true } | { claimed: false; stored: StoredKey | null };
 
@@ -88,11 +105,16 @@ export class IdempotencyKeys {
 
   /** Keeps the answer a request with this key got, for its retries. */
   async answer(scope: string, key: string, status: number, body: unknown): Promise<void> {
-    await pooledQuery(this.sequelize, ANSWER, [scope, key, status, JSON.stringify(storableJson(body ?? null))]);
+    await pooledQuery(this.sequelize, ANSWER, [scope, key, status, keptBody(body)]);
   }
 
   /** Lets a key go (its request failed before anything ran): a retry runs it anew. */
   async release(scope: string, key: string): Promise<void> {
     await pooledQuery(this.sequelize, RELEASE, [scope, key]);
   }
+}
+
+/** An answer's body as the key keeps it: JSON, made storable (SEMANTICS §13). */
+export function keptBody(body: unknown): string {
+  return JSON.stringify(storableJson(body ?? null));
 }

@@ -10,6 +10,7 @@ import { claimArgument, type CapClaim } from './cap-usage';
 import type { CallShadow } from '../core/shadow';
 import type { DispatchMode } from '../core/dispatch-mode';
 import type { DispatchKind } from '../core/types';
+import { keptBody, type HeldKey, type KeptAnswer } from './idempotency-keys';
 
 export interface ToolCallRecord {
   agent_id: number;
@@ -92,10 +93,32 @@ export async function startToolCall(
   return insert(sequelize, { ...record, status: 'started', duration_ms: 0, error: null }, transaction, by, caps);
 }
 
-/** Completes a `started` record with the execution's outcome. */
-export async function completeToolCall(sequelize: Sequelize, id: number, outcome: ToolCallOutcome): Promise<void> {
+/**
+ * Completes a `started` record with the execution's outcome; with `kept`, the same statement keeps
+ * the answer of the request's Idempotency-Key (SEMANTICS §13), so a retry finds it as soon as the
+ * outcome is on record, and the request waits on one commit, not two.
+ */
+export async function completeToolCall(
+  sequelize: Sequelize,
+  id: number,
+  outcome: ToolCallOutcome,
+  kept?: KeptAnswer & Pick<HeldKey, 'scope' | 'key'>,
+): Promise<void> {
   const { duration_ms, error } = bounded(outcome);
-  await pooledQuery(sequelize, COMPLETE, [id, outcome.status, duration_ms, error]);
+  if (kept === undefined) {
+    await pooledQuery(sequelize, COMPLETE, [id, outcome.status, duration_ms, error]);
+    return;
+  }
+  await pooledQuery(sequelize, COMPLETE_KEEPING, [
+    id,
+    outcome.status,
+    duration_ms,
+    error,
+    kept.scope,
+    kept.key,
+    kept.status,
+    keptBody(kept.body),
+  ]);
 }
 
 const COLUMNS =
@@ -119,6 +142,14 @@ const INSERT_COUNTED: PooledStatement = {
 const COMPLETE: PooledStatement = {
   name: 'toolgate_tool_call_complete',
   text: `UPDATE tool_calls SET status = $2::varchar, duration_ms = $3::integer, error = $4::text WHERE id = $1::bigint AND status IS NOT DISTINCT FROM 'started'`,
+};
+
+// Both parts run whatever the other finds: the answer is the caller's, even where the sweeper has
+// already called the record interrupted.
+const COMPLETE_KEEPING: PooledStatement = {
+  name: 'toolgate_tool_call_complete_keeping',
+  text: `WITH completed AS (${COMPLETE.text} RETURNING id)
+         UPDATE idempotency_keys SET state = 'done', status = $7::integer, body = $8::json WHERE scope = $5::varchar AND key = $6::varchar`,
 };
 
 async function insert(sequelize: Sequelize, record: ToolCallRecord, transaction?: Transaction, by?: StartedBy): Promise<number>;

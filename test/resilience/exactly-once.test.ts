@@ -2,6 +2,7 @@
 // gets its first handling's answer and runs nothing; an Idempotency-Key replays its answer, refuses
 // another body, and says when the first is still running; two instances receiving the same message,
 // or the same key, at once run it once.
+import { Client } from 'pg';
 import { QueryTypes } from 'sequelize';
 import { z } from 'zod';
 import { SCOOP_TOOLS } from '../../src/app/demo/scoop-tools';
@@ -181,6 +182,33 @@ describe('an Idempotency-Key', () => {
       { type: QueryTypes.SELECT },
     );
     expect(Number(kept!.hours)).toBeGreaterThanOrEqual(24);
+  });
+
+  test("keeps the answer in the statement that completes the call's record: a new key's call sends three statements, its replay one", async () => {
+    await resetOrders();
+    const sent: string[] = [];
+    const query = Client.prototype.query;
+    const counting = function (this: Client, config: unknown, ...rest: unknown[]) {
+      const name = (config as { name?: unknown } | null)?.name;
+      if (typeof name === 'string' && /^toolgate_(idempotency|tool_call)_/.test(name)) sent.push(name);
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    };
+    Client.prototype.query = counting as typeof query;
+    try {
+      const first = await dispatch('k-one-statement', 'SCP-1042').expect(200);
+      expect(sent).toEqual(['toolgate_idempotency_claim_or_read', 'toolgate_tool_call_insert', 'toolgate_tool_call_complete_keeping']);
+      sent.length = 0;
+      const retry = await dispatch('k-one-statement', 'SCP-1042').expect(200);
+      expect(sent).toEqual(['toolgate_idempotency_claim_or_read']);
+      expect(retry.text).toBe(first.text);
+    } finally {
+      Client.prototype.query = query;
+    }
+    const [kept] = await t.sequelize.query<{ state: string; status: number }>(
+      "SELECT state, status FROM idempotency_keys WHERE key = 'k-one-statement'",
+      { type: QueryTypes.SELECT },
+    );
+    expect(kept).toEqual({ state: 'done', status: 200 });
   });
 
   test("is the caller's own: another token's request with the same key runs", async () => {
