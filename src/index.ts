@@ -22,7 +22,7 @@ export { defineTool } from './tools/tool-registry';
 export type { HostTool, ToolContext, ToolImplementation } from './tools/tool-registry';
 export { currentRun } from '../middleware/current-run';
 export type { RunRequest, SenderCheck, ToolRunOptions } from '../middleware/current-run';
-export type { CallOptions, CallOrigin, CallOutcome, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
+export type { CallOptions, CallOrigin, CallOutcome, CallStep, DispatchOptions, DispatchRun, ToolOutcome, ToolRun } from './run/tool-run';
 export type { ApprovalRequestView, ApprovalStatus } from './core/approval-request';
 export type { RunAgent } from './services/policy-loader';
 export type { ToolgateRequestState } from '../middleware/request-state';
