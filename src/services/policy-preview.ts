@@ -1,9 +1,9 @@
 // Previews of policy changes (SEMANTICS §15): reads, in one read-only snapshot, the policy of each
 // agent the change reaches and the window's records of those agents alone, and replays them with
-// the pure core (src/core/policy-preview.ts). The database counts, in one pass over the window's
-// rows, what needs no order (the runs of each run group, its calls of each tool), and only the
-// calls some cap counts are read one by one, in time order. Nothing is written and nothing is
-// notified: the transaction is READ ONLY, so the database itself refuses a write.
+// the pure core (src/core/policy-preview.ts). The database counts what needs no order (the runs of
+// each run group, its calls of each tool), and only the calls some cap counts are read one by one,
+// in time order. Nothing is written and nothing is notified: the transaction is READ ONLY, so the
+// database itself refuses a write.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { QueryTypes, Transaction, type Sequelize } from 'sequelize';
 import { z } from 'zod';
@@ -34,6 +34,11 @@ const DEFAULT_WINDOW = '7d';
 const PAGE = 5_000;
 /** The memory each of a preview's hashes may take before it spills to disk (the server's default is 4MB). */
 const WORK_MEM = '64MB';
+/**
+ * The most calls some cap counts that are read whole, at most ten pages held at once; the database
+ * may plan parallel workers for such a read, which it plans for no cursor. More come through the cursor.
+ */
+const ORDERED_WHOLE = 10 * PAGE;
 /** As many changed calls as the answer lists. */
 const LISTED = 100;
 
@@ -76,8 +81,8 @@ export type PreviewInput = z.input<typeof previewInputSchema>;
 type ParsedInput = z.output<typeof previewInputSchema>;
 
 type CallRow = Omit<RecordedCall, 'run_key'>;
-/** A row of COUNTS_SQL: a run group's calls of a tool come one way, or (kind 'runs') its runs. */
-type CountRow = RecordedCallGroup & RecordedRunGroup & { kind: 'calls' | 'runs'; first_at: number; first: string };
+/** A row of CALLS_SQL: a run group's calls of a tool come one way, and when the first came. */
+type CallGroupRow = RecordedCallGroup & { first_at: number; first: string };
 
 /** The window's records of the agents reached: the calls a replay reads, and a run's records. */
 const CALLS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >= :from AND created_at <= :to
@@ -87,40 +92,43 @@ const RUNS_WHERE = `agent_id = ANY (ARRAY[:agents]::integer[]) AND created_at >=
 const GROUP_KEY = `CASE WHEN run = 'sender' THEN routing_key END`;
 
 /**
- * One pass over the window's records, hashed two ways at once: the calls of each run group, tool
- * and way of coming (how many, and the first one's time), and the records of each run key. A run
- * is an agent run's record, or the calls made under one run key, or a call with no key (each its
- * own run); every record of a run names its agent and routing key, so a run is in one group, and
- * the groups' runs sum to the window's.
+ * The calls of each run group, tool and way of coming: how many, and the first one's time. A plain
+ * aggregate read whole, not through a cursor: its answer is bounded by the groups, not the calls,
+ * and PostgreSQL plans parallel workers for it, which it plans for no cursor.
  */
-const COUNTS_SQL = `
-  WITH records AS (
-    SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, run_key, created_at FROM tool_calls WHERE ${CALLS_WHERE}
-    UNION ALL
-    SELECT agent_id, run, ${GROUP_KEY}, NULL, NULL, run_key, NULL FROM agent_runs WHERE ${RUNS_WHERE}
-  ), counted AS (
-    SELECT GROUPING(tool_id, dispatch) AS by_run, agent_id, run, routing_key, tool_id, dispatch, run_key,
-           count(*) AS records, min(created_at) AS first
-      FROM records
-     GROUP BY GROUPING SETS ((agent_id, run, routing_key, tool_id, dispatch), (agent_id, run, routing_key, run_key))
-  )
-  SELECT 'calls' AS kind, agent_id, run, routing_key, tool_id, dispatch, records::float8 AS calls, NULL::float8 AS runs,
-         extract(epoch FROM first)::float8 * 1000 AS first_at, first::text AS first
-    FROM counted WHERE by_run = 0 AND tool_id IS NOT NULL
-  UNION ALL
-  SELECT 'runs', agent_id, run, routing_key, NULL, NULL, NULL, sum(CASE WHEN run_key IS NULL THEN records ELSE 1 END)::float8, NULL, NULL
-    FROM counted WHERE by_run = 3
+const CALLS_SQL = `
+  SELECT agent_id, run, ${GROUP_KEY} AS routing_key, tool_id, dispatch, count(*)::float8 AS calls,
+         extract(epoch FROM min(created_at))::float8 * 1000 AS first_at, min(created_at)::text AS first
+    FROM tool_calls WHERE ${CALLS_WHERE}
+   GROUP BY agent_id, run, ${GROUP_KEY}, tool_id, dispatch`;
+/**
+ * The runs of each run group, read whole as CALLS_SQL is. A run is an agent run's record, or the
+ * calls made under one run key, or a call with no key (each its own run); every record of a run
+ * names its agent and routing key, so a run is in one group, and the groups' runs sum to the window's.
+ */
+const RUNS_SQL = `
+  SELECT agent_id, run, routing_key, sum(records)::float8 AS runs
+    FROM (SELECT agent_id, run, routing_key, CASE WHEN run_key IS NULL THEN count(*) ELSE 1 END AS records
+            FROM (SELECT agent_id, run, ${GROUP_KEY} AS routing_key, run_key FROM tool_calls WHERE ${CALLS_WHERE}
+                  UNION ALL
+                  SELECT agent_id, run, ${GROUP_KEY}, run_key FROM agent_runs WHERE ${RUNS_WHERE}) AS records
+           GROUP BY agent_id, run, routing_key, run_key) AS keys
    GROUP BY agent_id, run, routing_key`;
 /**
  * A call's run group and tool as one text, matched against a list given inline: the database hashes
  * such a list, so each row of the window is one lookup, whatever the list's length.
  */
 const TOOL_OF_GROUP = `(agent_id || '|' || run || '|' || coalesce(${GROUP_KEY}, '') || '|' || tool_id)`;
-/** The calls some cap counts, one by one in time order, as caps count them. */
+/**
+ * The calls some cap counts, one by one in time order, as caps count them. Their tool and routing
+ * key are tested first (columns, each a hashed lookup), so that the run group's key is built only
+ * for the calls that may be counted.
+ */
 const ORDERED_CALLS_SQL = `
   SELECT id::float8 AS id, agent_id, tool_id, status, run, routing_key, extract(epoch FROM created_at)::float8 * 1000 AS at, dispatch
     FROM tool_calls
-   WHERE ${CALLS_WHERE} AND tool_id = ANY (ARRAY[:tools]::text[]) AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
+   WHERE ${CALLS_WHERE} AND tool_id = ANY (ARRAY[:tools]::text[]) AND coalesce(${GROUP_KEY}, '') = ANY (ARRAY[:senders]::text[])
+     AND ${TOOL_OF_GROUP} = ANY (ARRAY[:keys]::text[])
    ORDER BY created_at, id`;
 /** The first calls of the groups the change alters, up to the time by which at least the list's worth of them came. */
 const EXAMPLES_SQL = `
@@ -167,32 +175,40 @@ export class PolicyPreviewService {
     // Room to hash a window's run keys in memory rather than spill them to disk; this transaction's alone.
     await this.sequelize.query(`SET LOCAL work_mem = '${WORK_MEM}'`, { transaction });
     const replacements = { agents, from, to };
-    const changed: CountRow[] = [];
-    const ordered = new Map<string, string>();
-    let runs = 0;
-    // The planner guesses a few hundred runs where a week has hundreds of thousands, and sorts them by
-    // routing key to sum them per group; hashing them is what it would do if it knew. For this statement alone.
+    const changed: CallGroupRow[] = [];
+    const ordered = new Map<string, CallGroupRow>();
+    let orderedCalls = 0;
+    // The planner guesses a few hundred runs where a week has hundreds of thousands, and would sort
+    // them to sum them per group; hashing them is what it would do if it knew. For these statements alone.
     await this.sequelize.query('SET LOCAL enable_sort = off', { transaction });
-    await this.sequelize.query(process.env.XX ?? 'SELECT 1', { transaction });
-    await this.page<CountRow>(COUNTS_SQL, replacements, transaction, (row) => {
-      if (row.kind === 'runs') {
-        replay.addRunGroup(row);
-        runs += row.runs;
-        return;
-      }
+    const runGroups = await this.whole<RecordedRunGroup>(RUNS_SQL, replacements, transaction);
+    let runs = 0;
+    await inPages(runGroups, (row) => {
+      replay.addRunGroup(row);
+      runs += row.runs;
+    });
+    const callGroups = await this.whole<CallGroupRow>(CALLS_SQL, replacements, transaction);
+    await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
+    await inPages(callGroups, (row) => {
       const outcome = replay.addCallGroup(row);
       if (outcome === 'changed') changed.push(row);
-      else if (outcome === 'ordered') ordered.set(toolOfGroup(row), row.tool_id!);
+      else if (outcome === 'ordered') {
+        ordered.set(toolOfGroup(row), row);
+        orderedCalls += row.calls;
+      }
     });
-    await this.sequelize.query('SET LOCAL enable_sort = on', { transaction });
     replay.countRuns(runs);
     if (ordered.size > 0) {
-      await this.page<CallRow>(
-        ORDERED_CALLS_SQL,
-        { ...replacements, tools: [...new Set(ordered.values())], keys: [...ordered.keys()] },
-        transaction,
-        (c) => replay.replayCall(c),
-      );
+      const groups = [...ordered.values()];
+      const given = {
+        ...replacements,
+        tools: [...new Set(groups.map((g) => g.tool_id))],
+        senders: [...new Set(groups.map((g) => g.routing_key ?? ''))],
+        keys: [...ordered.keys()],
+      };
+      const each = (c: CallRow) => replay.replayCall(c);
+      if (orderedCalls <= ORDERED_WHOLE) await inPages(await this.whole<CallRow>(ORDERED_CALLS_SQL, given, transaction), each);
+      else await this.page<CallRow>(ORDERED_CALLS_SQL, given, transaction, each);
     }
     if (changed.length === 0) return;
     // The list's first calls all came by the time the list's worth of changed groups had had their first.
@@ -207,6 +223,11 @@ export class PolicyPreviewService {
       raw: true,
     });
     for (const row of rows) replay.addChangedExample(row);
+  }
+
+  /** A query's whole answer, for one bounded by the window's groups rather than its calls. */
+  private whole<R extends object>(sql: string, replacements: Record<string, unknown>, transaction: Transaction): Promise<R[]> {
+    return this.sequelize.query<R>(sql, { replacements, type: QueryTypes.SELECT, transaction, raw: true });
   }
 
   /**
@@ -389,6 +410,14 @@ export class PolicyPreviewService {
       transaction,
     });
     if (rows.length === 0) throw new NotFoundError(`Agent ${agentId}`, 'name an agent that exists in the change');
+  }
+}
+
+/** Rows already read, handled a page at a time, the event loop's turn between two pages. */
+async function inPages<R>(rows: readonly R[], each: (row: R) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += PAGE) {
+    if (i > 0) await nextTurn();
+    for (const row of rows.slice(i, i + PAGE)) each(row);
   }
 }
 
