@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { RouteOf } from '../middleware/idempotency-key';
 import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
-import type { ErrorCode } from '../src/errors';
+import { AnswerMismatchError, type ErrorCode } from '../src/errors';
 import { parse, pathId } from '../src/http/parse';
 import { routeGuard } from './route-guard';
 
@@ -145,6 +145,12 @@ export interface MountServices {
    * all its routes; the service's own routes outside it (/metrics) read it here.
    */
   authenticate?: RequestHandler;
+  /**
+   * Whether each JSON answer is parsed with the schema its route declares for its status, and held
+   * back as a 500 answer_mismatch when it breaks it. Default: on under the tests (NODE_ENV=test),
+   * so every test's answer is checked against what the reference says; off in service.
+   */
+  checkAnswers?: boolean;
 }
 
 /**
@@ -174,7 +180,7 @@ export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServ
       chain.push(mount.idempotencyKey(declaredRouteOf(route)));
     }
     chain.push(...(route.use?.(tg) ?? []));
-    chain.push(answer(route, tg));
+    chain.push(answer(route, tg, mount.checkAnswers ?? process.env.NODE_ENV === 'test'));
     router[route.method](route.path, ...chain);
   }
   return router;
@@ -229,14 +235,37 @@ function declaredRouteOf(route: RouteDescription): RouteOf {
   };
 }
 
-function answer<S>(route: Route<S>, tg: S): RequestHandler {
+function answer<S>(route: Route<S>, tg: S, checkAnswers: boolean): RequestHandler {
   return async function answerRoute(req, res, next) {
     const input = checked.get(req)!;
+    if (checkAnswers) checkAnswersOf(route, res);
     const value = await route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body });
     if (value === PASS) return next();
     if (res.headersSent) return;
     if (value === undefined) res.status(route.success.status).end();
     else res.status(route.success.status).json(value);
+  };
+}
+
+/**
+ * Parses each JSON answer as sent (after JSON.stringify, so a Date is its string) with the schema
+ * declared for its status: `success`, or one of `also`. Errors and answers with no schema pass.
+ */
+function checkAnswersOf(route: RouteDescription, res: Response): void {
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const declared =
+      res.statusCode === route.success.status && route.success.contentType === undefined
+        ? route.success.schema
+        : route.also?.find((a) => a.status === res.statusCode)?.schema;
+    if (declared && body !== undefined) {
+      const result = declared.safeParse(JSON.parse(JSON.stringify(body)));
+      if (!result.success) {
+        const issues = result.error.issues.map((i) => ({ loc: i.path.map(String), msg: i.message, type: i.code }));
+        throw new AnswerMismatchError(`${route.method.toUpperCase()} ${route.path}`, issues);
+      }
+    }
+    return send(body);
   };
 }
 

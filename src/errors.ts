@@ -95,6 +95,10 @@ export const ERROR_CODES = {
   not_dispatchable: { status: 422, meaning: 'the tool is offered but nothing implements it' },
   rate_limited: { status: 429, meaning: 'the caller is over its budget; see Retry-After' },
   internal_error: { status: 500, meaning: "a fault of toolgate's own; nothing was granted" },
+  answer_mismatch: {
+    status: 500,
+    meaning: "an answer broke its route's declared schema (checked under the tests, or with answers checked); it was not sent",
+  },
   misconfigured: {
     status: 500,
     meaning:
@@ -528,6 +532,19 @@ export class BadRequestError extends HttpError {
 export class InternalError extends HttpError {
   constructor() {
     super('internal_error', 'Something went wrong on our side; nothing was granted. The request id identifies it in the logs.');
+  }
+}
+
+/**
+ * An answer its route's declared schema refuses: held back, so a test sees the drift between what a
+ * route says it answers and what it sends. `detail` names the fields, for the test's message.
+ */
+export class AnswerMismatchError extends HttpError {
+  constructor(route: string, issues: ValidationIssue[]) {
+    super(
+      'answer_mismatch',
+      `${route} answered outside its declared schema: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`,
+    );
   }
 }
 

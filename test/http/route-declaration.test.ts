@@ -160,3 +160,47 @@ describe('when a section is mounted without what its routes need', () => {
     );
   });
 });
+
+describe('when a handler answers outside the schema its route declares', () => {
+  const counted = routeSection<Fakes>('Test', (route) => [
+    route({
+      method: 'get',
+      path: '/count',
+      summary: 'A count',
+      roles: 'anyone',
+      success: { status: 200, description: 'The count', schema: z.object({ count: z.number().int() }) },
+      handle: () => ({ count: 'three' }),
+    }),
+    route({
+      method: 'post',
+      path: '/count',
+      summary: 'Another count',
+      roles: 'anyone',
+      success: { status: 201, description: 'The count', schema: z.object({ count: z.number().int() }) },
+      also: [{ status: 202, description: 'Counted later', schema: z.object({ later: z.literal(true) }) }],
+      handle: (_tg, { res }) => {
+        res.status(202).json({ later: 'soon' });
+      },
+    }),
+  ]);
+
+  test('then, under the tests, the answer is held back as a 500 answer_mismatch naming the field, for the success status and for an also status', async () => {
+    const fakes: Fakes = { seen: [] };
+    const a = app(counted, fakes, {});
+    const wrong = await request(a).get('/count').expect(500);
+    expect(wrong.body).toMatchObject({ code: 'answer_mismatch', detail: expect.stringContaining('GET /count answered outside') });
+    expect(wrong.body.detail).toContain('count:');
+    expect((await request(a).post('/count').expect(500)).body).toMatchObject({ code: 'answer_mismatch' });
+  });
+
+  test('then, with answers not checked, it is sent as the handler gave it', async () => {
+    const fakes: Fakes = { seen: [] };
+    expect(
+      (
+        await request(app(counted, fakes, { checkAnswers: false }))
+          .get('/count')
+          .expect(200)
+      ).body,
+    ).toEqual({ count: 'three' });
+  });
+});
