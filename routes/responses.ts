@@ -2,7 +2,8 @@
 // the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
 // here and the type it describes drift apart.
 import { z } from 'zod';
-import { capPerSchema, gateReasonSchema, ruleKindSchema, toolDefinitionSchema, dispatchKindSchema } from '../src/core/types';
+import { approvalTermsSchema, capPerSchema, gateReasonSchema, ruleKindSchema, dispatchKindSchema, storedAtSchema } from '../src/core/types';
+import { callShadowSchema, runShadowSchema } from '../src/core/shadow';
 import { decidedRequestSchema, runDecisionsSchema, undecidedRequestSchema } from '../src/core/run-decisions';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
 import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
@@ -11,124 +12,7 @@ import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema,
 import { stepStatusSchema } from '../src/llm/agent-step';
 import { emailAnalysisSchema } from '../src/llm/email-analysis';
 import { DENIAL_REASONS, TOOL_CALL_STATUSES } from '../models/tool-call';
-import { systemKeySchema } from '../models/toolkit';
 import { APPROVAL_STATUSES, decidedViaSchema } from '../src/core/approval-request';
-
-const timestamp = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
-
-export const toolResponse = toolDefinitionSchema;
-
-export const toolkitResponse = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  description: z.string(),
-  member_tool_ids: z.array(z.string()),
-  stale_tool_ids: z.array(z.string()).describe('members whose tool is no longer registered: skipped, never granted'),
-  system_key: systemKeySchema.nullable(),
-});
-
-export const agentResponse = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  description: z.string().nullable(),
-  system_prompt: z.string().nullable(),
-  enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
-  escalation_address: z
-    .string()
-    .nullable()
-    .describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-const unmatchedToken = z.object({ token: z.string(), suggestion: z.string().nullable() });
-export const agentCreatedResponse = agentResponse.extend({
-  enabled_tools_report: z
-    .object({ toolkit_id: z.number().int().nullable(), tool_ids: z.array(z.string()), unmatched: z.array(unmatchedToken) })
-    .optional()
-    .describe('with enabled_tools: the legacy grant made, and the tokens that granted nothing'),
-});
-
-export const ruleResponse = z.object({ id: z.number().int(), kind: ruleKindSchema, pattern: z.string().describe('normalized') });
-
-const approvalTerms = z
-  .object({ approvers: z.array(z.string()).describe('approver patterns, normalized; empty: only an operator approves') })
-  .nullable()
-  .describe("who approves this attachment's members' calls (SEMANTICS §12); null: calls run as usual");
-
-const capResponse = z.object({
-  tool_id: z.string().nullable().describe('the member it caps; null: all the members together'),
-  per: capPerSchema,
-  limit: z.number().int(),
-  window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
-});
-
-export const candidateResponse = z
-  .object({
-    rules: z.array(z.object({ kind: ruleKindSchema, pattern: z.string().describe('normalized') })).optional(),
-    caps: z.array(capResponse).optional(),
-    approval: approvalTerms.optional(),
-    allow_proactive: z.boolean().optional(),
-    since: z.string().describe('when they were set: the shadow counts from then'),
-  })
-  .describe(
-    'terms tried beside the live ones (SEMANTICS §15): the fields given replace the live ones when promoted; nothing is granted by them',
-  );
-
-export const attachmentResponse = z.object({
-  id: z.number().int(),
-  agent_id: z.number().int(),
-  toolkit: toolkitResponse,
-  allow_proactive: z.boolean(),
-  rules: z.array(ruleResponse),
-  approval: approvalTerms,
-  caps: z.array(capResponse).describe('how often its members may run (SEMANTICS §13)'),
-  candidate: candidateResponse.optional().describe('absent when the attachment carries no candidate'),
-});
-
-const shadowSenders = z.object({
-  routing_key: z.string().nullable(),
-  run: dispatchKindSchema,
-  tools: z.array(z.string()),
-  runs: z.number().int(),
-});
-
-const verdictSchema = z.enum(['admitted', 'denied', 'pending_approval']);
-
-export const candidateShadowResponse = attachmentResponse.extend({
-  candidate: candidateResponse,
-  shadow: z.object({
-    since: z.string(),
-    runs: z.number().int().describe('agent runs (messages, scheduled runs) recorded since the candidate was set'),
-    differing_runs: z.number().int().describe('of those, the runs whose offer the candidate would change'),
-    gaining: z.array(shadowSenders).describe('who would gain which tools, with their run counts (at most 100 entries)'),
-    losing: z.array(shadowSenders).describe('who would lose which tools (at most 100 entries)'),
-    calls_changed: z.number().int().describe('tool-call records the candidate would have decided otherwise'),
-    over_cap: z.number().int().describe('of those, the calls that ran which the candidate would refuse as over one of its caps'),
-    calls: z
-      .array(
-        z.object({
-          call_id: z.number().int(),
-          tool_id: z.string(),
-          routing_key: z.string().nullable(),
-          status: z.enum(TOOL_CALL_STATUSES),
-          would_be: verdictSchema,
-          reason: z.string(),
-          at: z.string(),
-        }),
-      )
-      .describe('the latest 20 of them, newest first'),
-  }),
-});
-
-const runShadowEntry = z.object({ attachment_id: z.number().int(), adds: z.array(z.string()), removes: z.array(z.string()) });
-const callShadowEntry = z.object({ attachment_id: z.number().int(), would_be: verdictSchema, reason: z.string() });
-const runShadowResponse = runShadowEntry
-  .extend({ also: z.array(runShadowEntry).optional().describe('the entries of further attachments whose candidates differ') })
-  .describe("present where an attachment's candidate terms would offer otherwise (SEMANTICS §15)");
-const callShadowResponse = callShadowEntry
-  .extend({ also: z.array(callShadowEntry).optional().describe('the entries of further attachments whose candidates differ') })
-  .describe("present where an attachment's candidate terms would have decided the call otherwise (SEMANTICS §15)");
 
 const capRuleResponse = z.object({
   tool_id: z.string().nullable(),
@@ -146,7 +30,7 @@ const explanationResponse = z.object({
   matched_rule: z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() }).nullable(),
   tools: z.array(z.string()),
   stale_tool_ids: z.array(z.string()),
-  approval: approvalTerms,
+  approval: approvalTermsSchema,
   needs_approval: z
     .boolean()
     .describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
@@ -276,7 +160,7 @@ export const storedRunResponse = z.object({
   stopped: stoppedSchema.nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
   error: z.string().nullable(),
   new_thread: newThreadResponse.nullable(),
-  shadow: runShadowResponse.optional(),
+  shadow: runShadowSchema.optional(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
 });
@@ -335,14 +219,14 @@ export const toolCallResponse = z.object({
   error: z.string().nullable(),
   approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
   approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
-  shadow: callShadowResponse.optional(),
+  shadow: callShadowSchema.optional(),
   policy_version: z
     .number()
     .int()
     .nullable()
     .describe("the agent's policy version the call was decided under; null on records written before versions were recorded"),
   reason: z.enum(DENIAL_REASONS).nullable().describe('why a denied call was refused; null for any other status'),
-  created_at: timestamp,
+  created_at: storedAtSchema,
 });
 
 export const decisionLogLine = toolCallResponse.extend({
@@ -375,7 +259,7 @@ export const taskResponse = z.object({
   status: z.string(),
   due: z.string().nullable(),
   source_message_id: z.string().nullable(),
-  created_at: timestamp,
+  created_at: storedAtSchema,
 });
 
 export const analyzeResponse = z.object({
@@ -400,7 +284,12 @@ export const workflowResponse = z.object({
   reply: z.object({ text: z.string(), source: replySourceSchema }),
 });
 
-export const documentResponse = z.object({ id: z.number().int(), title: z.string(), chunk_count: z.number().int(), created_at: timestamp });
+export const documentResponse = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  chunk_count: z.number().int(),
+  created_at: storedAtSchema,
+});
 
 const searchResultResponse = z.object({
   chunk_id: z.number().int().describe("the chunk's id: what an answer's sources cite"),
@@ -432,15 +321,6 @@ export const askResponse = z.object({
   retrieval: retrievalResponse,
 });
 export const chatResponse = z.object({ reply: z.string() });
-
-export const syncReportResponse = z.object({
-  all_tools: toolkitResponse,
-  default_tools: toolkitResponse,
-  created: z.array(systemKeySchema),
-  all_tools_added: z.array(z.string()),
-  all_tools_removed: z.array(z.string()),
-  stale_skipped: z.array(z.string()),
-});
 
 const parityMismatch = z.object({
   agent_id: z.number().int(),

@@ -115,6 +115,15 @@ export interface AgentPolicyData {
 export type Run = { kind: 'sender'; routing_key: string | null } | { kind: 'scheduled' } | { kind: 'catalogue' };
 
 /** What a record says of the run it came from: a sender run or a scheduled run (the catalogue never dispatches). */
+/** Who approves an attachment's members' calls (SEMANTICS §12), as the views give it. */
+export const approvalTermsSchema = z
+  .object({ approvers: z.array(z.string()).describe('approver patterns, normalized; empty: only an operator approves') })
+  .nullable()
+  .describe("who approves this attachment's members' calls (SEMANTICS §12); null: calls run as usual");
+
+/** When a row was written, as the views give it. */
+export const storedAtSchema = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
+
 export const dispatchKindSchema = z.enum(['sender', 'scheduled']);
 export type DispatchKind = z.infer<typeof dispatchKindSchema>;
 export type RunKind = Run['kind'];

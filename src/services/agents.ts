@@ -1,10 +1,11 @@
 // Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
 // read, update and delete. Each change is one transaction.
 import { literal, Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Agent, Models } from '../../models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { ToolManifest } from '../core/tool-manifest';
+import { storedAtSchema } from '../core/types';
 import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
@@ -12,17 +13,34 @@ import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } 
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
 import { defaultToolsId } from './system-toolkits';
 
-export interface AgentView {
-  id: number;
-  name: string;
-  description: string | null;
-  system_prompt: string | null;
-  enabled_tools: string | null;
-  /** Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), as a routing key; null: no one. */
-  escalation_address: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
+/** An agent as the routes and a host's code read it. */
+export const agentViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  system_prompt: z.string().nullable(),
+  enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
+  escalation_address: z
+    .string()
+    .nullable()
+    .describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
+  created_at: storedAtSchema,
+  updated_at: storedAtSchema,
+});
+export type AgentView = z.output<typeof agentViewSchema>;
+
+/** A created or changed agent: with a legacy string, the grant it made. */
+export const agentCreatedSchema = agentViewSchema.extend({
+  enabled_tools_report: z
+    .object({
+      toolkit_id: z.number().int().nullable(),
+      tool_ids: z.array(z.string()),
+      unmatched: z.array(z.object({ token: z.string(), suggestion: z.string().nullable() })),
+    })
+    .optional()
+    .describe('with enabled_tools: the legacy grant made, and the tokens that granted nothing'),
+});
+export type AgentCreated = z.output<typeof agentCreatedSchema>;
 
 /** Which page of the agents list: after a cursor, at most `limit`, and only names that begin with `name`. */
 export interface AgentPageQuery {
@@ -41,8 +59,6 @@ export interface AgentPage {
 
 /** The list's order, as the index agents_toolgate_name_id_idx holds it (the migration 20261205000501). */
 const SORT_NAME = 'lower("Agent"."name") COLLATE "C"';
-
-export type AgentCreated = AgentView & { enabled_tools_report?: LegacyAttachResult };
 
 export function agentView(agent: Agent): AgentView {
   return {

@@ -1,61 +1,63 @@
 // Attachments and their gate rules: granting a toolkit to an agent on its own terms, changing
 // those terms, revoking. Patterns arrive normalized (the route parses them with the core).
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
 import type { AgentToolkit, Models } from '../../models';
 import type { StoredCandidate } from '../../models/agent-toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
-import type { CapPer, CapRule, RuleKind } from '../core/types';
+import { approvalTermsSchema, capPerSchema, ruleKindSchema, type CapRule, type RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
 import { parse } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
 import { dropShadowCaps, promoteShadowCaps } from './shadow-caps';
-import { shadowSummary, type ShadowSummary } from './shadow-summary';
-import { toolkitView, type ToolkitView } from './toolkits';
+import { shadowSummary, shadowSummarySchema } from './shadow-summary';
+import { toolkitView, toolkitViewSchema } from './toolkits';
 
-export interface RuleView {
-  id: number;
-  kind: RuleKind;
-  pattern: string;
-}
+/** A rule as stored: its id, and its pattern normalized. */
+export const ruleViewSchema = z.object({ id: z.number().int(), kind: ruleKindSchema, pattern: z.string().describe('normalized') });
+export type RuleView = z.output<typeof ruleViewSchema>;
 
-export interface AttachmentView {
-  id: number;
-  agent_id: number;
-  toolkit: ToolkitView;
-  allow_proactive: boolean;
-  rules: RuleView[];
-  /** Who approves its members' calls (SEMANTICS §12), or null when they need no approval. */
-  approval: { approvers: string[] } | null;
-  /** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
-  caps: CapView[];
-  /** Terms tried beside the live ones (SEMANTICS §15); absent when it carries none. */
-  candidate?: CandidateView;
-}
+/** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
+const capViewSchema = z.object({
+  tool_id: z.string().nullable().describe('the member it caps; null: all the members together'),
+  per: capPerSchema,
+  limit: z.number().int(),
+  window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
+});
+export type CapView = z.output<typeof capViewSchema>;
 
 /** Candidate terms as given: the fields named replace the live ones when promoted, the others stay. */
-export interface CandidateView {
-  rules?: { kind: RuleKind; pattern: string }[];
-  caps?: CapView[];
-  approval?: { approvers: string[] } | null;
-  allow_proactive?: boolean;
-  /** When they were set: the shadow counts from then. */
-  since: string;
-}
+const candidateViewSchema = z
+  .object({
+    rules: z.array(z.object({ kind: ruleKindSchema, pattern: z.string().describe('normalized') })).optional(),
+    caps: z.array(capViewSchema).optional(),
+    approval: approvalTermsSchema.optional(),
+    allow_proactive: z.boolean().optional(),
+    since: z.string().describe('when they were set: the shadow counts from then'),
+  })
+  .describe(
+    'terms tried beside the live ones (SEMANTICS §15): the fields given replace the live ones when promoted; nothing is granted by them',
+  );
+export type CandidateView = z.output<typeof candidateViewSchema>;
+
+/** An attachment as the routes and a host's code read it. */
+export const attachmentViewSchema = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  toolkit: toolkitViewSchema,
+  allow_proactive: z.boolean(),
+  rules: z.array(ruleViewSchema),
+  approval: approvalTermsSchema,
+  caps: z.array(capViewSchema).describe('how often its members may run (SEMANTICS §13)'),
+  candidate: candidateViewSchema.optional().describe('absent when the attachment carries no candidate'),
+});
+export type AttachmentView = z.output<typeof attachmentViewSchema>;
 
 /** An attachment with its candidate, and what the candidate would have decided so far. */
-export interface CandidateShadowView extends AttachmentView {
-  candidate: CandidateView;
-  shadow: ShadowSummary;
-}
-
-export interface CapView {
-  tool_id: string | null;
-  per: CapPer;
-  limit: number;
-  window: string;
-}
+export const candidateShadowSchema = attachmentViewSchema.extend({ candidate: candidateViewSchema, shadow: shadowSummarySchema });
+export type CandidateShadowView = z.output<typeof candidateShadowSchema>;
 
 export function capView(cap: CapRule): CapView {
   return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window: windowText(cap.window_s) };

@@ -1,22 +1,25 @@
 // Toolkits as operators manage them: create, read, update, delete, with members checked against
 // the manifest on the way in and stale members reported on the way out.
 import { Op, UniqueConstraintError, where, fn, col, type Sequelize } from 'sequelize';
+import { z } from 'zod';
 import type { Models, Toolkit } from '../../models';
-import type { SystemKey } from '../../models/toolkit';
+import { systemKeySchema } from '../../models/toolkit';
 import { closestToolId } from '../core/closest-tool';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { parse } from '../http/parse';
 import { toolkitInputSchema, toolkitPatchSchema, type ToolkitInput, type ToolkitPatch } from './inputs';
 
-export interface ToolkitView {
-  id: number;
-  name: string;
-  description: string;
-  member_tool_ids: string[];
-  stale_tool_ids: string[];
-  system_key: SystemKey | null;
-}
+/** A toolkit as the routes and a host's code read it. */
+export const toolkitViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  member_tool_ids: z.array(z.string()),
+  stale_tool_ids: z.array(z.string()).describe('members whose tool is no longer registered: skipped, never granted'),
+  system_key: systemKeySchema.nullable(),
+});
+export type ToolkitView = z.output<typeof toolkitViewSchema>;
 
 export function toolkitView(
   toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>,
