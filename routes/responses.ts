@@ -3,7 +3,7 @@
 // here and the type it describes drift apart.
 import { z } from 'zod';
 import { approvalTermsSchema, capPerSchema, gateReasonSchema, ruleKindSchema, dispatchKindSchema, storedAtSchema } from '../src/core/types';
-import { callShadowSchema, runShadowSchema } from '../src/core/shadow';
+import { runShadowSchema } from '../src/core/shadow';
 import { decidedRequestSchema, runDecisionsSchema, undecidedRequestSchema } from '../src/core/run-decisions';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
 import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
@@ -11,8 +11,6 @@ import { skipReasonSchema } from '../src/legacy/plan';
 import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
 import { stepStatusSchema } from '../src/llm/agent-step';
 import { emailAnalysisSchema } from '../src/llm/email-analysis';
-import { DENIAL_REASONS, TOOL_CALL_STATUSES } from '../models/tool-call';
-import { APPROVAL_STATUSES, decidedViaSchema } from '../src/core/approval-request';
 
 const capRuleResponse = z.object({
   tool_id: z.string().nullable(),
@@ -178,78 +176,6 @@ export const threadResponse = z.object({
 export const threadWithMessagesResponse = threadResponse.extend({
   messages: z.array(storedRunResponse),
   next_after: z.number().int().nullable().describe('pass as `after` for the next page; null on the last'),
-});
-
-export const approvalRequestResponse = z.object({
-  id: z.number().int(),
-  agent_id: z.number().int(),
-  code: z.string().describe('what an approver writes after "approve" or "deny" to decide this request, and no other'),
-  tool: z.string(),
-  input: z.unknown().describe('the exact input the call was validated with: what approval runs, unchanged'),
-  status: z.enum(APPROVAL_STATUSES),
-  requested_by: z.object({
-    run: dispatchKindSchema,
-    routing_key: z.string().nullable(),
-    thread_id: z.string().nullable(),
-    run_id: z.number().int().nullable(),
-    message_id: z.string().nullable(),
-  }),
-  attachment_id: z.number().int(),
-  decided_by: z.object({ via: decidedViaSchema, routing_key: z.string().nullable() }).nullable(),
-  decided_at: z.string().nullable(),
-  void_reason: z.string().nullable(),
-  result: z
-    .union([z.object({ status: z.literal('success'), output: z.unknown() }), z.object({ status: z.literal('failure'), error: z.string() })])
-    .nullable()
-    .describe("an approved request's one execution: what it gave"),
-  created_at: z.string(),
-  expires_at: z.string(),
-});
-
-export const toolCallStatusSchema = z.enum(TOOL_CALL_STATUSES);
-
-export const toolCallResponse = z.object({
-  id: z.number().int(),
-  tool_id: z.string(),
-  tool_name: z.string().describe('the legacy name'),
-  status: toolCallStatusSchema,
-  run: dispatchKindSchema,
-  routing_key: z.string().nullable(),
-  duration_ms: z.number().int(),
-  error: z.string().nullable(),
-  approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
-  approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
-  shadow: callShadowSchema.optional(),
-  policy_version: z
-    .number()
-    .int()
-    .nullable()
-    .describe("the agent's policy version the call was decided under; null on records written before versions were recorded"),
-  reason: z.enum(DENIAL_REASONS).nullable().describe('why a denied call was refused; null for any other status'),
-  created_at: storedAtSchema,
-});
-
-export const decisionLogLine = toolCallResponse.extend({
-  agent_id: z.number().int(),
-  event: z
-    .enum(['decided', 'completed', 'interrupted'])
-    .describe(
-      'decided: written complete (denied, skipped, pending_approval); completed: an execution ended; interrupted: its instance stopped',
-    ),
-  logged_at: z.string().describe('ISO 8601, UTC: when the entry was written'),
-  cursor: z.string().describe('where a read goes on from after this line (as the Toolgate-Cursor header of a read that ended here)'),
-});
-
-export const dispatchResponse = z.union([
-  z.object({ tool: z.string(), status: z.literal('success'), output: z.unknown() }),
-  z.object({ tool: z.string(), status: z.literal('failure'), error: z.string().describe("the tool's own error text") }),
-]);
-
-export const dispatchPendingResponse = z.object({
-  tool: z.string(),
-  status: z.literal('pending_approval'),
-  approval_request_id: z.number().int(),
-  request: approvalRequestResponse,
 });
 
 export const taskResponse = z.object({

@@ -4,7 +4,6 @@
 import type { z } from 'zod';
 import type { handleInstruction, handleMessage } from '../../src/agent/handle-message';
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
-import type { ApprovalRequestView } from '../../src/core/approval-request';
 import type { PreviewImpact } from '../../src/core/policy-preview';
 import type { Resolution } from '../../src/core/types';
 import type { askDocuments } from '../../src/documents/ask';
@@ -14,8 +13,6 @@ import type { analyzeEmail } from '../../src/email/analyze-email';
 import type { runEmailWorkflow } from '../../src/email/email-workflow';
 import * as r from '../../routes/responses';
 import type { MigrationReport } from '../../src/legacy/report';
-import type { readDecisionLog } from '../../src/services/decision-log';
-import type { ToolCallView } from '../../src/services/tool-calls';
 import type { TaskView } from '../../src/tasks/task-store';
 
 // Each assignable to the other: a field missing, added, renamed, made optional or retyped on one
@@ -23,14 +20,8 @@ import type { TaskView } from '../../src/tasks/task-store';
 type Same<S extends z.ZodType, T> = [z.output<S>] extends [T] ? ([T] extends [z.output<S>] ? true : false) : false;
 /** What a service function resolves to: the answer a route sends. */
 type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
-/** What one line of a read that F opens holds. */
-type LineOf<F extends (...args: never[]) => Promise<{ batches(): AsyncGenerator<unknown[]> }>> =
-  ReturnType<Answer<F>['batches']> extends AsyncGenerator<(infer L)[]> ? L : never;
-
 const checks = {
   resolution: true as Same<typeof r.resolutionResponse, Resolution>,
-  toolCall: true as Same<typeof r.toolCallResponse, ToolCallView>,
-  decisionLogLine: true as Same<typeof r.decisionLogLine, LineOf<typeof readDecisionLog>>,
   task: true as Same<typeof r.taskResponse, TaskView>,
   analyze: true as Same<typeof r.analyzeResponse, Answer<typeof analyzeEmail>>,
   workflow: true as Same<typeof r.workflowResponse, Answer<typeof runEmailWorkflow>>,
@@ -42,7 +33,6 @@ const checks = {
   messageRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleMessage>['answer']>,
   storedRun: true as Same<typeof r.storedRunResponse, AgentRunView>,
   thread: true as Same<typeof r.threadResponse, ThreadView>,
-  approvalRequest: true as Same<typeof r.approvalRequestResponse, ApprovalRequestView>,
   preview: true as Same<typeof r.previewResponse, PreviewImpact>,
 } satisfies Record<string, true>;
 
