@@ -2,15 +2,13 @@
 // the source of what is sent; test/openapi/response-types.test.ts fails to compile when a schema
 // here and the type it describes drift apart.
 import { z } from 'zod';
-import { approvalTermsSchema, capPerSchema, gateReasonSchema, ruleKindSchema, dispatchKindSchema, storedAtSchema } from '../src/core/types';
+import { approvalTermsSchema, capPerSchema, gateReasonSchema, ruleKindSchema, dispatchKindSchema } from '../src/core/types';
 import { runShadowSchema } from '../src/core/shadow';
 import { decidedRequestSchema, runDecisionsSchema, undecidedRequestSchema } from '../src/core/run-decisions';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
-import { stageNameSchema, stageStatusSchema, replySourceSchema } from '../src/email/email-workflow';
 import { skipReasonSchema } from '../src/legacy/plan';
 import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
 import { stepStatusSchema } from '../src/llm/agent-step';
-import { emailAnalysisSchema } from '../src/llm/email-analysis';
 
 const capRuleResponse = z.object({
   tool_id: z.string().nullable(),
@@ -177,76 +175,6 @@ export const threadWithMessagesResponse = threadResponse.extend({
   messages: z.array(storedRunResponse),
   next_after: z.number().int().nullable().describe('pass as `after` for the next page; null on the last'),
 });
-
-export const taskResponse = z.object({
-  id: z.number().int(),
-  agent_id: z.number().int(),
-  title: z.string(),
-  status: z.string(),
-  due: z.string().nullable(),
-  source_message_id: z.string().nullable(),
-  created_at: storedAtSchema,
-});
-
-export const analyzeResponse = z.object({
-  routing_key: z.string().nullable(),
-  analysis: emailAnalysisSchema,
-  tasks: z.array(taskResponse),
-  tools: z.object({ email_analyzer: z.literal('used'), task_creator: z.enum(['used', 'skipped']) }),
-});
-
-export const workflowResponse = z.object({
-  routing_key: z.string().nullable(),
-  stages: z.array(
-    z.object({
-      name: stageNameSchema,
-      tool: z.string(),
-      status: stageStatusSchema,
-      error: z.string().optional(),
-    }),
-  ),
-  analysis: emailAnalysisSchema,
-  tasks: z.array(taskResponse),
-  reply: z.object({ text: z.string(), source: replySourceSchema }),
-});
-
-export const documentResponse = z.object({
-  id: z.number().int(),
-  title: z.string(),
-  chunk_count: z.number().int(),
-  created_at: storedAtSchema,
-});
-
-const searchResultResponse = z.object({
-  chunk_id: z.number().int().describe("the chunk's id: what an answer's sources cite"),
-  document_id: z.number().int(),
-  title: z.string(),
-  chunk_index: z.number().int(),
-  snippet: z.string(),
-  score: z.number().describe('higher is better; comparable within one list only'),
-  found_by: z.array(z.enum(['lexical', 'semantic'])).describe('the lists that found the chunk: its words, its meaning'),
-});
-
-const retrievalResponse = z
-  .object({
-    semantic: z.enum(['used', 'off', 'unavailable']),
-    note: z.string().optional(),
-  })
-  .describe('whether semantic search took part: off without an embedding provider, unavailable when it failed');
-
-export const searchResponse = z.object({
-  routing_key: z.string().nullable(),
-  results: z.array(searchResultResponse),
-  retrieval: retrievalResponse,
-});
-export const askResponse = z.object({
-  routing_key: z.string().nullable(),
-  answer: z.string(),
-  answered: z.boolean().describe('false when the sources do not hold the answer'),
-  sources: z.array(searchResultResponse).describe('the chunks the answer stands on'),
-  retrieval: retrievalResponse,
-});
-export const chatResponse = z.object({ reply: z.string() });
 
 const parityMismatch = z.object({
   agent_id: z.number().int(),
