@@ -6,8 +6,6 @@ import { approvalTermsSchema, capPerSchema, gateReasonSchema, ruleKindSchema, di
 import { runShadowSchema } from '../src/core/shadow';
 import { decidedRequestSchema, runDecisionsSchema, undecidedRequestSchema } from '../src/core/run-decisions';
 import { newThreadReasonSchema, stoppedSchema } from '../src/agent/run-store';
-import { skipReasonSchema } from '../src/legacy/plan';
-import { migrationModeSchema, reportToolkitStatusSchema, verificationOverSchema, verificationStatusSchema } from '../src/legacy/report';
 import { stepStatusSchema } from '../src/llm/agent-step';
 
 const capRuleResponse = z.object({
@@ -176,86 +174,6 @@ export const threadWithMessagesResponse = threadResponse.extend({
   next_after: z.number().int().nullable().describe('pass as `after` for the next page; null on the last'),
 });
 
-const parityMismatch = z.object({
-  agent_id: z.number().int(),
-  tool_id: z.string().nullable(),
-  legacy: z.boolean().nullable(),
-  new: z.boolean().nullable(),
-  problem: z.string(),
-});
-
-export const migrationReportResponse = z.object({
-  mode: migrationModeSchema,
-  map_typos: z.boolean(),
-  committed: z.boolean(),
-  tools: z.array(z.string()),
-  agents: z.object({
-    read: z.number().int(),
-    follow: z.number().int(),
-    changed: z.number().int(),
-    unchanged: z.number().int(),
-    without_tools: z.number().int(),
-    skipped: z.number().int(),
-    with_unmatched_tokens: z.number().int(),
-    with_mapped_typos: z.number().int(),
-  }),
-  toolkits: z.array(
-    z.object({
-      tool_ids: z.array(z.string()),
-      name: z.string(),
-      toolkit_id: z.number().int().nullable(),
-      status: reportToolkitStatusSchema,
-      agents: z.number().int(),
-      note: z.string().optional(),
-    }),
-  ),
-  unmatched_tokens: z.array(
-    z.object({ token: z.string(), suggestion: z.string().nullable(), agents: z.number().int(), mapped_for: z.number().int() }),
-  ),
-  unmatched: z.array(
-    z.object({
-      agent_id: z.number().int(),
-      agent_name: z.string().nullable(),
-      token: z.string(),
-      suggestion: z.string().nullable(),
-      mapped: z.boolean(),
-    }),
-  ),
-  skipped: z.array(
-    z.object({
-      agent_id: z.number().int(),
-      agent_name: z.string().nullable(),
-      reason: skipReasonSchema,
-      detail: z.string(),
-    }),
-  ),
-  left_out: z.object({ unmatched: z.number().int(), unmatched_tokens: z.number().int(), skipped: z.number().int() }),
-  changes: z.object({
-    toolkits_created: z.number().int(),
-    toolkits_removed: z.number().int(),
-    attachments_created: z.number().int(),
-    attachments_removed: z.number().int(),
-  }),
-  verification: z.object({
-    status: verificationStatusSchema,
-    over: verificationOverSchema,
-    agents_checked: z.number().int(),
-    tools: z.array(z.string()),
-    runs: z.array(z.string()),
-    mismatch_count: z.number().int(),
-    mismatches: z.array(parityMismatch),
-  }),
-  undo: z
-    .object({
-      kept_attachments: z.array(z.object({ attachment_id: z.number().int(), agent_id: z.number().int(), toolkit_name: z.string() })),
-      kept_toolkits: z.array(
-        z.object({ toolkit_id: z.number().int(), name: z.string(), attachments: z.number().int(), members_edited: z.boolean() }),
-      ),
-    })
-    .optional(),
-  duration_ms: z.number().int(),
-});
-
 /** Every error body (HTTP.md, "Errors"); `detail` is a list only for validation_error. */
 export const errorResponse = z.object({
   detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
@@ -276,44 +194,3 @@ export const errorResponse = z.object({
 
 export const healthResponse = z.object({ status: z.literal('ok') });
 export const readyResponse = z.object({ status: z.literal('ready') });
-
-// POST /policy/preview (SEMANTICS §15): what a change would do to the window's recorded traffic.
-const previewVerdictStatus = z.enum(['started', 'denied', 'skipped', 'pending_approval']);
-
-const previewSenderChange = z.object({
-  routing_key: z.string().nullable(),
-  agent_id: z.number().int(),
-  tools: z.array(z.string()),
-  runs: z.number().int().describe('the runs in the window of this sender with this agent'),
-});
-const previewScheduledChange = z.object({ agent_id: z.number().int(), tools: z.array(z.string()), runs: z.number().int() });
-
-export const previewResponse = z.object({
-  window: z.object({ from: z.string(), to: z.string() }),
-  runs_examined: z.number().int(),
-  calls_examined: z.number().int(),
-  senders: z.object({ gaining: z.array(previewSenderChange), losing: z.array(previewSenderChange) }),
-  scheduled: z.object({ gaining: z.array(previewScheduledChange), losing: z.array(previewScheduledChange) }),
-  calls: z.object({
-    changed: z.array(
-      z.object({
-        call_id: z.number().int(),
-        agent_id: z.number().int(),
-        tool_id: z.string(),
-        routing_key: z.string().nullable(),
-        at: z.string(),
-        was: z.string().describe("the record's status"),
-        would_be: previewVerdictStatus.describe('what dispatch would record now: `started` when the call would run'),
-        reason: z.enum(['offered', 'access_rules', 'not_offered', 'needs_approval', 'cap_exceeded']),
-      }),
-    ),
-    counts: z.object({
-      refused: z.number().int(),
-      admitted: z.number().int(),
-      pending_approval: z.number().int(),
-      cap_exceeded: z.number().int(),
-    }),
-  }),
-  not_replayed: z.object({ calls: z.number().int(), reason: z.string().nullable() }),
-  truncated: z.boolean().describe('a list was cut at 100 entries; the counts count them all'),
-});

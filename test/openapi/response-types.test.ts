@@ -4,10 +4,8 @@
 import type { z } from 'zod';
 import type { handleInstruction, handleMessage } from '../../src/agent/handle-message';
 import type { AgentRunView, ThreadView } from '../../src/agent/run-store';
-import type { PreviewImpact } from '../../src/core/policy-preview';
 import type { Resolution } from '../../src/core/types';
 import * as r from '../../routes/responses';
-import type { MigrationReport } from '../../src/legacy/report';
 
 // Each assignable to the other: a field missing, added, renamed, made optional or retyped on one
 // side only breaks one direction.
@@ -16,12 +14,10 @@ type Same<S extends z.ZodType, T> = [z.output<S>] extends [T] ? ([T] extends [z.
 type Answer<F extends (...args: never[]) => Promise<unknown>> = Awaited<ReturnType<F>>;
 const checks = {
   resolution: true as Same<typeof r.resolutionResponse, Resolution>,
-  migrationReport: true as Same<typeof r.migrationReportResponse, MigrationReport>,
   agentRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleInstruction>>,
   messageRun: true as Same<typeof r.agentRunResponse, Answer<typeof handleMessage>['answer']>,
   storedRun: true as Same<typeof r.storedRunResponse, AgentRunView>,
   thread: true as Same<typeof r.threadResponse, ThreadView>,
-  preview: true as Same<typeof r.previewResponse, PreviewImpact>,
 } satisfies Record<string, true>;
 
 test('every response schema has exactly the type of the view it describes (checked by tsc)', () => {
