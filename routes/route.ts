@@ -7,8 +7,8 @@ import type { z } from 'zod';
 import type { RouteOf } from '../middleware/idempotency-key';
 import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
-import { AnswerMismatchError, type ErrorCode } from '../src/errors';
-import { parse, pathId } from '../src/http/parse';
+import { AnswerMismatchError, InputTooComplexError, ValidationError, type ErrorCode } from '../src/errors';
+import { parse, pathId, type Parsed } from '../src/http/parse';
 import { routeGuard } from './route-guard';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -82,8 +82,9 @@ export interface RouteInput<P extends string, Q, B> {
   params: Record<string, unknown>;
   query: Q;
   /**
-   * The body as its schema parsed it. `req.body` stays as sent: the services parse what they are
-   * given, as they do for a host's own code, so the routes that hand a body on give it as sent.
+   * The body as its schema parsed it (`req.body` stays as sent). A service handed it takes it as it
+   * stands; what the service refuses beyond the schema, it says where in the value, and the route
+   * puts that under `body`.
    */
   body: B;
 }
@@ -104,7 +105,7 @@ export interface Route<
    * nothing; PASS hands the request on. A handler that answers otherwise (another status, text, a
    * file) answers through `res` before it returns.
    */
-  handle(tg: S, input: RouteInput<P, z.output<Q>, z.output<B>>): unknown;
+  handle(tg: S, input: RouteInput<P, z.output<Q>, Parsed<B>>): unknown;
 }
 
 /** What the reference reads of a section: its heading and its routes' descriptions. */
@@ -239,12 +240,24 @@ function answer<S>(route: Route<S>, tg: S, checkAnswers: boolean): RequestHandle
   return async function answerRoute(req, res, next) {
     const input = checked.get(req)!;
     if (checkAnswers) checkAnswersOf(route, res);
-    const value = await route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body });
+    const value = await located(route, () =>
+      route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body as Parsed<z.ZodType> }),
+    );
     if (value === PASS) return next();
     if (res.headersSent) return;
     if (value === undefined) res.status(route.success.status).end();
     else res.status(route.success.status).json(value);
   };
+}
+
+/** Runs the handler; what a service refused of the body it was handed (unlocated) is put under `body`. */
+async function located(route: RouteDescription, handle: () => unknown): Promise<unknown> {
+  try {
+    return await handle();
+  } catch (err) {
+    if (route.body && (err instanceof ValidationError || err instanceof InputTooComplexError) && !err.located) throw err.at('body');
+    throw err;
+  }
 }
 
 /**

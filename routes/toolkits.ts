@@ -35,7 +35,7 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     body: toolkitInputSchema,
     success: { status: 201, description: 'The toolkit', schema: toolkitViewSchema },
     errors: ['conflict'],
-    handle: (tg, { req }) => tg.toolkits.create(req.body),
+    handle: (tg, { body }) => tg.toolkits.create(body),
   }),
   route({
     method: 'get',
@@ -54,7 +54,7 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     body: toolkitPatchSchema,
     success: { status: 200, description: 'The toolkit, changed', schema: toolkitViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.toolkits.update(ids.toolkitId, req.body),
+    handle: (tg, { ids, body }) => tg.toolkits.update(ids.toolkitId, body),
   }),
   route({
     method: 'delete',

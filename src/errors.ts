@@ -335,12 +335,26 @@ export class PayloadTooLargeError extends HttpError {
 
 export class ValidationError extends HttpError {
   readonly issues: ValidationIssue[];
-  constructor(issues: ValidationIssue[]) {
+  /**
+   * Whether each `loc` starts at the part of the request that carried the value (`body`, `query`,
+   * `path`), or, false, at the value a service was given: a service does not know where its input
+   * came from, so the route that handed it on locates the issues (`at`).
+   */
+  readonly located: boolean;
+  constructor(issues: ValidationIssue[], located = true) {
     super('validation_error', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
     this.issues = issues;
+    this.located = located;
   }
   override get detail(): unknown {
     return this.issues;
+  }
+  /** The same issues, each under the part of the request the value came in. */
+  at(where: string): ValidationError {
+    return new ValidationError(
+      this.issues.map((issue) => ({ ...issue, loc: [where, ...issue.loc] })),
+      true,
+    );
   }
 }
 
@@ -350,9 +364,18 @@ export class ValidationError extends HttpError {
  */
 export class InputTooComplexError extends HttpError {
   readonly bound: string;
-  constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }) {
+  /** As ValidationError's: false when `loc` starts at the value a service was given. */
+  readonly located: boolean;
+  readonly #breach: { bound: string; detail: string; loc?: (string | number)[] };
+  constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }, located = true) {
     super('input_too_complex', breach.detail, { bound: breach.bound, ...(breach.loc !== undefined ? { loc: breach.loc } : {}) });
     this.bound = breach.bound;
+    this.located = located;
+    this.#breach = breach;
+  }
+  /** The same breach, its `loc` under the part of the request the value came in. */
+  at(where: string): InputTooComplexError {
+    return new InputTooComplexError({ ...this.#breach, loc: [where, ...(this.#breach.loc ?? [])] });
   }
 }
 

@@ -7,7 +7,7 @@ import { systemKeySchema } from '../../models/toolkit';
 import { closestToolId } from '../core/closest-tool';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
-import { parse } from '../http/parse';
+import { checked, type Parsed } from '../http/parse';
 import { toolkitInputSchema, toolkitPatchSchema, type ToolkitInput, type ToolkitPatch } from './inputs';
 
 /** A toolkit as the routes and a host's code read it. */
@@ -51,8 +51,8 @@ export class ToolkitService {
     return toolkitView(await this.find(id), this.manifest);
   }
 
-  async create(given: ToolkitInput): Promise<ToolkitView> {
-    const input = parse(toolkitInputSchema, given, 'body');
+  async create(given: ToolkitInput | Parsed<typeof toolkitInputSchema>): Promise<ToolkitView> {
+    const input = checked(toolkitInputSchema, given);
     const members = this.checkMembers(input.member_tool_ids, []);
     try {
       const toolkit = await this.models.Toolkit.create({
@@ -73,7 +73,7 @@ export class ToolkitService {
    * input is checked either way, so a typo in the code is found on every start.
    */
   async ensure(given: ToolkitInput): Promise<ToolkitView & { created: boolean }> {
-    const input = parse(toolkitInputSchema, given, 'body');
+    const input = checked(toolkitInputSchema, given);
     this.checkMembers(input.member_tool_ids, []);
     const found = await this.byName(input.name);
     if (found) return { ...toolkitView(found, this.manifest), created: false };
@@ -87,8 +87,8 @@ export class ToolkitService {
     }
   }
 
-  async update(id: number, given: ToolkitPatch): Promise<ToolkitView> {
-    const patch = parse(toolkitPatchSchema, given, 'body');
+  async update(id: number, given: ToolkitPatch | Parsed<typeof toolkitPatchSchema>): Promise<ToolkitView> {
+    const patch = checked(toolkitPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const toolkit = await this.find(id, true, transaction);
       if (patch.member_tool_ids !== undefined) {
@@ -145,12 +145,12 @@ export class ToolkitService {
       if (this.manifest.has(id) || kept.has(id)) return;
       const guess = closestToolId(id, this.manifest.ids);
       issues.push({
-        loc: ['body', 'member_tool_ids', index],
+        loc: ['member_tool_ids', index],
         msg: `${JSON.stringify(id)} is not a registered tool${guess ? `: did you mean ${JSON.stringify(guess)}?` : '; GET /api/tools lists the registered ids'}`,
         type: 'unknown_tool',
       });
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return [...new Set(requested)];
   }
 }
