@@ -24,7 +24,7 @@ export const accessRulesRoutes = routeSection<Pick<RouteServices, 'accessRules'>
     body: ruleSchema,
     success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.accessRules.add(ids.id, req.body),
+    handle: (tg, { ids, body }) => tg.accessRules.add(ids.id, body),
   }),
   route({
     method: 'delete',

@@ -44,7 +44,7 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
     roles: ['admin'],
     body: agentInputSchema,
     success: { status: 201, description: 'The agent', schema: agentCreatedSchema },
-    handle: (tg, { req }) => tg.agents.create(req.body),
+    handle: (tg, { body }) => tg.agents.create(body),
   }),
   route({
     method: 'patch',
@@ -55,8 +55,8 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
     body: agentPatchSchema,
     // HTTP.md answers an agent's update with 204, as its delete; GET /agents/:id reads it back.
     success: { status: 204, description: 'Changed; GET /agents/{id} reads it back' },
-    handle: async (tg, { ids, req }) => {
-      await tg.agents.update(ids.id, req.body);
+    handle: async (tg, { ids, body }) => {
+      await tg.agents.update(ids.id, body);
     },
   }),
   route({

@@ -23,7 +23,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     body: attachInputSchema,
     success: { status: 201, description: 'The attachment', schema: attachmentViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.attachments.attach(ids.id, req.body),
+    handle: (tg, { ids, body }) => tg.attachments.attach(ids.id, body),
   }),
   route({
     method: 'get',
@@ -41,7 +41,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     roles: ['admin'],
     body: attachmentPatchSchema,
     success: { status: 200, description: 'The attachment, changed', schema: attachmentViewSchema },
-    handle: (tg, { ids, req }) => tg.attachments.update(ids.id, ids.attachmentId, req.body),
+    handle: (tg, { ids, body }) => tg.attachments.update(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'delete',
@@ -63,7 +63,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     body: attachmentPatchSchema,
     bodyRequired: false,
     success: { status: 200, description: 'The attachment, with `candidate`', schema: attachmentViewSchema },
-    handle: (tg, { ids, req }) => tg.attachments.setCandidate(ids.id, ids.attachmentId, req.body ?? {}),
+    handle: (tg, { ids, body }) => tg.attachments.setCandidate(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'get',
@@ -104,7 +104,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     body: ruleSchema,
     success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.attachments.addRule(ids.id, ids.attachmentId, req.body),
+    handle: (tg, { ids, body }) => tg.attachments.addRule(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'delete',

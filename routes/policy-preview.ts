@@ -16,6 +16,6 @@ export const policyPreviewRoutes = routeSection<Pick<RouteServices, 'previews'>>
     body: previewInputSchema,
     success: { status: 200, description: 'The impact', schema: previewImpactSchema },
     errors: ['conflict'],
-    handle: (tg, { req }) => tg.previews.preview(req.body),
+    handle: (tg, { body }) => tg.previews.preview(body),
   }),
 ]);

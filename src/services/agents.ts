@@ -8,7 +8,7 @@ import type { ToolManifest } from '../core/tool-manifest';
 import { storedAtSchema } from '../core/types';
 import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { parse } from '../http/parse';
+import { checked, type Parsed } from '../http/parse';
 import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
 import { defaultToolsId } from './system-toolkits';
@@ -126,8 +126,8 @@ export class AgentService {
    * toolkits or carries a legacy `enabled_tools` string (even an empty one, which grants nothing).
    * Before the first sync there is no Default Tools, and so no tools.
    */
-  async create(given: AgentInput): Promise<AgentCreated> {
-    const input = parse(agentInputSchema, given, 'body');
+  async create(given: AgentInput | Parsed<typeof agentInputSchema>): Promise<AgentCreated> {
+    const input = checked(agentInputSchema, given);
     return this.sequelize.transaction((transaction) => this.createIn(input, transaction));
   }
 
@@ -168,7 +168,7 @@ export class AgentService {
    * Agent names are not unique, so two agents of this name are a 409 (ensure() cannot tell which).
    */
   async ensure(given: AgentInput): Promise<AgentCreated & { created: boolean }> {
-    const input = parse(agentInputSchema, given, 'body');
+    const input = checked(agentInputSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       // Starts racing each other take turns on the name, so they make one agent, not one each.
       await this.sequelize.query(
@@ -194,8 +194,8 @@ export class AgentService {
     });
   }
 
-  async update(id: number, given: AgentPatch): Promise<AgentCreated> {
-    const patch = parse(agentPatchSchema, given, 'body');
+  async update(id: number, given: AgentPatch | Parsed<typeof agentPatchSchema>): Promise<AgentCreated> {
+    const patch = checked(agentPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const agent = await this.find(id, transaction);
       if (patch.name !== undefined) agent.name = patch.name;
@@ -239,11 +239,11 @@ export class AgentService {
       .map((id, index) => ({ id, index }))
       .filter(({ id }) => !found.has(id))
       .map(({ id, index }) => ({
-        loc: ['body', 'toolkit_ids', index],
+        loc: ['toolkit_ids', index],
         msg: `no toolkit has id ${id}: GET /api/toolkits lists them`,
         type: 'unknown_toolkit',
       }));
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
   }
 }
 

@@ -9,7 +9,7 @@ import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
 import { approvalTermsSchema, capPerSchema, ruleKindSchema, type CapRule, type RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
-import { parse } from '../http/parse';
+import { checked, type Parsed } from '../http/parse';
 import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
 import { dropShadowCaps, promoteShadowCaps } from './shadow-caps';
 import { shadowSummary, shadowSummarySchema } from './shadow-summary';
@@ -101,8 +101,8 @@ export class AttachmentService {
   }
 
   /** Rules' patterns are normalized as the API does (`Mara@TheScoop.com` → `mara@thescoop.com`). */
-  async attach(agentId: number, given: AttachInput): Promise<AttachmentView> {
-    const input = parse(attachInputSchema, given, 'body');
+  async attach(agentId: number, given: AttachInput | Parsed<typeof attachInputSchema>): Promise<AttachmentView> {
+    const input = checked(attachInputSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       await this.agentExists(agentId, transaction);
       if (!(await this.models.Toolkit.findByPk(input.toolkit_id, { attributes: ['id'], transaction }))) {
@@ -139,8 +139,12 @@ export class AttachmentService {
    * changed approver list voids the attachment's pending requests (the database does it, in the
    * same transaction).
    */
-  async update(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
-    const patch = parse(attachmentPatchSchema, given, 'body');
+  async update(
+    agentId: number,
+    attachmentId: number,
+    given: AttachmentPatch | Parsed<typeof attachmentPatchSchema>,
+  ): Promise<AttachmentView> {
+    const patch = checked(attachmentPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       await this.applyTerms(attachment, patch, transaction);
@@ -153,8 +157,12 @@ export class AttachmentService {
    * place of any it carried: its shadow counts from now. Nothing is granted by them; the agent's
    * policy version is raised, so every instance resolves them from its next run.
    */
-  async setCandidate(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
-    const patch = parse(attachmentPatchSchema, given, 'body');
+  async setCandidate(
+    agentId: number,
+    attachmentId: number,
+    given: AttachmentPatch | Parsed<typeof attachmentPatchSchema>,
+  ): Promise<AttachmentView> {
+    const patch = checked(attachmentPatchSchema, given);
     const stored: StoredCandidate = {
       ...(patch.rules !== undefined ? { rules: [...new Map(patch.rules.map((r) => [`${r.kind} ${r.pattern}`, r])).values()] } : {}),
       ...(patch.caps !== undefined ? { caps: this.checkedCaps(patch.caps) } : {}),
@@ -263,8 +271,8 @@ export class AttachmentService {
     if (deleted === 0) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
   }
 
-  async addRule(agentId: number, attachmentId: number, given: RuleInput): Promise<RuleView> {
-    const rule = parse(ruleSchema, given, 'body');
+  async addRule(agentId: number, attachmentId: number, given: RuleInput | Parsed<typeof ruleSchema>): Promise<RuleView> {
+    const rule = checked(ruleSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       try {
@@ -315,7 +323,7 @@ export class AttachmentService {
       if (seen.has(counts)) {
         return [
           {
-            loc: ['body', 'caps', index],
+            loc: ['caps', index],
             msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`,
             type: 'duplicate_cap',
           },
@@ -326,13 +334,13 @@ export class AttachmentService {
         ? []
         : [
             {
-              loc: ['body', 'caps', index, 'tool_id'],
+              loc: ['caps', index, 'tool_id'],
               msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`,
               type: 'unknown_tool',
             },
           ];
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return caps;
   }
 
