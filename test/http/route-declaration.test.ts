@@ -5,7 +5,8 @@ import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { errorHandler } from '../../middleware/error-handler';
-import { ForbiddenError } from '../../src/errors';
+import { ForbiddenError, ValidationError } from '../../src/errors';
+import { checked, type Parsed } from '../../src/http/parse';
 import { mountRoutes, PASS, routeSection, type MountServices } from '../../routes/route';
 
 interface Fakes {
@@ -202,5 +203,56 @@ describe('when a handler answers outside the schema its route declares', () => {
           .expect(200)
       ).body,
     ).toEqual({ count: 'three' });
+  });
+});
+
+describe('when a route hands its parsed body on to a service', () => {
+  function handedOn(parses: { count: number }) {
+    const counted = z.strictObject({ word: z.string().transform((w) => (parses.count++, w.toUpperCase())) });
+    const service = (given: z.input<typeof counted> | Parsed<typeof counted>) => {
+      const input = checked(counted, given);
+      if (input.word === 'NO') throw new ValidationError([{ loc: ['word'], msg: 'not that word', type: 'refused' }], false);
+      return input;
+    };
+    const section = routeSection<Fakes>('Test', (route) => [
+      route({
+        method: 'post',
+        path: '/words',
+        summary: 'A word',
+        roles: 'anyone',
+        body: counted,
+        success: { status: 201, description: 'The word' },
+        handle: (_tg, { body }) => service(body),
+      }),
+    ]);
+    return { section, service };
+  }
+
+  test('then the service takes it as it stands, parsed once, and parses what code gives it itself', async () => {
+    const parses = { count: 0 };
+    const { section, service } = handedOn(parses);
+    expect(
+      (
+        await request(app(section, { seen: [] }, {}))
+          .post('/words')
+          .send({ word: 'hi' })
+          .expect(201)
+      ).body,
+    ).toEqual({ word: 'HI' });
+    expect(parses.count).toBe(1);
+    expect(service({ word: 'hey' })).toEqual({ word: 'HEY' });
+    expect(parses.count).toBe(2);
+  });
+
+  test('then what the service refuses of it is located under body, while from code it says where in the value', async () => {
+    const { section, service } = handedOn({ count: 0 });
+    const res = await request(app(section, { seen: [] }, {}))
+      .post('/words')
+      .send({ word: 'no' })
+      .expect(422);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'word'], msg: 'not that word', type: 'refused' }]);
+    expect(() => service({ word: 'no' })).toThrow(
+      expect.objectContaining({ located: false, issues: [expect.objectContaining({ loc: ['word'] })] }),
+    );
   });
 });
