@@ -1,4 +1,5 @@
-// Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
+// Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type},
+// located in the request by a route's parse, or in the value by a service's check of what it was given.
 import type { z } from 'zod';
 import { InputTooComplexError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { CANONICAL_ID, idText, MAX_ROW_ID } from './fields';
