@@ -1,7 +1,7 @@
 // Agent access rules (admin): which senders the agent handles at all (SEMANTICS §9).
 import { z } from 'zod';
 import { ruleViewSchema } from '../src/services/attachments';
-import { ruleSchema } from '../src/services/inputs';
+import { ruleSchema } from '../src/services/attachment-inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

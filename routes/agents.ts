@@ -1,7 +1,6 @@
 // Agents: create/update/delete (admin), read (admin or client).
 import { z } from 'zod';
-import { agentCreatedSchema, agentViewSchema } from '../src/services/agents';
-import { agentInputSchema, agentPatchSchema } from '../src/services/inputs';
+import { agentCreatedSchema, agentInputSchema, agentPatchSchema, agentViewSchema } from '../src/services/agents';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';

@@ -1,7 +1,7 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { z } from 'zod';
 import { attachmentViewSchema, candidateShadowSchema, ruleViewSchema } from '../src/services/attachments';
-import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/inputs';
+import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/attachment-inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

@@ -1,8 +1,7 @@
 // Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
 import { z } from 'zod';
-import { toolkitInputSchema, toolkitPatchSchema } from '../src/services/inputs';
 import { syncReportSchema } from '../src/services/system-toolkits';
-import { toolkitViewSchema } from '../src/services/toolkits';
+import { toolkitInputSchema, toolkitPatchSchema, toolkitViewSchema } from '../src/services/toolkits';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 

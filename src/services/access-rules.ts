@@ -4,7 +4,7 @@ import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
 import type { Models } from '../../models';
 import { ConflictError, NotFoundError } from '../errors';
 import { checked, type Parsed } from '../http/parse';
-import { ruleSchema, type RuleInput } from './inputs';
+import { ruleSchema, type RuleInput } from './attachment-inputs';
 import type { RuleView } from './attachments';
 
 export class AccessRuleService {

@@ -9,9 +9,36 @@ import { storedAtSchema } from '../core/types';
 import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { checked, type Parsed } from '../http/parse';
-import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
+import { bodyId, name, text } from '../http/fields';
+import { routingKeyOf } from '../core/routing-key';
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
 import { defaultToolsId } from './system-toolkits';
+
+/** What a caller gives to create an agent, or to change one (every field optional, no toolkit_ids). */
+export const agentInputSchema = z.strictObject({
+  name: name(200),
+  description: text(10_000).nullable().optional(),
+  system_prompt: text(100_000).nullable().optional(),
+  // The legacy string, taken as legacy clients send it (even odd spacing); bounded, one line.
+  enabled_tools: text(10_000).nullable().optional(),
+  toolkit_ids: z.array(bodyId).max(100, 'at most 100 toolkits').optional(),
+  // Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), kept as its routing key.
+  escalation_address: text(1000)
+    .transform((value, ctx) => {
+      const key = routingKeyOf(value);
+      if (key === null) {
+        ctx.addIssue({ code: 'custom', message: 'an escalation address is one email address, such as mara@thescoop.com' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .nullable()
+    .optional(),
+});
+export const agentPatchSchema = agentInputSchema.omit({ toolkit_ids: true }).partial();
+/** What a caller may pass: ids as numbers or canonical text. */
+export type AgentInput = z.input<typeof agentInputSchema>;
+export type AgentPatch = z.input<typeof agentPatchSchema>;
 
 /** An agent as the routes and a host's code read it. */
 export const agentViewSchema = z.object({

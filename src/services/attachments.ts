@@ -10,7 +10,14 @@ import { closestToolId } from '../core/closest-tool';
 import { approvalTermsSchema, capPerSchema, ruleKindSchema, type CapRule, type RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
 import { checked, type Parsed } from '../http/parse';
-import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
+import {
+  attachInputSchema,
+  attachmentPatchSchema,
+  ruleSchema,
+  type AttachInput,
+  type AttachmentPatch,
+  type RuleInput,
+} from './attachment-inputs';
 import { dropShadowCaps, promoteShadowCaps } from './shadow-caps';
 import { shadowSummary, shadowSummarySchema } from './shadow-summary';
 import { toolkitView, toolkitViewSchema } from './toolkits';

@@ -25,7 +25,7 @@ import { orUnavailable } from '../db/unavailable';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { bodyId, rulesSchema, text } from '../http/fields';
 import { checked, type Parsed } from '../http/parse';
-import { approvalSchema, capsSchema } from './inputs';
+import { approvalSchema, capsSchema } from './attachment-inputs';
 import { loadAgentPolicy } from './policy-loader';
 
 const MAX_WINDOW_S = 365 * 86_400;

@@ -8,7 +8,20 @@ import { closestToolId } from '../core/closest-tool';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { checked, type Parsed } from '../http/parse';
-import { toolkitInputSchema, toolkitPatchSchema, type ToolkitInput, type ToolkitPatch } from './inputs';
+import { name, text } from '../http/fields';
+import { TOOLKIT_NAME_MAX } from '../core/legacy-enabled-tools';
+
+/** What a caller gives to create a toolkit, or to change one (every field optional). */
+export const toolkitInputSchema = z.strictObject({
+  name: name(TOOLKIT_NAME_MAX),
+  description: text(2000).optional(),
+  // Any string here: the service checks it against the manifest and suggests what was meant.
+  member_tool_ids: z.array(text(64).min(1)).max(500, 'at most 500 members'),
+});
+export const toolkitPatchSchema = toolkitInputSchema.partial();
+/** What a caller may pass. */
+export type ToolkitInput = z.input<typeof toolkitInputSchema>;
+export type ToolkitPatch = z.input<typeof toolkitPatchSchema>;
 
 /** A toolkit as the routes and a host's code read it. */
 export const toolkitViewSchema = z.object({
