@@ -263,8 +263,26 @@ async function located(route: RouteDescription, handle: () => unknown): Promise<
 /**
  * Parses each JSON answer as sent (after JSON.stringify, so a Date is its string) with the schema
  * declared for its status: `success`, or one of `also`. Errors and answers with no schema pass.
+ * An NDJSON answer's schema is one line's: each line written is parsed, and a line that breaks it
+ * cuts the answer off (its status is sent by then), so the test reading it fails.
  */
 function checkAnswersOf(route: RouteDescription, res: Response): void {
+  const mismatch = (issues: z.core.$ZodIssue[]) =>
+    new AnswerMismatchError(
+      `${route.method.toUpperCase()} ${route.path}`,
+      issues.map((i) => ({ loc: i.path.map(String), msg: i.message, type: i.code })),
+    );
+  if (route.success.contentType === 'application/x-ndjson' && route.success.schema) {
+    const line = route.success.schema;
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      for (const text of String(chunk).split('\n').filter(Boolean)) {
+        const result = line.safeParse(JSON.parse(text));
+        if (!result.success) throw mismatch(result.error.issues);
+      }
+      return write(chunk, ...rest);
+    }) as Response['write'];
+  }
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const declared =
@@ -273,10 +291,7 @@ function checkAnswersOf(route: RouteDescription, res: Response): void {
         : route.also?.find((a) => a.status === res.statusCode)?.schema;
     if (declared && body !== undefined) {
       const result = declared.safeParse(JSON.parse(JSON.stringify(body)));
-      if (!result.success) {
-        const issues = result.error.issues.map((i) => ({ loc: i.path.map(String), msg: i.message, type: i.code }));
-        throw new AnswerMismatchError(`${route.method.toUpperCase()} ${route.path}`, issues);
-      }
+      if (!result.success) throw mismatch(result.error.issues);
     }
     return send(body);
   };

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { errorHandler } from '../../middleware/error-handler';
 import { ForbiddenError, ValidationError } from '../../src/errors';
+import { writeNdjson } from '../../src/http/ndjson';
 import { checked, type Parsed } from '../../src/http/parse';
 import { mountRoutes, PASS, routeSection, type MountServices } from '../../routes/route';
 
@@ -192,6 +193,36 @@ describe('when a handler answers outside the schema its route declares', () => {
     expect(wrong.body).toMatchObject({ code: 'answer_mismatch', detail: expect.stringContaining('GET /count answered outside') });
     expect(wrong.body.detail).toContain('count:');
     expect((await request(a).post('/count').expect(500)).body).toMatchObject({ code: 'answer_mismatch' });
+  });
+
+  test('then, under the tests, an NDJSON answer with a line outside its line schema is cut off, and one within it is sent whole', async () => {
+    const lines = (values: unknown[]) =>
+      routeSection<Fakes>('Test', (route) => [
+        route({
+          method: 'get',
+          path: '/lines',
+          summary: 'Lines',
+          roles: 'anyone',
+          success: { status: 200, description: 'Lines', schema: z.object({ n: z.number() }), contentType: 'application/x-ndjson' },
+          handle: async (_tg, { res }) => {
+            res.status(200).set({ 'Content-Type': 'application/x-ndjson' });
+            await writeNdjson(
+              res,
+              (async function* () {
+                yield values;
+              })(),
+            );
+          },
+        }),
+      ]);
+    await expect(request(app(lines([{ n: 1 }, { n: 'two' }]), { seen: [] }, {})).get('/lines')).rejects.toThrow();
+    expect(
+      (
+        await request(app(lines([{ n: 1 }, { n: 2 }]), { seen: [] }, {}))
+          .get('/lines')
+          .expect(200)
+      ).text,
+    ).toBe('{"n":1}\n{"n":2}\n');
   });
 
   test('then, with answers not checked, it is sent as the handler gave it', async () => {
