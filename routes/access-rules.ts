@@ -1,7 +1,7 @@
 // Agent access rules (admin): which senders the agent handles at all (SEMANTICS §9).
 import { z } from 'zod';
-import { ruleResponse } from './responses';
-import { ruleSchema } from '../src/services/inputs';
+import { ruleViewSchema } from '../src/services/attachments';
+import { ruleSchema } from '../src/services/attachment-inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -12,7 +12,7 @@ export const accessRulesRoutes = routeSection<Pick<RouteServices, 'accessRules'>
     summary: "An agent's access rules",
     description: 'Which senders the agent handles at all, decided before any tool (SEMANTICS §9). In the order they were added.',
     roles: ['admin'],
-    success: { status: 200, description: 'The rules', schema: z.array(ruleResponse) },
+    success: { status: 200, description: 'The rules', schema: z.array(ruleViewSchema) },
     handle: (tg, { ids }) => tg.accessRules.list(ids.id),
   }),
   route({
@@ -22,9 +22,9 @@ export const accessRulesRoutes = routeSection<Pick<RouteServices, 'accessRules'>
     description: 'The pattern grammar and precedence of the gate rules; a bad pattern is a 422 saying why.',
     roles: ['admin'],
     body: ruleSchema,
-    success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleResponse },
+    success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.accessRules.add(ids.id, req.body),
+    handle: (tg, { ids, body }) => tg.accessRules.add(ids.id, body),
   }),
   route({
     method: 'delete',

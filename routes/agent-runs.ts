@@ -2,9 +2,9 @@
 // handled with no thread, and the threads and runs an operator reads back (admin).
 import { z } from 'zod';
 import { currentRun } from '../middleware/current-run';
-import { handleInstruction, handleMessage } from '../src/agent/handle-message';
+import { handleInstruction, handleMessage, runResultSchema } from '../src/agent/handle-message';
+import { agentRunViewSchema, threadViewSchema, threadWithMessagesSchema } from '../src/agent/run-store';
 import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
-import { agentRunResponse, storedRunResponse, threadResponse, threadWithMessagesResponse } from './responses';
 import { normalizeMessageId } from '../src/core/message-ids';
 import { NotFoundError } from '../src/errors';
 import { idText, text } from '../src/http/fields';
@@ -42,7 +42,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
       status: 200,
       description:
         'The run: what it was offered, its steps in order, the reply with its Message-ID and addressees, and why it stopped. A redelivered message (the same message_id, sender and content) gets the first answer again, with the header Idempotent-Replayed: true, and runs nothing',
-      schema: agentRunResponse,
+      schema: runResultSchema,
     },
     errors: ['sender_forbidden', 'message_id_reused', 'message_id_in_flight'],
     idempotent: true,
@@ -72,7 +72,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     description: 'A scheduled run: no sender and no thread; only attachments allowed on scheduled runs are drawn on.',
     roles: ['scheduler'],
     body: instructionRunBody,
-    success: { status: 200, description: 'The run', schema: agentRunResponse },
+    success: { status: 200, description: 'The run', schema: runResultSchema },
     idempotent: true,
     use: (tg) => [tg.toolRun({ runOf: () => ({ kind: 'scheduled' }) })],
     handle: (tg, { req, body }) => handleInstruction(tg.agentRuns, currentRun(req), body.instruction),
@@ -85,7 +85,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
       'Newest activity first, then the newest thread; at most `limit` (default 50). When more follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor this list did not give is a 422 `validation_error` of type `invalid_cursor`. A thread that gets a new run while the pages are read moves to the top: it is not shown twice, and a first page shows it again.',
     roles: ['admin'],
     query: threadsQuery,
-    success: { status: 200, description: 'A page of the threads', schema: z.array(threadResponse) },
+    success: { status: 200, description: 'A page of the threads', schema: z.array(threadViewSchema) },
     handle: async (tg, { req, res, ids, query }) => {
       await tg.agents.get(ids.id);
       const page = await tg.agentRuns.store.threads(ids.id, query);
@@ -124,7 +124,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     success: {
       status: 200,
       description: 'The thread, its participants, a page of its messages oldest first (each with its run), and where the next page starts',
-      schema: threadWithMessagesResponse,
+      schema: threadWithMessagesSchema,
     },
     // A thread is read in pages: at most `limit` messages, and fewer once a page holds about a
     // million characters, so a thread of huge messages never makes one huge answer.
@@ -141,7 +141,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
       'Newest first, scheduled runs included, in pages: at most `limit`, fewer once a page holds about a million characters; the Link header names the next page.',
     roles: ['admin'],
     query: agentRunsPageQuery,
-    success: { status: 200, description: 'The runs', schema: z.array(storedRunResponse) },
+    success: { status: 200, description: 'The runs', schema: z.array(agentRunViewSchema) },
     handle: async (tg, { req, res, ids, query }) => {
       await tg.agents.get(ids.id);
       const page = await tg.agentRuns.store.runs(ids.id, { before: query.before ?? null, limit: query.limit });

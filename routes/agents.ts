@@ -1,7 +1,6 @@
 // Agents: create/update/delete (admin), read (admin or client).
 import { z } from 'zod';
-import { agentCreatedResponse, agentResponse } from './responses';
-import { agentInputSchema, agentPatchSchema } from '../src/services/inputs';
+import { agentCreatedSchema, agentInputSchema, agentPatchSchema, agentViewSchema } from '../src/services/agents';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
@@ -20,7 +19,7 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
       'By name regardless of case, then id; at most `limit` (default 100). `name` keeps the agents whose name begins with it, regardless of case. When more follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor this list did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin', 'client'],
     query: agentsQuery,
-    success: { status: 200, description: 'A page of the agents', schema: z.array(agentResponse) },
+    success: { status: 200, description: 'A page of the agents', schema: z.array(agentViewSchema) },
     handle: async (tg, { req, res, query }) => {
       const page = await tg.agents.page(query);
       linkNextPage(req, res, page.next, { limit: query.limit, name: query.name });
@@ -32,7 +31,7 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
     path: '/agents/:id',
     summary: 'Read an agent',
     roles: ['admin', 'client'],
-    success: { status: 200, description: 'The agent', schema: agentResponse },
+    success: { status: 200, description: 'The agent', schema: agentViewSchema },
     handle: (tg, { ids }) => tg.agents.get(ids.id),
   }),
   route({
@@ -43,8 +42,8 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
       "With neither toolkit_ids nor enabled_tools, the agent gets Default Tools with an open gate; with toolkit_ids, exactly those; with enabled_tools, the legacy string's access.",
     roles: ['admin'],
     body: agentInputSchema,
-    success: { status: 201, description: 'The agent', schema: agentCreatedResponse },
-    handle: (tg, { req }) => tg.agents.create(req.body),
+    success: { status: 201, description: 'The agent', schema: agentCreatedSchema },
+    handle: (tg, { body }) => tg.agents.create(body),
   }),
   route({
     method: 'patch',
@@ -55,8 +54,8 @@ export const agentsRoutes = routeSection<Pick<RouteServices, 'agents'>>('Agents'
     body: agentPatchSchema,
     // HTTP.md answers an agent's update with 204, as its delete; GET /agents/:id reads it back.
     success: { status: 204, description: 'Changed; GET /agents/{id} reads it back' },
-    handle: async (tg, { ids, req }) => {
-      await tg.agents.update(ids.id, req.body);
+    handle: async (tg, { ids, body }) => {
+      await tg.agents.update(ids.id, body);
     },
   }),
   route({

@@ -3,7 +3,7 @@
 // a request that is no longer pending is a 409 and nothing runs.
 import { z } from 'zod';
 import { APPROVAL_STATUSES } from '../src/core/approval-request';
-import { approvalRequestResponse } from './responses';
+import { approvalRequestViewSchema } from '../src/core/approval-request';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
@@ -23,7 +23,7 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
       'Newest first, at most `limit` (default 100); `status` keeps only those (pending, approved, denied, expired, void). A pending request past its time is marked expired as it is read. When older requests follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor these requests did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin'],
     query: approvalListQuery,
-    success: { status: 200, description: 'The requests', schema: z.array(approvalRequestResponse) },
+    success: { status: 200, description: 'The requests', schema: z.array(approvalRequestViewSchema) },
     handle: async (tg, { ids, query, req, res }) => {
       await tg.agents.get(ids.id);
       const page = await tg.approvals.page(ids.id, query);
@@ -36,7 +36,7 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
     path: '/agents/:id/approval-requests/:requestId',
     summary: 'Read an approval request',
     roles: ['admin'],
-    success: { status: 200, description: 'The request', schema: approvalRequestResponse },
+    success: { status: 200, description: 'The request', schema: approvalRequestViewSchema },
     handle: (tg, { ids }) => tg.approvals.get(ids.id, ids.requestId),
   }),
   route({
@@ -46,7 +46,7 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
     description:
       "Runs the exact input the call was validated with, through the requester's run resolved anew, and answers after it ran, with its `result`. A request no longer pending (decided, expired or void) is a 409 and nothing runs; one whose attachment no longer grants the tool to the requester becomes void (409).",
     roles: ['admin'],
-    success: { status: 200, description: 'The request as decided, with its result', schema: approvalRequestResponse },
+    success: { status: 200, description: 'The request as decided, with its result', schema: approvalRequestViewSchema },
     errors: ['conflict'],
     handle: (tg, { ids }) => tg.approvals.decide(ids.id, ids.requestId, 'approve', { via: 'admin' }),
   }),
@@ -55,7 +55,7 @@ export const approvalRequestsRoutes = routeSection<Pick<RouteServices, 'agents' 
     path: '/agents/:id/approval-requests/:requestId/deny',
     summary: 'Deny a request: it never runs',
     roles: ['admin'],
-    success: { status: 200, description: 'The request as decided', schema: approvalRequestResponse },
+    success: { status: 200, description: 'The request as decided', schema: approvalRequestViewSchema },
     errors: ['conflict'],
     handle: (tg, { ids }) => tg.approvals.decide(ids.id, ids.requestId, 'deny', { via: 'admin' }),
   }),

@@ -1,7 +1,7 @@
 // Attachments and gate rules (admin): grant a toolkit to an agent, change its terms, revoke.
 import { z } from 'zod';
-import { attachmentResponse, candidateShadowResponse, ruleResponse } from './responses';
-import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/inputs';
+import { attachmentViewSchema, candidateShadowSchema, ruleViewSchema } from '../src/services/attachments';
+import { attachInputSchema, attachmentPatchSchema, ruleSchema } from '../src/services/attachment-inputs';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -11,7 +11,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     path: '/agents/:id/toolkits',
     summary: "An agent's attachments",
     roles: ['admin'],
-    success: { status: 200, description: 'Each attachment with its toolkit, terms and rules', schema: z.array(attachmentResponse) },
+    success: { status: 200, description: 'Each attachment with its toolkit, terms and rules', schema: z.array(attachmentViewSchema) },
     handle: (tg, { ids }) => tg.attachments.list(ids.id),
   }),
   route({
@@ -21,16 +21,16 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     description: 'Patterns are normalized (SEMANTICS §4); a bad one is a 422 saying why.',
     roles: ['admin'],
     body: attachInputSchema,
-    success: { status: 201, description: 'The attachment', schema: attachmentResponse },
+    success: { status: 201, description: 'The attachment', schema: attachmentViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.attachments.attach(ids.id, req.body),
+    handle: (tg, { ids, body }) => tg.attachments.attach(ids.id, body),
   }),
   route({
     method: 'get',
     path: '/agents/:id/toolkits/:attachmentId',
     summary: 'Read an attachment',
     roles: ['admin'],
-    success: { status: 200, description: 'The attachment', schema: attachmentResponse },
+    success: { status: 200, description: 'The attachment', schema: attachmentViewSchema },
     handle: (tg, { ids }) => tg.attachments.get(ids.id, ids.attachmentId),
   }),
   route({
@@ -40,8 +40,8 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     description: '`rules`, when given, replaces the whole list.',
     roles: ['admin'],
     body: attachmentPatchSchema,
-    success: { status: 200, description: 'The attachment, changed', schema: attachmentResponse },
-    handle: (tg, { ids, req }) => tg.attachments.update(ids.id, ids.attachmentId, req.body),
+    success: { status: 200, description: 'The attachment, changed', schema: attachmentViewSchema },
+    handle: (tg, { ids, body }) => tg.attachments.update(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'delete',
@@ -62,15 +62,15 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     roles: ['admin'],
     body: attachmentPatchSchema,
     bodyRequired: false,
-    success: { status: 200, description: 'The attachment, with `candidate`', schema: attachmentResponse },
-    handle: (tg, { ids, req }) => tg.attachments.setCandidate(ids.id, ids.attachmentId, req.body ?? {}),
+    success: { status: 200, description: 'The attachment, with `candidate`', schema: attachmentViewSchema },
+    handle: (tg, { ids, body }) => tg.attachments.setCandidate(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'get',
     path: '/agents/:id/toolkits/:attachmentId/candidate',
     summary: 'Read the candidate and its shadow so far',
     roles: ['admin'],
-    success: { status: 200, description: 'The attachment with `candidate` and `shadow`', schema: candidateShadowResponse },
+    success: { status: 200, description: 'The attachment with `candidate` and `shadow`', schema: candidateShadowSchema },
     errors: ['no_candidate'],
     handle: (tg, { ids }) => tg.attachments.candidate(ids.id, ids.attachmentId),
   }),
@@ -81,7 +81,7 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     description:
       "One transaction: the candidate's fields replace the live ones, as PATCH would, and the candidate is cleared. The agent's policy version is raised, so every instance decides by them from its next run.",
     roles: ['admin'],
-    success: { status: 200, description: 'The attachment, on its new live terms', schema: attachmentResponse },
+    success: { status: 200, description: 'The attachment, on its new live terms', schema: attachmentViewSchema },
     errors: ['no_candidate'],
     handle: (tg, { ids }) => tg.attachments.promote(ids.id, ids.attachmentId),
   }),
@@ -102,9 +102,9 @@ export const attachmentsRoutes = routeSection<Pick<RouteServices, 'attachments'>
     summary: 'Add a gate rule',
     roles: ['admin'],
     body: ruleSchema,
-    success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleResponse },
+    success: { status: 201, description: 'The rule, its pattern normalized', schema: ruleViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.attachments.addRule(ids.id, ids.attachmentId, req.body),
+    handle: (tg, { ids, body }) => tg.attachments.addRule(ids.id, ids.attachmentId, body),
   }),
   route({
     method: 'delete',

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { currentRun } from '../middleware/current-run';
 import { senderText, text } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import { chatResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -22,7 +21,7 @@ export const chatRoutes = routeSection<Pick<RouteServices, 'model' | 'toolRun'>>
       "Needs no tool, but it is a message from a sender: the agent's access rules decide first, and a refused sender gets a 403 with one denied record. No tool runs.",
     roles: ['client'],
     body: chatBody,
-    success: { status: 200, description: "The agent's reply", schema: chatResponse },
+    success: { status: 200, description: "The agent's reply", schema: z.object({ reply: z.string() }) },
     errors: ['sender_forbidden', 'upstream_error'],
     use: (tg) => [tg.toolRun()],
     handle: async (tg, { req, body }) => {

@@ -5,8 +5,7 @@ import { decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from '../src/core/decis
 import { orUnavailable } from '../src/db/unavailable';
 import { InvalidCursorError } from '../src/errors';
 import { NDJSON, writeNdjson } from '../src/http/ndjson';
-import { readDecisionLog } from '../src/services/decision-log';
-import { decisionLogLine } from './responses';
+import { decisionLogLineSchema, readDecisionLog } from '../src/services/decision-log';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -33,7 +32,7 @@ export const decisionsRoutes = routeSection<Pick<RouteServices, 'sequelize'>>('D
     success: {
       status: 200,
       description: 'The entries as application/x-ndjson, one per line (none when there is nothing new)',
-      schema: decisionLogLine,
+      schema: decisionLogLineSchema,
       contentType: 'application/x-ndjson',
       headers: { 'Toolgate-Cursor': 'where the next read starts: pass it as `after`' },
     },

@@ -2,12 +2,12 @@
 // the gate tool document_search.
 import { z } from 'zod';
 import { currentRun } from '../middleware/current-run';
-import { askDocuments } from '../src/documents/ask';
-import { searchResult } from '../src/documents/document-search';
+import { askAnswerSchema, askDocuments } from '../src/documents/ask';
+import { searchAnswerViewSchema, searchResult } from '../src/documents/document-search';
+import { documentViewSchema } from '../src/documents/document-store';
 import { documentInputSchema, queryTextSchema, topKSchema } from '../src/documents/document-input';
 import { authenticationResultsSchema, senderText } from '../src/http/fields';
 import { modelContext, orUpstreamError } from '../src/llm/language-model';
-import { askResponse, documentResponse, searchResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -37,7 +37,7 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
     description: 'Cut into chunks on sentence boundaries and indexed for search.',
     roles: ['client'],
     body: documentInputSchema,
-    success: { status: 201, description: 'The document', schema: documentResponse },
+    success: { status: 201, description: 'The document', schema: documentViewSchema },
     handle: (tg, { ids, body }) => tg.documents.add(ids.id, body),
   }),
   route({
@@ -45,7 +45,7 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
     path: '/agents/:id/documents',
     summary: "An agent's documents",
     roles: ['client'],
-    success: { status: 200, description: 'Oldest first', schema: z.array(documentResponse) },
+    success: { status: 200, description: 'Oldest first', schema: z.array(documentViewSchema) },
     handle: async (tg, { ids }) => tg.documents.list((await tg.agents.get(ids.id)).id),
   }),
   route({
@@ -64,7 +64,7 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
     summary: "Search an agent's documents",
     ...gatedQuestion,
     body: searchBody,
-    success: { status: 200, description: 'The best chunks first', schema: searchResponse },
+    success: { status: 200, description: 'The best chunks first', schema: searchAnswerViewSchema },
     errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded'],
     handle: async (tg, { req, body }) => {
       const run = currentRun(req);
@@ -78,7 +78,7 @@ export const documentsRoutes = routeSection<DocumentServices>('Documents', (rout
     summary: "Answer a question from an agent's documents",
     ...gatedQuestion,
     body: askBody,
-    success: { status: 200, description: 'The answer and its sources', schema: askResponse },
+    success: { status: 200, description: 'The answer and its sources', schema: askAnswerSchema },
     errors: ['sender_forbidden', 'tool_forbidden', 'approval_required', 'cap_exceeded', 'upstream_error'],
     handle: async (tg, { req, body }) => {
       const run = currentRun(req);

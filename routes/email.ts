@@ -2,10 +2,9 @@
 // three-stage workflow, which adds reply_generator. A retry with the same Idempotency-Key files no
 // task twice.
 import { currentRun } from '../middleware/current-run';
-import { analyzeEmail } from '../src/email/analyze-email';
-import { runEmailWorkflow } from '../src/email/email-workflow';
+import { analyzeEmail, analyzeEmailResultSchema } from '../src/email/analyze-email';
+import { emailWorkflowResultSchema, runEmailWorkflow } from '../src/email/email-workflow';
 import { emailMessageSchema } from '../src/http/email-message';
-import { analyzeResponse, workflowResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -28,7 +27,7 @@ export const emailRoutes = routeSection<EmailServices>('Email', (route) => [
     description:
       "Gate: email_analyzer (403 tool_forbidden when not offered to the sender's run). Enhancement: task_creator files one task per action item when offered.",
     ...gatedMessage,
-    success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeResponse },
+    success: { status: 200, description: 'The analysis, and the tasks filed', schema: analyzeEmailResultSchema },
     handle: (tg, { req, body }) => analyzeEmail(tg.email, currentRun(req), body),
   }),
   route({
@@ -38,7 +37,7 @@ export const emailRoutes = routeSection<EmailServices>('Email', (route) => [
     description:
       "Gate: email_analyzer (analysis). Enhancements: task_creator (tasks) and reply_generator (the reply; without it, the analysis's suggested reply).",
     ...gatedMessage,
-    success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: workflowResponse },
+    success: { status: 200, description: 'Each stage, the analysis, the tasks and the reply', schema: emailWorkflowResultSchema },
     handle: (tg, { req, body }) => runEmailWorkflow(tg.email, currentRun(req), body),
   }),
 ]);

@@ -2,7 +2,7 @@
 // verified inside its transaction. Answers the report either way.
 import { z } from 'zod';
 import { migrateEnabledTools } from '../src/legacy/migrate-enabled-tools';
-import { migrationReportResponse } from './responses';
+import { migrationReportSchema } from '../src/legacy/report';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -23,7 +23,7 @@ export const migrationsRoutes = routeSection<Pick<RouteServices, 'registry' | 's
     roles: ['admin'],
     body: migrationBody,
     bodyRequired: false,
-    success: { status: 200, description: "The migration's report", schema: migrationReportResponse },
+    success: { status: 200, description: "The migration's report", schema: migrationReportSchema },
     errors: ['parity_mismatch', 'schema_not_migrated', 'migration_busy'],
     handle: (tg, { body }) =>
       migrateEnabledTools(tg.sequelize, tg.registry.manifest, { mode: body.dry_run ? 'dry_run' : 'apply', mapTypos: body.map_typos }),

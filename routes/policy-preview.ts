@@ -1,7 +1,7 @@
 // POST /policy/preview (admin): what a change of policy would do to the recorded traffic of a window
 // (SEMANTICS §15). Nothing is written; the answer is the impact.
 import { previewInputSchema } from '../src/services/policy-preview';
-import { previewResponse } from './responses';
+import { previewImpactSchema } from '../src/core/policy-preview';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -14,8 +14,8 @@ export const policyPreviewRoutes = routeSection<Pick<RouteServices, 'previews'>>
       "One change (attach, update, detach, a toolkit's members, an agent's access rules) replayed against the recorded runs and tool calls of the window (default 7d): who gains and loses which tools, which calls would end otherwise. Nothing is written, nothing is notified, and no policy version changes.",
     roles: ['admin'],
     body: previewInputSchema,
-    success: { status: 200, description: 'The impact', schema: previewResponse },
+    success: { status: 200, description: 'The impact', schema: previewImpactSchema },
     errors: ['conflict'],
-    handle: (tg, { req }) => tg.previews.preview(req.body),
+    handle: (tg, { body }) => tg.previews.preview(body),
   }),
 ]);

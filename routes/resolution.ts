@@ -1,9 +1,8 @@
 // GET /agents/:id/tools (admin): what a run would be offered, and why: the resolution explained.
 import { z } from 'zod';
 import { routingKeyOf } from '../src/core/routing-key';
-import type { Run } from '../src/core/types';
+import { resolutionSchema, type Run } from '../src/core/types';
 import { senderText } from '../src/http/fields';
-import { resolutionResponse } from './responses';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -25,7 +24,7 @@ export const resolutionRoutes = routeSection<Pick<RouteServices, 'runs'>>('Resol
       '`?sender=` for a sender run (the address taken as given), `?scheduled=true` for a scheduled run, neither for the catalogue (every tool attached, gates ignored).',
     roles: ['admin'],
     query: resolutionQuery,
-    success: { status: 200, description: 'The resolution, explained per attachment', schema: resolutionResponse },
+    success: { status: 200, description: 'The resolution, explained per attachment', schema: resolutionSchema },
     handle: async (tg, { ids, query }) => {
       // The explain view takes the address as given: it answers "what would this sender get".
       const run: Run =

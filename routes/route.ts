@@ -7,8 +7,8 @@ import type { z } from 'zod';
 import type { RouteOf } from '../middleware/idempotency-key';
 import { unreadNonJsonBody } from '../middleware/json-body';
 import type { Role } from '../middleware/request-state';
-import type { ErrorCode } from '../src/errors';
-import { parse, pathId } from '../src/http/parse';
+import { AnswerMismatchError, InputTooComplexError, ValidationError, type ErrorCode } from '../src/errors';
+import { parse, pathId, type Parsed } from '../src/http/parse';
 import { routeGuard } from './route-guard';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -82,8 +82,9 @@ export interface RouteInput<P extends string, Q, B> {
   params: Record<string, unknown>;
   query: Q;
   /**
-   * The body as its schema parsed it. `req.body` stays as sent: the services parse what they are
-   * given, as they do for a host's own code, so the routes that hand a body on give it as sent.
+   * The body as its schema parsed it (`req.body` stays as sent). A service handed it takes it as it
+   * stands; what the service refuses beyond the schema, it says where in the value, and the route
+   * puts that under `body`.
    */
   body: B;
 }
@@ -104,7 +105,7 @@ export interface Route<
    * nothing; PASS hands the request on. A handler that answers otherwise (another status, text, a
    * file) answers through `res` before it returns.
    */
-  handle(tg: S, input: RouteInput<P, z.output<Q>, z.output<B>>): unknown;
+  handle(tg: S, input: RouteInput<P, z.output<Q>, Parsed<B>>): unknown;
 }
 
 /** What the reference reads of a section: its heading and its routes' descriptions. */
@@ -145,6 +146,12 @@ export interface MountServices {
    * all its routes; the service's own routes outside it (/metrics) read it here.
    */
   authenticate?: RequestHandler;
+  /**
+   * Whether each JSON answer is parsed with the schema its route declares for its status, and held
+   * back as a 500 answer_mismatch when it breaks it. Default: on under the tests (NODE_ENV=test),
+   * so every test's answer is checked against what the reference says; off in service.
+   */
+  checkAnswers?: boolean;
 }
 
 /**
@@ -174,7 +181,7 @@ export function mountRoutes<S>(section: RouteSection<S>, tg: S, mount: MountServ
       chain.push(mount.idempotencyKey(declaredRouteOf(route)));
     }
     chain.push(...(route.use?.(tg) ?? []));
-    chain.push(answer(route, tg));
+    chain.push(answer(route, tg, mount.checkAnswers ?? process.env.NODE_ENV === 'test'));
     router[route.method](route.path, ...chain);
   }
   return router;
@@ -229,14 +236,64 @@ function declaredRouteOf(route: RouteDescription): RouteOf {
   };
 }
 
-function answer<S>(route: Route<S>, tg: S): RequestHandler {
+function answer<S>(route: Route<S>, tg: S, checkAnswers: boolean): RequestHandler {
   return async function answerRoute(req, res, next) {
     const input = checked.get(req)!;
-    const value = await route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body });
+    if (checkAnswers) checkAnswersOf(route, res);
+    const value = await located(route, () =>
+      route.handle(tg, { req, res, ids: input.ids, params: input.params, query: input.query, body: input.body as Parsed<z.ZodType> }),
+    );
     if (value === PASS) return next();
     if (res.headersSent) return;
     if (value === undefined) res.status(route.success.status).end();
     else res.status(route.success.status).json(value);
+  };
+}
+
+/** Runs the handler; what a service refused of the body it was handed (unlocated) is put under `body`. */
+async function located(route: RouteDescription, handle: () => unknown): Promise<unknown> {
+  try {
+    return await handle();
+  } catch (err) {
+    if (route.body && (err instanceof ValidationError || err instanceof InputTooComplexError) && !err.located) throw err.at('body');
+    throw err;
+  }
+}
+
+/**
+ * Parses each JSON answer as sent (after JSON.stringify, so a Date is its string) with the schema
+ * declared for its status: `success`, or one of `also`. Errors and answers with no schema pass.
+ * An NDJSON answer's schema is one line's: each line written is parsed, and a line that breaks it
+ * cuts the answer off (its status is sent by then), so the test reading it fails.
+ */
+function checkAnswersOf(route: RouteDescription, res: Response): void {
+  const mismatch = (issues: z.core.$ZodIssue[]) =>
+    new AnswerMismatchError(
+      `${route.method.toUpperCase()} ${route.path}`,
+      issues.map((i) => ({ loc: i.path.map(String), msg: i.message, type: i.code })),
+    );
+  if (route.success.contentType === 'application/x-ndjson' && route.success.schema) {
+    const line = route.success.schema;
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      for (const text of String(chunk).split('\n').filter(Boolean)) {
+        const result = line.safeParse(JSON.parse(text));
+        if (!result.success) throw mismatch(result.error.issues);
+      }
+      return write(chunk, ...rest);
+    }) as Response['write'];
+  }
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const declared =
+      res.statusCode === route.success.status && route.success.contentType === undefined
+        ? route.success.schema
+        : route.also?.find((a) => a.status === res.statusCode)?.schema;
+    if (declared && body !== undefined) {
+      const result = declared.safeParse(JSON.parse(JSON.stringify(body)));
+      if (!result.success) throw mismatch(result.error.issues);
+    }
+    return send(body);
   };
 }
 

@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { toolIdSchema } from '../src/core/types';
 import { authenticationResultsSchema, senderText } from '../src/http/fields';
-import { pageToolCalls } from '../src/services/tool-calls';
+import { approvalRequestViewSchema } from '../src/core/approval-request';
+import { pageToolCalls, toolCallStatusSchema, toolCallViewSchema } from '../src/services/tool-calls';
 import { currentRun } from '../middleware/current-run';
 import { requestState } from '../middleware/request-state';
 import type { ToolOutcome } from '../src/run/tool-run';
-import { dispatchPendingResponse, dispatchResponse, toolCallResponse, toolCallStatusSchema } from './responses';
 import { linkNextPage, pageQuery } from './paging';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
@@ -36,7 +36,7 @@ export const toolCallRecordsRoutes = routeSection<Pick<RouteServices, 'agents' |
       'Newest first, at most `limit` (default 100): every execution, refusal and skip. `status` keeps only the records with that status (`denied`: the refusals). When older records follow, the `Toolgate-Next-Cursor` header holds the cursor to pass as `after`, and `Link` (rel="next") the next page; a cursor these records did not give is a 422 `validation_error` of type `invalid_cursor`.',
     roles: ['admin'],
     query: toolCallsQuery,
-    success: { status: 200, description: 'The records', schema: z.array(toolCallResponse) },
+    success: { status: 200, description: 'The records', schema: z.array(toolCallViewSchema) },
     handle: async (tg, { ids, query, req, res }) => {
       await tg.agents.get(ids.id);
       const page = await pageToolCalls(tg.sequelize, ids.id, query);
@@ -45,6 +45,19 @@ export const toolCallRecordsRoutes = routeSection<Pick<RouteServices, 'agents' |
     },
   }),
 ]);
+
+/** What the dispatch route builds of a call's outcome (below). */
+const dispatchAnswer = z.union([
+  z.object({ tool: z.string(), status: z.literal('success'), output: z.unknown() }),
+  z.object({ tool: z.string(), status: z.literal('failure'), error: z.string().describe("the tool's own error text") }),
+]);
+
+const dispatchPendingAnswer = z.object({
+  tool: z.string(),
+  status: z.literal('pending_approval'),
+  approval_request_id: z.number().int(),
+  request: approvalRequestViewSchema,
+});
 
 export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool calls', (route) => [
   route({
@@ -55,13 +68,13 @@ export const dispatchRoutes = routeSection<Pick<RouteServices, 'toolRun'>>('Tool
       'The path a model harness takes. A sender run (client) or, with `scheduled: true`, a scheduled run (scheduler or admin). A tool not offered is a 403 tool_forbidden with a denied record; a tool that throws is a 200 with status "failure"; a tool this sender may only request is filed as an approval request (202).',
     roles: ['client', 'scheduler'],
     body: dispatchBody,
-    success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchResponse },
+    success: { status: 200, description: 'The outcome: the tool returned, or threw', schema: dispatchAnswer },
     also: [
       {
         status: 202,
         description:
           "The tool needs approval for this sender (SEMANTICS §12): the call was filed as an approval request, or the same call's pending request is returned; nothing ran",
-        schema: dispatchPendingResponse,
+        schema: dispatchPendingAnswer,
       },
     ],
     errors: ['sender_forbidden', 'tool_forbidden', 'cap_exceeded', 'not_dispatchable'],

@@ -1,7 +1,7 @@
 // Toolkits (admin): list, create, read, update, delete, and the system-toolkit sync.
 import { z } from 'zod';
-import { syncReportResponse, toolkitResponse } from './responses';
-import { toolkitInputSchema, toolkitPatchSchema } from '../src/services/inputs';
+import { syncReportSchema } from '../src/services/system-toolkits';
+import { toolkitInputSchema, toolkitPatchSchema, toolkitViewSchema } from '../src/services/toolkits';
 import { routeSection } from './route';
 import type { RouteServices } from './route-services';
 
@@ -11,7 +11,7 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     path: '/toolkits',
     summary: 'List the toolkits',
     roles: ['admin'],
-    success: { status: 200, description: 'Every toolkit, by id', schema: z.array(toolkitResponse) },
+    success: { status: 200, description: 'Every toolkit, by id', schema: z.array(toolkitViewSchema) },
     handle: (tg) => tg.toolkits.list(),
   }),
   route({
@@ -21,7 +21,7 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     description:
       'Creates All Tools and Default Tools when missing and rewrites All Tools to the manifest. Idempotent: run it on every deploy.',
     roles: ['admin'],
-    success: { status: 200, description: 'What the sync found and changed', schema: syncReportResponse },
+    success: { status: 200, description: 'What the sync found and changed', schema: syncReportSchema },
     errors: ['conflict'],
     handle: (tg) => tg.syncSystemToolkits(),
   }),
@@ -32,16 +32,16 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     description: 'Each member must be a registered tool; an unknown id is a 422 naming the id it most likely meant.',
     roles: ['admin'],
     body: toolkitInputSchema,
-    success: { status: 201, description: 'The toolkit', schema: toolkitResponse },
+    success: { status: 201, description: 'The toolkit', schema: toolkitViewSchema },
     errors: ['conflict'],
-    handle: (tg, { req }) => tg.toolkits.create(req.body),
+    handle: (tg, { body }) => tg.toolkits.create(body),
   }),
   route({
     method: 'get',
     path: '/toolkits/:toolkitId',
     summary: 'Read a toolkit',
     roles: ['admin'],
-    success: { status: 200, description: 'The toolkit', schema: toolkitResponse },
+    success: { status: 200, description: 'The toolkit', schema: toolkitViewSchema },
     handle: (tg, { ids }) => tg.toolkits.get(ids.toolkitId),
   }),
   route({
@@ -51,9 +51,9 @@ export const toolkitsRoutes = routeSection<Pick<RouteServices, 'syncSystemToolki
     description: "Any of the create fields. All Tools' members cannot be edited (409).",
     roles: ['admin'],
     body: toolkitPatchSchema,
-    success: { status: 200, description: 'The toolkit, changed', schema: toolkitResponse },
+    success: { status: 200, description: 'The toolkit, changed', schema: toolkitViewSchema },
     errors: ['conflict'],
-    handle: (tg, { ids, req }) => tg.toolkits.update(ids.toolkitId, req.body),
+    handle: (tg, { ids, body }) => tg.toolkits.update(ids.toolkitId, body),
   }),
   route({
     method: 'delete',

@@ -95,6 +95,10 @@ export const ERROR_CODES = {
   not_dispatchable: { status: 422, meaning: 'the tool is offered but nothing implements it' },
   rate_limited: { status: 429, meaning: 'the caller is over its budget; see Retry-After' },
   internal_error: { status: 500, meaning: "a fault of toolgate's own; nothing was granted" },
+  answer_mismatch: {
+    status: 500,
+    meaning: "an answer broke its route's declared schema (checked under the tests, or with answers checked); it was not sent",
+  },
   misconfigured: {
     status: 500,
     meaning:
@@ -331,12 +335,26 @@ export class PayloadTooLargeError extends HttpError {
 
 export class ValidationError extends HttpError {
   readonly issues: ValidationIssue[];
-  constructor(issues: ValidationIssue[]) {
+  /**
+   * Whether each `loc` starts at the part of the request that carried the value (`body`, `query`,
+   * `path`), or, false, at the value a service was given: a service does not know where its input
+   * came from, so the route that handed it on locates the issues (`at`).
+   */
+  readonly located: boolean;
+  constructor(issues: ValidationIssue[], located = true) {
     super('validation_error', issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
     this.issues = issues;
+    this.located = located;
   }
   override get detail(): unknown {
     return this.issues;
+  }
+  /** The same issues, each under the part of the request the value came in. */
+  at(where: string): ValidationError {
+    return new ValidationError(
+      this.issues.map((issue) => ({ ...issue, loc: [where, ...issue.loc] })),
+      true,
+    );
   }
 }
 
@@ -346,9 +364,18 @@ export class ValidationError extends HttpError {
  */
 export class InputTooComplexError extends HttpError {
   readonly bound: string;
-  constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }) {
+  /** As ValidationError's: false when `loc` starts at the value a service was given. */
+  readonly located: boolean;
+  readonly #breach: { bound: string; detail: string; loc?: (string | number)[] };
+  constructor(breach: { bound: string; detail: string; loc?: (string | number)[] }, located = true) {
     super('input_too_complex', breach.detail, { bound: breach.bound, ...(breach.loc !== undefined ? { loc: breach.loc } : {}) });
     this.bound = breach.bound;
+    this.located = located;
+    this.#breach = breach;
+  }
+  /** The same breach, its `loc` under the part of the request the value came in. */
+  at(where: string): InputTooComplexError {
+    return new InputTooComplexError({ ...this.#breach, loc: [where, ...(this.#breach.loc ?? [])] });
   }
 }
 
@@ -528,6 +555,19 @@ export class BadRequestError extends HttpError {
 export class InternalError extends HttpError {
   constructor() {
     super('internal_error', 'Something went wrong on our side; nothing was granted. The request id identifies it in the logs.');
+  }
+}
+
+/**
+ * An answer its route's declared schema refuses: held back, so a test sees the drift between what a
+ * route says it answers and what it sends. `detail` names the fields, for the test's message.
+ */
+export class AnswerMismatchError extends HttpError {
+  constructor(route: string, issues: ValidationIssue[]) {
+    super(
+      'answer_mismatch',
+      `${route} answered outside its declared schema: ${issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ')}`,
+    );
   }
 }
 

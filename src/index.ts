@@ -34,11 +34,11 @@ export type { ToolgateMetricsView } from './metrics/toolgate-metrics';
 
 // What the services take and give.
 export type { AccessRuleService } from './services/access-rules';
-export type { AgentService, AgentView } from './services/agents';
+export type { AgentInput, AgentPatch, AgentService, AgentView } from './services/agents';
 export type { AttachmentService, AttachmentView, RuleView } from './services/attachments';
-export type { ToolkitService, ToolkitView } from './services/toolkits';
+export type { ToolkitInput, ToolkitPatch, ToolkitService, ToolkitView } from './services/toolkits';
 export type { SyncReport } from './services/system-toolkits';
-export type { AgentInput, AgentPatch, AttachInput, AttachmentPatch, RuleInput, ToolkitInput, ToolkitPatch } from './services/inputs';
+export type { AttachInput, AttachmentPatch, RuleInput } from './services/attachment-inputs';
 export type { MigrationReport } from './legacy/report';
 
 // Errors, each with a code of docs/ERRORS.md. Those only tg.router gives, and answers itself, are

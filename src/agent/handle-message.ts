@@ -3,6 +3,7 @@
 // the agent, address the reply and record how it ended. The run was resolved (access rules, then
 // gates) before any of this, by toolRun(); a refused sender never gets here.
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { ApprovalService } from '../approvals/approvals';
 import { routingKeysOf } from '../core/address-list';
 import { isAutomaticReply } from '../core/automatic-reply';
@@ -15,19 +16,20 @@ import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunEnd, typ
 import { approvalNotice } from './approval-notice';
 import { decideByMessage } from './decide-by-message';
 import { historyOf } from './history';
-import { NO_DECISIONS, type DecidedRequest, type UndecidedRequest } from '../core/run-decisions';
+import { decidedRequestSchema, NO_DECISIONS, undecidedRequestSchema } from '../core/run-decisions';
 import {
   MessageIdTaken,
   type AgentRunView,
   type HandledMessage,
+  newThreadSchema,
+  stepViewSchema,
+  stoppedSchema,
   type NewThread,
   type ReplyView,
   type RunStore,
-  type Stopped,
-  type StepView,
   type ThreadRef,
 } from './run-store';
-import type { DispatchKind } from '../core/types';
+import { dispatchKindSchema } from '../core/types';
 
 /** What handling a message or an instruction needs: the loop's, and where runs are recorded and approvals decided. */
 export interface MessageHandlingDeps extends AgentLoopDeps {
@@ -38,27 +40,41 @@ export interface MessageHandlingDeps extends AgentLoopDeps {
   messageIdDomain: string;
 }
 
-export interface RunResult {
-  run_id: number;
-  /** The thread's reference; absent for a scheduled run. */
-  thread_id?: string;
-  /** Set when the message named a thread it could not join: it started this one instead. */
-  new_thread?: NewThread;
-  run: DispatchKind;
-  routing_key: string | null;
-  tools_offered: string[];
-  /** The offered tools this run could only request (SEMANTICS §12). */
-  needs_approval: string[];
-  steps: StepView[];
-  /** The requests the message decided (read by toolgate before the model ran, SEMANTICS §12a). */
-  decided?: DecidedRequest[];
-  /** The requests the message might have decided and did not, with the codes that decide them. */
-  undecided?: UndecidedRequest[];
-  reply: { text: string; message_id: string | null; to: string[]; cc: string[] };
-  stopped: Stopped;
-  /** Why the run stopped without a reply, when it did. */
-  error?: string;
-}
+/** A run's answer: what the model did, what came of it, and the reply to send. */
+export const runResultSchema = z.object({
+  run_id: z.number().int(),
+  thread_id: z.string().optional().describe("the thread's reference (opaque); absent for a scheduled run"),
+  new_thread: newThreadSchema
+    .optional()
+    .describe('present when the message named a thread it could not join: it was handled in this new thread, with no history'),
+  run: dispatchKindSchema,
+  routing_key: z.string().nullable(),
+  tools_offered: z.array(z.string()),
+  needs_approval: z.array(z.string()).describe('the offered tools this run could only request'),
+  steps: z.array(stepViewSchema),
+  decided: z
+    .array(decidedRequestSchema)
+    .optional()
+    .describe(
+      "the approval requests this message decided: read by toolgate in the approver's own text before the model ran, never by a model",
+    ),
+  undecided: z
+    .array(undecidedRequestSchema)
+    .optional()
+    .describe('the requests pending in the thread that this sender may decide and the message did not, each with its code and why'),
+  reply: z.object({
+    text: z.string().describe('empty when the run stopped without a reply'),
+    message_id: z
+      .string()
+      .nullable()
+      .describe("the reply's own Message-ID, for the relay that sends it; null when there is no reply to send"),
+    to: z.array(z.string()),
+    cc: z.array(z.string()).describe('the escalation address when the run passed something on; the requesters of requests it decided'),
+  }),
+  stopped: stoppedSchema.describe("error: toolgate's own work failed after a tool had run; the steps say what ran"),
+  error: z.string().optional().describe('why the run stopped without a reply, or what failed after a tool ran'),
+});
+export type RunResult = z.output<typeof runResultSchema>;
 
 /** How many of a thread's latest messages (with their runs) the model reads as history. */
 export const HISTORY_RUNS = 20;

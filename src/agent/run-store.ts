@@ -9,25 +9,29 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
-import type { RunShadow } from '../core/shadow';
+import { runShadowSchema, type RunShadow } from '../core/shadow';
 import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
 import { NotFoundError, ValidationError } from '../errors';
 import { decodeCursor, encodeCursor, type CursorKey } from '../core/page-cursor';
-import type { InboundMessage, StepStatus } from '../llm/agent-step';
-import type { DispatchKind } from '../core/types';
-import type { RunDecisions } from '../core/run-decisions';
+import { inboundMessageSchema, stepStatusSchema } from '../llm/agent-step';
+import { dispatchKindSchema, type DispatchKind } from '../core/types';
+import { runDecisionsSchema, type RunDecisions } from '../core/run-decisions';
 
 /** One tool call of a run, in order: what the model asked for and what came of it. */
-export interface StepView {
-  tool: string;
-  input: unknown;
-  status: StepStatus;
-  output?: unknown;
-  error?: string;
-  /** The approval request a `pending_approval` step was filed as (or found pending). */
-  approval_request_id?: number;
-}
+export const stepViewSchema = z.object({
+  tool: z.string(),
+  input: z.unknown().describe('the arguments as the model gave them: parsed JSON, or the text when it was not JSON'),
+  status: stepStatusSchema,
+  output: z.unknown().optional(),
+  error: z.string().optional(),
+  approval_request_id: z
+    .number()
+    .int()
+    .optional()
+    .describe('the approval request a pending_approval step was filed as (or found pending), or the approved one whose call it repeats'),
+});
+export type StepView = z.output<typeof stepViewSchema>;
 
 /**
  * Why a run stopped: it replied; a bound stopped it; the model failed; toolgate's own work failed
@@ -38,57 +42,54 @@ export interface StepView {
 export const stoppedSchema = z.enum(['reply', 'max_steps', 'model_error', 'error', 'interrupted', 'auto_reply']);
 export type Stopped = z.infer<typeof stoppedSchema>;
 
-export type RunMessage = InboundMessage | { instruction: string; original_length?: number };
+const runMessageSchema = z.union([
+  inboundMessageSchema,
+  z.object({ instruction: z.string(), original_length: z.number().int().optional() }),
+]);
+export type RunMessage = z.output<typeof runMessageSchema>;
 
 /** Why a message that named a thread was handled in a new one instead. */
-export const newThreadReasonSchema = z.enum(['not_a_participant', 'no_routing_key']);
-
-export interface NewThread {
-  reason: z.infer<typeof newThreadReasonSchema>;
-  /** What the message named: the thread reference it gave, or the Message-ID that found the thread. */
-  requested: string;
-}
+export const newThreadSchema = z.object({
+  reason: z.enum(['not_a_participant', 'no_routing_key']),
+  requested: z.string().describe('what the message named: the thread reference it gave, or the Message-ID that found the thread'),
+});
+export type NewThread = z.output<typeof newThreadSchema>;
 
 /** The reply as it goes out: its own Message-ID, and the addresses it is sent and copied to. */
-export interface ReplyView {
-  text: string;
-  message_id: string;
-  to: string[];
-  cc: string[];
-}
+const replyViewSchema = z.object({ text: z.string(), message_id: z.string(), to: z.array(z.string()), cc: z.array(z.string()) });
+export type ReplyView = z.output<typeof replyViewSchema>;
 
-export interface AgentRunView {
-  id: number;
+/** A run as stored, with its message and what came of it. */
+export const agentRunViewSchema = z.object({
+  id: z.number().int(),
   /** The thread's reference; null for a scheduled run. */
-  thread_id: string | null;
-  run: DispatchKind;
-  message: RunMessage;
-  routing_key: string | null;
-  tools_offered: string[];
-  steps: StepView[];
-  /** What toolgate read in its message for approval decisions; null when it decided and left nothing. */
-  decisions: RunDecisions | null;
-  reply: ReplyView | null;
-  /** Null while the run is still going (or died before it could say). */
-  stopped: Stopped | null;
-  error: string | null;
-  new_thread: NewThread | null;
-  /** Present where an attachment's candidate terms would have offered otherwise (SEMANTICS §15). */
-  shadow?: RunShadow;
-  created_at: string;
-  completed_at: string | null;
-}
+  thread_id: z.string().nullable(),
+  run: dispatchKindSchema,
+  message: runMessageSchema,
+  routing_key: z.string().nullable(),
+  tools_offered: z.array(z.string()),
+  steps: z.array(stepViewSchema),
+  decisions: runDecisionsSchema.nullable().describe('what toolgate read in the message for approval decisions; null when nothing'),
+  reply: replyViewSchema.nullable(),
+  stopped: stoppedSchema.nullable().describe('null while the run is going; interrupted: its instance died and the sweeper closed it'),
+  error: z.string().nullable(),
+  new_thread: newThreadSchema.nullable(),
+  shadow: runShadowSchema.optional(),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+});
+export type AgentRunView = z.output<typeof agentRunViewSchema>;
 
-export interface ThreadView {
-  /** The thread's reference: opaque, unguessable, the only name the API knows it by. */
-  id: string;
-  agent_id: number;
-  subject: string | null;
-  message_count: number;
-  participants: string[];
-  created_at: string;
-  updated_at: string;
-}
+export const threadViewSchema = z.object({
+  id: z.string().describe("the thread's reference"),
+  agent_id: z.number().int(),
+  subject: z.string().nullable(),
+  message_count: z.number().int(),
+  participants: z.array(z.string()).describe('the routing keys that may write into the thread'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ThreadView = z.output<typeof threadViewSchema>;
 
 /** A thread as a run finds it: its row id (never shown), its reference and its participants. */
 export interface ThreadRef {
@@ -112,11 +113,15 @@ export interface HistoryBounds {
 }
 
 /** One page of a thread for an operator, oldest first, and where the next page starts. */
-export interface ThreadPage {
-  messages: AgentRunView[];
-  /** Pass as `after` for the next page; null on the last one. */
-  next_after: number | null;
-}
+/** A page of a thread's messages, each with its run, and where the next page starts. */
+const threadPageSchema = z.object({
+  messages: z.array(agentRunViewSchema),
+  next_after: z.number().int().nullable().describe('pass as `after` for the next page; null on the last'),
+});
+export type ThreadPage = z.output<typeof threadPageSchema>;
+
+/** A thread with a page of its messages, as its route answers. */
+export const threadWithMessagesSchema = threadViewSchema.extend(threadPageSchema.shape);
 
 /** A step's input or output is kept for operators, bounded so a runaway tool cannot bloat a row. */
 export const MAX_STORED_JSON = 16_384;

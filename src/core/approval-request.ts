@@ -2,7 +2,7 @@
 // it was validated with, who asked and where, and how it was decided. The store keeps them; the run
 // files and runs them; the routes and the dashboard show them.
 import { z } from 'zod';
-import type { DispatchKind } from './types';
+import { dispatchKindSchema, type DispatchKind } from './types';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -14,35 +14,38 @@ export type DecidedVia = z.infer<typeof decidedViaSchema>;
 export type Decider = { via: 'message'; routing_key: string } | { via: 'admin' | 'dashboard' };
 
 /** What came of an approved request's one execution. */
-export type ApprovalResult = { status: 'success'; output: unknown } | { status: 'failure'; error: string };
+const approvalResultSchema = z.union([
+  z.object({ status: z.literal('success'), output: z.unknown() }),
+  z.object({ status: z.literal('failure'), error: z.string() }),
+]);
+export type ApprovalResult = z.output<typeof approvalResultSchema>;
 
-export interface ApprovalRequestView {
-  id: number;
-  agent_id: number;
-  /** What an approver writes after "approve" or "deny" to decide this request, and no other (SEMANTICS §12a). */
-  code: string;
-  tool: string;
-  /** The exact input the call was validated with: what approval runs, unchanged. */
-  input: unknown;
-  status: ApprovalStatus;
-  requested_by: {
-    run: DispatchKind;
-    routing_key: string | null;
+/** A request as the routes, the dashboard and a run's answer show it. */
+export const approvalRequestViewSchema = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  code: z.string().describe('what an approver writes after "approve" or "deny" to decide this request, and no other'),
+  tool: z.string(),
+  input: z.unknown().describe('the exact input the call was validated with: what approval runs, unchanged'),
+  status: z.enum(APPROVAL_STATUSES),
+  requested_by: z.object({
+    run: dispatchKindSchema,
+    routing_key: z.string().nullable(),
     /** The thread's reference, for a request filed in a thread. */
-    thread_id: string | null;
-    run_id: number | null;
-    message_id: string | null;
-  };
-  attachment_id: number;
-  decided_by: { via: DecidedVia; routing_key: string | null } | null;
-  decided_at: string | null;
+    thread_id: z.string().nullable(),
+    run_id: z.number().int().nullable(),
+    message_id: z.string().nullable(),
+  }),
+  attachment_id: z.number().int(),
+  decided_by: z.object({ via: decidedViaSchema, routing_key: z.string().nullable() }).nullable(),
+  decided_at: z.string().nullable(),
   /** Why a void request is void: its attachment was detached, its approvers changed, it no longer grants. */
-  void_reason: string | null;
-  /** An approved request's outcome; null until its one execution ends (or when it never did). */
-  result: ApprovalResult | null;
-  created_at: string;
-  expires_at: string;
-}
+  void_reason: z.string().nullable(),
+  result: approvalResultSchema.nullable().describe("an approved request's one execution: what it gave"),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+export type ApprovalRequestView = z.output<typeof approvalRequestViewSchema>;
 
 /** A call to file: where it was asked (its scope keeps one pending request per call there). */
 export interface NewApprovalRequest {

@@ -6,6 +6,7 @@
 // order, so such calls may be given counted together (addCallGroup); the calls of a run group's
 // tool that some cap counts are replayed in time order, so that caps count them as dispatch would. Only what the change alters is reported: a call
 // whose outcome differs between the two replays, a run whose tools differ.
+import { z } from 'zod';
 import type { CompiledPolicy, RunOffer } from './compiled-policy';
 import type { DispatchMode } from './dispatch-mode';
 import { ACCESS_RULES_RECORD_ID } from './tool-manifest';
@@ -55,53 +56,61 @@ export interface RecordedRun {
 }
 
 /** Why a replayed call would end as it would: it runs (`offered`), or why not. */
-export type VerdictReason = 'offered' | 'access_rules' | 'not_offered' | 'needs_approval' | 'cap_exceeded';
+const verdictReasonSchema = z.enum(['offered', 'access_rules', 'not_offered', 'needs_approval', 'cap_exceeded']);
+export type VerdictReason = z.output<typeof verdictReasonSchema>;
+
+const verdictStatusSchema = z.enum(['started', 'denied', 'skipped', 'pending_approval']);
 
 /** What dispatch would record for a call: a record status, and why. `started`: the call would run. */
 export interface Verdict {
-  status: 'started' | 'denied' | 'skipped' | 'pending_approval';
+  status: z.output<typeof verdictStatusSchema>;
   reason: VerdictReason;
 }
 
-export interface ChangedCall {
-  call_id: number;
-  agent_id: number;
-  tool_id: string;
-  routing_key: string | null;
-  at: string;
-  /** The record's status. */
-  was: string;
-  would_be: Verdict['status'];
-  reason: VerdictReason;
-}
+const changedCallSchema = z.object({
+  call_id: z.number().int(),
+  agent_id: z.number().int(),
+  tool_id: z.string(),
+  routing_key: z.string().nullable(),
+  at: z.string(),
+  was: z.string().describe("the record's status"),
+  would_be: verdictStatusSchema.describe('what dispatch would record now: `started` when the call would run'),
+  reason: verdictReasonSchema,
+});
+export type ChangedCall = z.output<typeof changedCallSchema>;
 
-export interface SenderChange {
-  routing_key: string | null;
-  agent_id: number;
-  tools: string[];
-  runs: number;
-}
+const senderChangeSchema = z.object({
+  routing_key: z.string().nullable(),
+  agent_id: z.number().int(),
+  tools: z.array(z.string()),
+  runs: z.number().int().describe('the runs in the window of this sender with this agent'),
+});
+export type SenderChange = z.output<typeof senderChangeSchema>;
 
-export interface ScheduledChange {
-  agent_id: number;
-  tools: string[];
-  runs: number;
-}
+const scheduledChangeSchema = z.object({ agent_id: z.number().int(), tools: z.array(z.string()), runs: z.number().int() });
+export type ScheduledChange = z.output<typeof scheduledChangeSchema>;
 
-export interface PreviewImpact {
-  window: { from: string; to: string };
-  runs_examined: number;
-  calls_examined: number;
-  senders: { gaining: SenderChange[]; losing: SenderChange[] };
-  scheduled: { gaining: ScheduledChange[]; losing: ScheduledChange[] };
-  calls: {
-    changed: ChangedCall[];
-    counts: { refused: number; admitted: number; pending_approval: number; cap_exceeded: number };
-  };
+/** What a change would do to the window's recorded traffic (POST /policy/preview, SEMANTICS §15). */
+export const previewImpactSchema = z.object({
+  window: z.object({ from: z.string(), to: z.string() }),
+  runs_examined: z.number().int(),
+  calls_examined: z.number().int(),
+  senders: z.object({ gaining: z.array(senderChangeSchema), losing: z.array(senderChangeSchema) }),
+  scheduled: z.object({ gaining: z.array(scheduledChangeSchema), losing: z.array(scheduledChangeSchema) }),
+  calls: z.object({
+    changed: z.array(changedCallSchema),
+    counts: z.object({
+      refused: z.number().int(),
+      admitted: z.number().int(),
+      pending_approval: z.number().int(),
+      cap_exceeded: z.number().int(),
+    }),
+  }),
   /** Records a replay cannot read as they came (written before toolgate kept how a call came to dispatch, or an approval's one execution). */
-  not_replayed: { calls: number; reason: string | null };
-  truncated: boolean;
-}
+  not_replayed: z.object({ calls: z.number().int(), reason: z.string().nullable() }),
+  truncated: z.boolean().describe('a list was cut at 100 entries; the counts count them all'),
+});
+export type PreviewImpact = z.output<typeof previewImpactSchema>;
 
 /** The two policies of an agent the change reaches: as it stands, and as the change would make it. */
 export interface PolicyPair {

@@ -2,6 +2,7 @@
 // The candidate's policy is the agent's policy with that one attachment's terms replaced, compiled
 // once with the live policy (policy-index.ts), so a run asks it what it asks the live one. What the
 // two decide differently is what the shadow records; nothing here offers or grants anything.
+import { z } from 'zod';
 import type { CompiledPolicy, RunOffer } from './compiled-policy';
 import type { AgentPolicyData, AttachmentPolicy, Resolution } from './types';
 
@@ -42,26 +43,29 @@ export interface ShadowPolicy {
 }
 
 /** What a candidate would change of a run's offer: the tools it would add and remove, sorted. */
-export interface RunShadowEntry {
-  attachment_id: number;
-  adds: string[];
-  removes: string[];
-}
+const runShadowEntrySchema = z.object({ attachment_id: z.number().int(), adds: z.array(z.string()), removes: z.array(z.string()) });
+export type RunShadowEntry = z.output<typeof runShadowEntrySchema>;
 
 /** How a call is decided: run as usual, refused, or filed for approval. */
-export type Verdict = 'admitted' | 'denied' | 'pending_approval';
+export const verdictSchema = z.enum(['admitted', 'denied', 'pending_approval']);
+export type Verdict = z.output<typeof verdictSchema>;
 
 /** What a candidate would have made of a call decided otherwise by the live terms, and why. */
-export interface CallShadowEntry {
-  attachment_id: number;
-  would_be: Verdict;
-  reason: string;
-}
+const callShadowEntrySchema = z.object({ attachment_id: z.number().int(), would_be: verdictSchema, reason: z.string() });
+export type CallShadowEntry = z.output<typeof callShadowEntrySchema>;
 
 /** As a record keeps it: the first differing attachment's entry, the others (when several carry a candidate) in `also`. */
 export type ShadowRecord<E> = E & { also?: E[] };
-export type RunShadow = ShadowRecord<RunShadowEntry>;
-export type CallShadow = ShadowRecord<CallShadowEntry>;
+
+export const runShadowSchema = runShadowEntrySchema
+  .extend({ also: z.array(runShadowEntrySchema).optional().describe('the entries of further attachments whose candidates differ') })
+  .describe("present where an attachment's candidate terms would offer otherwise (SEMANTICS §15)");
+export type RunShadow = z.output<typeof runShadowSchema>;
+
+export const callShadowSchema = callShadowEntrySchema
+  .extend({ also: z.array(callShadowEntrySchema).optional().describe('the entries of further attachments whose candidates differ') })
+  .describe("present where an attachment's candidate terms would have decided the call otherwise (SEMANTICS §15)");
+export type CallShadow = z.output<typeof callShadowSchema>;
 
 export function shadowRecord<E extends object>(entries: readonly E[]): ShadowRecord<E> | null {
   const [first, ...rest] = entries;

@@ -31,11 +31,8 @@ export const ruleKindSchema = z.enum(['allow', 'deny']);
 export type RuleKind = z.infer<typeof ruleKindSchema>;
 
 /** One gate rule as stored: the pattern is already normalized (see pattern.ts). */
-export interface GateRule {
-  id: number | null;
-  kind: RuleKind;
-  pattern: string;
-}
+const gateRuleSchema = z.object({ id: z.number().int().nullable(), kind: ruleKindSchema, pattern: z.string() });
+export type GateRule = z.output<typeof gateRuleSchema>;
 
 /** One attachment with what resolution needs: its terms, its rules and its toolkit's members. */
 export interface AttachmentPolicy {
@@ -114,6 +111,15 @@ export interface AgentPolicyData {
  */
 export type Run = { kind: 'sender'; routing_key: string | null } | { kind: 'scheduled' } | { kind: 'catalogue' };
 
+/** Who approves an attachment's members' calls (SEMANTICS §12), as the views give it. */
+export const approvalTermsSchema = z
+  .object({ approvers: z.array(z.string()).describe('approver patterns, normalized; empty: only an operator approves') })
+  .nullable()
+  .describe("who approves this attachment's members' calls (SEMANTICS §12); null: calls run as usual");
+
+/** When a row was written, as the views give it. */
+export const storedAtSchema = z.string().nullable().describe('ISO 8601, UTC; null only on a row adopted from a legacy database');
+
 /** What a record says of the run it came from: a sender run or a scheduled run (the catalogue never dispatches). */
 export const dispatchKindSchema = z.enum(['sender', 'scheduled']);
 export type DispatchKind = z.infer<typeof dispatchKindSchema>;
@@ -132,54 +138,64 @@ export const gateReasonSchema = z.enum([
 ]);
 export type GateReason = z.infer<typeof gateReasonSchema>;
 
-export interface GateDecision {
-  admitted: boolean;
-  reason: GateReason;
-  matched_rule: GateRule | null;
-}
+const gateDecisionSchema = z.object({ admitted: z.boolean(), reason: gateReasonSchema, matched_rule: gateRuleSchema.nullable() });
+export type GateDecision = z.output<typeof gateDecisionSchema>;
 
-export interface AttachmentExplanation extends GateDecision {
-  attachment_id: number;
-  toolkit_id: number;
-  toolkit_name: string;
+const attachmentExplanationSchema = z.object({
+  attachment_id: z.number().int(),
+  toolkit_id: z.number().int(),
+  toolkit_name: z.string(),
+  admitted: z.boolean(),
+  reason: gateReasonSchema,
+  matched_rule: gateRuleSchema.nullable(),
   /** The toolkit's live members (registered tools), whether or not this attachment admitted. */
-  tools: string[];
-  stale_tool_ids: string[];
-  /** Its approval terms (SEMANTICS §12), or null when its members' calls need none. */
-  approval: { approvers: string[] } | null;
-  /** Whether this run's calls of its members become approval requests: approval, and the run's key is no approver. */
-  needs_approval: boolean;
-  /** Its caps (SEMANTICS §13); `remaining` is filled in where usage was read (the admin's view). */
-  caps: (CapRule & { remaining?: number })[];
-}
+  tools: z.array(z.string()),
+  stale_tool_ids: z.array(z.string()),
+  approval: approvalTermsSchema,
+  needs_approval: z
+    .boolean()
+    .describe("whether this run's calls of its members become approval requests (approval set, and the run's key is no approver)"),
+  caps: z
+    .array(
+      z.object({
+        tool_id: z.string().nullable(),
+        per: capPerSchema,
+        limit: z.number().int(),
+        window_s: z.number().int(),
+        remaining: z
+          .number()
+          .int()
+          .optional()
+          .describe("the calls left in this run's window, for a run that names its sender or a scheduled one"),
+      }),
+    )
+    .describe('its caps, the window in seconds'),
+});
+export type AttachmentExplanation = z.output<typeof attachmentExplanationSchema>;
 
-export interface Resolution {
-  run: RunKind;
-  routing_key: string | null;
-  /**
-   * The agent's access rules' decision for a sender run; null for a scheduled run or the catalogue,
-   * which access rules do not apply to. When it refuses, the run is offered nothing.
-   */
-  access: GateDecision | null;
-  /** The union of live members over admitting attachments, sorted; empty when access refuses. */
-  tools: string[];
-  /**
-   * Tools the attachments would offer that are held, left out of `tools`: MCP tools whose server
-   * changed their definition since it was pinned (SEMANTICS §14), refused as `tool_changed` until an
-   * operator accepts it. Absent when none is.
-   */
-  held?: string[];
-  /**
-   * The offered tools that this run can only request (SEMANTICS §12): every admitting attachment
-   * carrying them needs approval for it. A tool another admitting attachment offers without
-   * approval is not here: grants only add. Sorted.
-   */
-  needs_approval: string[];
-  /**
-   * The offered tools whose calls count toward a cap (SEMANTICS §13): every attachment on whose
-   * terms the run calls them caps them. A tool another admitting attachment offers uncapped is not
-   * here: a cap binds its own attachment. Sorted.
-   */
-  capped: string[];
-  attachments: AttachmentExplanation[];
-}
+/** What resolution decides for a run (GET /agents/:id/resolution answers it). */
+export const resolutionSchema = z.object({
+  run: z.enum(['sender', 'scheduled', 'catalogue']),
+  routing_key: z.string().nullable(),
+  access: gateDecisionSchema
+    .nullable()
+    .describe("the agent's access rules' decision on the sender; null for a scheduled run or the catalogue"),
+  tools: z.array(z.string()).describe('the tools offered, sorted; none when access refuses the sender'),
+  /** MCP tools whose server changed their definition since it was pinned (SEMANTICS §14): refused as `tool_changed` until accepted. */
+  held: z
+    .array(z.string())
+    .optional()
+    .describe('MCP tools the attachments would offer that are held (their server changed their definition): not offered until accepted'),
+  /** Grants only add: a tool another admitting attachment offers without approval is not here. */
+  needs_approval: z
+    .array(z.string())
+    .describe('the offered tools this run can only request: no admitting attachment offers them without approval'),
+  /** A cap binds its own attachment. */
+  capped: z
+    .array(z.string())
+    .describe(
+      'the offered tools whose calls count toward a cap: every attachment the run calls them under caps them; a tool another admitting attachment offers uncapped is not here',
+    ),
+  attachments: z.array(attachmentExplanationSchema),
+});
+export type Resolution = z.output<typeof resolutionSchema>;

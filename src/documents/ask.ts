@@ -2,7 +2,8 @@
 // answer stands on as its sources. The language model (src/llm) words the answer; with no chunk
 // found there is nothing to answer from, and the model is not asked.
 import { NO_ANSWER, type GroundedAnswer, type ModelSource } from '../llm/language-model';
-import { searchResult, type DocumentSearch, type Retrieval, type SearchResult } from './document-search';
+import { z } from 'zod';
+import { retrievalSchema, searchResult, searchResultSchema, type DocumentSearch } from './document-search';
 
 /**
  * Answers from the sources only: a LanguageModel's answerQuestion with its context bound, e.g.
@@ -10,14 +11,15 @@ import { searchResult, type DocumentSearch, type Retrieval, type SearchResult } 
  */
 export type AnswerFn = (question: string, sources: ModelSource[]) => Promise<string | GroundedAnswer>;
 
-/** HTTP.md's ask response, less the routing key the route adds. */
-export interface AskResult {
-  answer: string;
-  /** Whether the sources hold the answer; false with `answer` = NO_ANSWER and no source. */
-  answered: boolean;
-  sources: SearchResult[];
-  retrieval: Retrieval;
-}
+/** HTTP.md's ask response; a search answers it less the routing key, which the route adds (AskResult). */
+export const askAnswerSchema = z.object({
+  routing_key: z.string().nullable(),
+  answer: z.string(),
+  answered: z.boolean().describe('false when the sources do not hold the answer'),
+  sources: z.array(searchResultSchema).describe('the chunks the answer stands on'),
+  retrieval: retrievalSchema,
+});
+export type AskResult = Omit<z.output<typeof askAnswerSchema>, 'routing_key'>;
 
 export async function askDocuments(
   search: DocumentSearch,

@@ -2,42 +2,53 @@
 // best answer a query, best first, each saying which lists found it, and the search saying which
 // lists it could use. Two lists exist: the lexical one (PostgreSQL full text, full-text-search.ts)
 // and the semantic one (embeddings, vector-search.ts); hybrid-search.ts fuses them.
+import { z } from 'zod';
 
 /** The lists a chunk can be found by: its words, or its meaning. */
-export type FoundBy = 'lexical' | 'semantic';
+const foundBySchema = z.enum(['lexical', 'semantic']);
+export type FoundBy = z.output<typeof foundBySchema>;
+
+/** A hit as HTTP.md returns it: every field of the chunk found but its text. */
+export const searchResultSchema = z.object({
+  chunk_id: z.number().int().describe("the chunk's id: what an answer's sources cite"),
+  document_id: z.number().int(),
+  title: z.string(),
+  chunk_index: z.number().int(),
+  /** A short plain-text excerpt: around the matched words, or the chunk's start. */
+  snippet: z.string(),
+  score: z.number().describe('higher is better; comparable within one list only'),
+  /** Lexical first. */
+  found_by: z.array(foundBySchema).describe('the lists that found the chunk: its words, its meaning'),
+});
+export type SearchResult = z.output<typeof searchResultSchema>;
 
 /** One chunk found: the HTTP result fields, plus the chunk's text for answering from it. */
-export interface SearchHit {
-  /** The chunk's own id: what an answer's sources cite. */
-  chunk_id: number;
-  document_id: number;
-  title: string;
-  chunk_index: number;
-  /** A short plain-text excerpt: around the matched words, or the chunk's start. */
-  snippet: string;
-  /** Higher is better; comparable within one result list only. */
-  score: number;
-  /** The lists that found it, lexical first. */
-  found_by: FoundBy[];
+export interface SearchHit extends SearchResult {
   /** The whole chunk, verbatim from the document (never sent in a search response). */
   content: string;
 }
 
-/** A hit as HTTP.md returns it. */
-export type SearchResult = Omit<SearchHit, 'content'>;
-
 /**
+ * Which lists a search used, and, when not all it could, a sentence saying why:
  * - `used`: the query was embedded and compared with the chunks' vectors;
  * - `off`: no embedding provider is configured (the offline default): words only;
  * - `unavailable`: the provider failed; the results are the lexical list alone.
  */
-export type SemanticStatus = 'used' | 'off' | 'unavailable';
+export const retrievalSchema = z
+  .object({
+    semantic: z.enum(['used', 'off', 'unavailable']),
+    note: z.string().optional(),
+  })
+  .describe('whether semantic search took part: off without an embedding provider, unavailable when it failed');
+export type Retrieval = z.output<typeof retrievalSchema>;
+export type SemanticStatus = Retrieval['semantic'];
 
-/** Which lists a search used, and, when not all it could, a sentence saying why. */
-export interface Retrieval {
-  semantic: SemanticStatus;
-  note?: string;
-}
+/** What the search route answers. */
+export const searchAnswerViewSchema = z.object({
+  routing_key: z.string().nullable(),
+  results: z.array(searchResultSchema),
+  retrieval: retrievalSchema,
+});
 
 export interface SearchAnswer {
   hits: SearchHit[];

@@ -2,6 +2,8 @@
 // embedding provider is configured), list, read, delete, and search (hybrid-search.ts). Every call
 // is scoped to the agent: another agent's document is a 404.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
+import { storedAtSchema } from '../core/types';
 import { NotFoundError } from '../errors';
 import { chunkText, type ChunkOptions } from './chunker';
 import type { Embeddings } from '../llm/embeddings';
@@ -14,13 +16,13 @@ import type { DocumentInput } from './document-input';
 import { VectorSearch, type VectorEngine } from './vector-search';
 
 /** HTTP.md's document: `{id, title, chunk_count, created_at}`. */
-export interface DocumentView {
-  id: number;
-  title: string;
-  chunk_count: number;
-  /** Null only on a legacy row that never had one. */
-  created_at: string | null;
-}
+export const documentViewSchema = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  chunk_count: z.number().int(),
+  created_at: storedAtSchema,
+});
+export type DocumentView = z.output<typeof documentViewSchema>;
 
 export interface DocumentStoreOptions {
   /** The provider of semantic search; none: search by words only, and nothing sent anywhere. */

@@ -1,19 +1,21 @@
 // POST /email/analyze as a story: the gate tool email_analyzer analyzes the message; the
 // enhancement task_creator files its action items as tasks when offered, and is skipped otherwise.
+import { z } from 'zod';
 import { modelContext, orUpstreamError } from '../llm/language-model';
-import type { EmailAnalysis } from '../llm/email-analysis';
+import { emailAnalysisSchema, type EmailAnalysis } from '../llm/email-analysis';
 import type { ToolRun } from '../run/tool-run';
-import type { TaskView } from '../tasks/task-store';
+import { taskViewSchema } from '../tasks/task-store';
 import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
 import { modelEmail, type EmailMessage } from '../http/email-message';
 
-export interface AnalyzeEmailResult {
-  routing_key: string | null;
-  analysis: EmailAnalysis;
-  tasks: TaskView[];
-  tools: { email_analyzer: 'used'; task_creator: 'used' | 'skipped' };
-}
+export const analyzeEmailResultSchema = z.object({
+  routing_key: z.string().nullable(),
+  analysis: emailAnalysisSchema,
+  tasks: z.array(taskViewSchema),
+  tools: z.object({ email_analyzer: z.literal('used'), task_creator: z.enum(['used', 'skipped']) }),
+});
+export type AnalyzeEmailResult = z.output<typeof analyzeEmailResultSchema>;
 
 export async function analyzeEmail(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<AnalyzeEmailResult> {
   const analysis = await runAnalysis(deps, run, message);

@@ -3,9 +3,9 @@
 // suggested reply). Each stage reports what it did; a stage that is skipped or falls back says so.
 import { z } from 'zod';
 import { isModelError, modelContext } from '../llm/language-model';
-import type { EmailAnalysis } from '../llm/email-analysis';
+import { emailAnalysisSchema, type EmailAnalysis } from '../llm/email-analysis';
 import type { ToolRun } from '../run/tool-run';
-import type { TaskView } from '../tasks/task-store';
+import { taskViewSchema, type TaskView } from '../tasks/task-store';
 import { runAnalysis } from './analyze-email';
 import type { EmailDeps } from './email-deps';
 import { fileTasks } from './file-tasks';
@@ -15,28 +15,28 @@ export const stageNameSchema = z.enum(['analysis', 'tasks', 'reply']);
 export const stageStatusSchema = z.enum(['completed', 'skipped', 'fallback', 'failed']);
 export type StageStatus = z.infer<typeof stageStatusSchema>;
 
-export interface Stage {
-  name: z.infer<typeof stageNameSchema>;
-  tool: string;
-  status: StageStatus;
+const stageSchema = z.object({
+  name: stageNameSchema,
+  tool: z.string(),
+  status: stageStatusSchema,
   /** Why a stage failed, for the caller; the tool-call record has it too. */
-  error?: string;
-}
+  error: z.string().optional(),
+});
+export type Stage = z.output<typeof stageSchema>;
 
 export const replySourceSchema = z.enum(['reply_agent', 'analysis_fallback']);
 
-export interface Reply {
-  text: string;
-  source: z.infer<typeof replySourceSchema>;
-}
+const replySchema = z.object({ text: z.string(), source: replySourceSchema });
+export type Reply = z.output<typeof replySchema>;
 
-export interface EmailWorkflowResult {
-  routing_key: string | null;
-  stages: Stage[];
-  analysis: EmailAnalysis;
-  tasks: TaskView[];
-  reply: Reply;
-}
+export const emailWorkflowResultSchema = z.object({
+  routing_key: z.string().nullable(),
+  stages: z.array(stageSchema),
+  analysis: emailAnalysisSchema,
+  tasks: z.array(taskViewSchema),
+  reply: replySchema,
+});
+export type EmailWorkflowResult = z.output<typeof emailWorkflowResultSchema>;
 
 export async function runEmailWorkflow(deps: EmailDeps, run: ToolRun, message: EmailMessage): Promise<EmailWorkflowResult> {
   const analysis = await runAnalysis(deps, run, message);

@@ -1,4 +1,5 @@
-// Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type}.
+// Turns zod's issues into the HTTP.md validation error: 422 with `detail` a list of {loc, msg, type},
+// located in the request by a route's parse, or in the value by a service's check of what it was given.
 import type { z } from 'zod';
 import { InputTooComplexError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { CANONICAL_ID, idText, MAX_ROW_ID } from './fields';
@@ -8,16 +9,44 @@ export type Location = 'body' | 'query' | 'path';
 /** Where a value was read: a part of the request, or a field within one (`['body', 'input']`). */
 export type Where = Location | [Location, ...(string | number)[]];
 
-export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
+/** A value parse() gave, typed as such: a service takes it as it stands, with no second parse. */
+declare const parsedBy: unique symbol;
+export type Parsed<S extends z.ZodType> = z.output<S> & { readonly [parsedBy]: S };
+
+/** The values parse() gave, each with the schema that gave it (objects only: the bodies handed on). */
+const parsedValues = new WeakMap<object, z.ZodType>();
+
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Where): Parsed<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  // A value past a parsing bound (SEMANTICS §12b) is its own error, naming the bound.
-  const bound = result.error.issues.find(boundOf);
+  if (!result.success) throw refusal(result.error.issues, where);
+  if (typeof result.data === 'object' && result.data !== null) parsedValues.set(result.data, schema);
+  return result.data as Parsed<S>;
+}
+
+/**
+ * What a service makes of what it is given: a value parse() gave with this schema (a route's body,
+ * handed on), as it stands; anything else (a host's own code) parsed here. A refusal says where in
+ * the value, not where in a request: the route that handed the value on adds that.
+ */
+export function checked<S extends z.ZodType>(schema: S, given: z.input<S> | Parsed<S>): z.output<S> {
+  if (typeof given === 'object' && given !== null && parsedValues.get(given) === schema) return given as z.output<S>;
+  const result = schema.safeParse(given);
+  if (!result.success) throw refusal(result.error.issues, null);
+  if (typeof result.data === 'object' && result.data !== null) parsedValues.set(result.data, schema);
+  return result.data;
+}
+
+/** The refusal of these issues: a value past a parsing bound (SEMANTICS §12b) is its own error, naming the bound. */
+function refusal(issues: z.core.$ZodIssue[], where: Where | null): ValidationError | InputTooComplexError {
+  const bound = issues.find(boundOf);
   if (bound !== undefined) {
     const { loc, msg } = toValidationIssue(bound, where);
-    throw new InputTooComplexError({ bound: boundOf(bound)!, detail: msg, loc });
+    return new InputTooComplexError({ bound: boundOf(bound)!, detail: msg, loc }, where !== null);
   }
-  throw new ValidationError(result.error.issues.map((issue) => toValidationIssue(issue, where)));
+  return new ValidationError(
+    issues.map((issue) => toValidationIssue(issue, where)),
+    where !== null,
+  );
 }
 
 /** The bound a custom issue says its value is past (tooComplex's issues), or undefined. */
@@ -26,9 +55,12 @@ function boundOf(issue: z.core.$ZodIssue): string | undefined {
   return typeof bound === 'string' ? bound : undefined;
 }
 
-function toValidationIssue(issue: z.core.$ZodIssue, where: Where): ValidationIssue {
+function toValidationIssue(issue: z.core.$ZodIssue, where: Where | null): ValidationIssue {
   return {
-    loc: [...(typeof where === 'string' ? [where] : where), ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    loc: [
+      ...(where === null ? [] : typeof where === 'string' ? [where] : where),
+      ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    ],
     msg: issue.message,
     type: issue.code,
   };

@@ -3,7 +3,7 @@
 // lists, so a table of any size gives a report of bounded size; counts are always complete.
 import { z } from 'zod';
 import { legacyToolkitName, legacyToolSetKey } from '../core/legacy-enabled-tools';
-import type { AgentPlan, FollowPlan, SkipReason } from './plan';
+import { skipReasonSchema, type AgentPlan, type FollowPlan } from './plan';
 
 export const migrationModeSchema = z.enum(['dry_run', 'apply', 'undo']);
 export type MigrationMode = z.infer<typeof migrationModeSchema>;
@@ -21,106 +21,121 @@ export const DEFAULT_REPORT_LIMITS: ReportLimits = { agents_listed: 1000, tokens
 
 export const reportToolkitStatusSchema = z.enum(['create', 'created', 'reuse']);
 
-export interface ReportToolkit {
-  tool_ids: string[];
+const reportToolkitSchema = z.object({
+  tool_ids: z.array(z.string()),
   /** The toolkit's name; for one still to be made, the name it would get. */
-  name: string;
+  name: z.string(),
   /** null while it does not exist yet (a dry run). */
-  toolkit_id: number | null;
+  toolkit_id: z.number().int().nullable(),
   /** `create`: a dry run would make it; `created`: this apply made it; `reuse`: it existed. */
-  status: z.infer<typeof reportToolkitStatusSchema>;
+  status: reportToolkitStatusSchema,
   /** Agents whose grant is this toolkit after the run (changed or not). */
-  agents: number;
+  agents: z.number().int(),
   /** Why the name is not the plain one (an operator's toolkit holds it). */
-  note?: string;
-}
+  note: z.string().optional(),
+});
+export type ReportToolkit = z.output<typeof reportToolkitSchema>;
 
-export interface UnmatchedEntry {
-  agent_id: number;
-  agent_name: string | null;
-  token: string;
-  suggestion: string | null;
+const unmatchedEntrySchema = z.object({
+  agent_id: z.number().int(),
+  agent_name: z.string().nullable(),
+  token: z.string(),
+  suggestion: z.string().nullable(),
   /** The suggestion was granted (map_typos now, or kept from an earlier mapped apply). */
-  mapped: boolean;
-}
+  mapped: z.boolean(),
+});
+export type UnmatchedEntry = z.output<typeof unmatchedEntrySchema>;
 
-export interface UnmatchedTokenSummary {
-  token: string;
-  suggestion: string | null;
-  agents: number;
-  mapped_for: number;
-}
+const unmatchedTokenSummarySchema = z.object({
+  token: z.string(),
+  suggestion: z.string().nullable(),
+  agents: z.number().int(),
+  mapped_for: z.number().int(),
+});
+export type UnmatchedTokenSummary = z.output<typeof unmatchedTokenSummarySchema>;
 
-export interface SkippedEntry {
-  agent_id: number;
-  agent_name: string | null;
-  reason: SkipReason;
-  detail: string;
-}
+const skippedEntrySchema = z.object({
+  agent_id: z.number().int(),
+  agent_name: z.string().nullable(),
+  reason: skipReasonSchema,
+  detail: z.string(),
+});
+export type SkippedEntry = z.output<typeof skippedEntrySchema>;
 
-export interface ParityMismatch {
-  agent_id: number;
-  tool_id: string | null;
-  legacy: boolean | null;
-  new: boolean | null;
-  problem: string;
-}
+const parityMismatchSchema = z.object({
+  agent_id: z.number().int(),
+  tool_id: z.string().nullable(),
+  legacy: z.boolean().nullable(),
+  new: z.boolean().nullable(),
+  problem: z.string(),
+});
+export type ParityMismatch = z.output<typeof parityMismatchSchema>;
 
 export const verificationStatusSchema = z.enum(['passed', 'failed', 'not_run']);
 export const verificationOverSchema = z.enum(['plan', 'database', 'none']);
 
-export interface Verification {
-  status: z.infer<typeof verificationStatusSchema>;
+const verificationSchema = z.object({
+  status: verificationStatusSchema,
   /** `plan`: the grants a dry run would make; `database`: what the apply wrote, read back before commit. */
-  over: z.infer<typeof verificationOverSchema>;
-  agents_checked: number;
-  tools: string[];
-  runs: string[];
+  over: verificationOverSchema,
+  agents_checked: z.number().int(),
+  tools: z.array(z.string()),
+  runs: z.array(z.string()),
   /** Every mismatch found; `mismatches` keeps the first few. */
-  mismatch_count: number;
-  mismatches: ParityMismatch[];
-}
+  mismatch_count: z.number().int(),
+  mismatches: z.array(parityMismatchSchema),
+});
+export type Verification = z.output<typeof verificationSchema>;
 
-export interface UndoSection {
+const undoSectionSchema = z.object({
   /** Legacy grants kept because an operator added gate rules or scheduled runs to them. */
-  kept_attachments: { attachment_id: number; agent_id: number; toolkit_name: string }[];
+  kept_attachments: z.array(z.object({ attachment_id: z.number().int(), agent_id: z.number().int(), toolkit_name: z.string() })),
   /**
    * Legacy toolkits kept: a grant that stays (an operator's, or a kept one) still uses them, or an
    * operator edited their members.
    */
-  kept_toolkits: { toolkit_id: number; name: string; attachments: number; members_edited: boolean }[];
-}
+  kept_toolkits: z.array(
+    z.object({ toolkit_id: z.number().int(), name: z.string(), attachments: z.number().int(), members_edited: z.boolean() }),
+  ),
+});
+export type UndoSection = z.output<typeof undoSectionSchema>;
 
-export interface MigrationReport {
-  mode: MigrationMode;
-  map_typos: boolean;
+export const migrationReportSchema = z.object({
+  mode: migrationModeSchema,
+  map_typos: z.boolean(),
   /** True once an apply or undo committed; a dry run never does. */
-  committed: boolean;
-  tools: string[];
-  agents: {
-    read: number;
+  committed: z.boolean(),
+  tools: z.array(z.string()),
+  agents: z.object({
+    read: z.number().int(),
     /** Agents whose grant follows their string (the migration owns their access). */
-    follow: number;
+    follow: z.number().int(),
     /** Of those, how many the run changed (in a dry run: would change). */
-    changed: number;
-    unchanged: number;
+    changed: z.number().int(),
+    unchanged: z.number().int(),
     /** Of those, how many hold no tool (an empty, null or all-invalid string). */
-    without_tools: number;
-    skipped: number;
-    with_unmatched_tokens: number;
-    with_mapped_typos: number;
-  };
-  toolkits: ReportToolkit[];
-  unmatched_tokens: UnmatchedTokenSummary[];
-  unmatched: UnmatchedEntry[];
-  skipped: SkippedEntry[];
+    without_tools: z.number().int(),
+    skipped: z.number().int(),
+    with_unmatched_tokens: z.number().int(),
+    with_mapped_typos: z.number().int(),
+  }),
+  toolkits: z.array(reportToolkitSchema),
+  unmatched_tokens: z.array(unmatchedTokenSummarySchema),
+  unmatched: z.array(unmatchedEntrySchema),
+  skipped: z.array(skippedEntrySchema),
   /** How many entries each bounded list left out. */
-  left_out: { unmatched: number; unmatched_tokens: number; skipped: number };
-  changes: { toolkits_created: number; toolkits_removed: number; attachments_created: number; attachments_removed: number };
-  verification: Verification;
-  undo?: UndoSection;
-  duration_ms: number;
-}
+  left_out: z.object({ unmatched: z.number().int(), unmatched_tokens: z.number().int(), skipped: z.number().int() }),
+  changes: z.object({
+    toolkits_created: z.number().int(),
+    toolkits_removed: z.number().int(),
+    attachments_created: z.number().int(),
+    attachments_removed: z.number().int(),
+  }),
+  verification: verificationSchema,
+  undo: undoSectionSchema.optional(),
+  duration_ms: z.number().int(),
+});
+export type MigrationReport = z.output<typeof migrationReportSchema>;
 
 export class ReportBuilder {
   readonly #report: MigrationReport;

@@ -19,24 +19,25 @@ export interface AgentToolSpec {
 }
 
 /** A message the agent handles: a sender's email in a thread. */
-export interface InboundMessage {
-  from: string;
-  to?: string[];
-  cc?: string[];
-  reply_to?: string;
-  subject?: string;
-  body: string;
-  message_id?: string;
-  in_reply_to?: string;
-  references?: string[];
+export const inboundMessageSchema = z.object({
+  from: z.string(),
+  to: z.array(z.string()).optional(),
+  cc: z.array(z.string()).optional(),
+  reply_to: z.string().optional(),
+  subject: z.string().optional(),
+  body: z.string(),
+  message_id: z.string().optional(),
+  in_reply_to: z.string().optional(),
+  references: z.array(z.string()).optional(),
   /** Its RFC 3834 headers and their kin, as the relay saw them: an automatic reply never decides nor acts. */
-  auto_submitted?: string;
-  precedence?: string;
-  x_autoreply?: string;
-  x_autorespond?: string;
+  auto_submitted: z.string().optional(),
+  precedence: z.string().optional(),
+  x_autoreply: z.string().optional(),
+  x_autorespond: z.string().optional(),
   /** Set on a message of the history whose body (or instruction) was cut to fit: its length before. */
-  original_length?: number;
-}
+  original_length: z.number().int().optional().describe('only on history a model read: the length of a body cut to fit'),
+});
+export type InboundMessage = z.output<typeof inboundMessageSchema>;
 
 /**
  * The conversation, oldest first: a thread's earlier messages with their tool calls, results and

@@ -3,8 +3,8 @@
 import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
 import type { Models } from '../../models';
 import { ConflictError, NotFoundError } from '../errors';
-import { parse } from '../http/parse';
-import { ruleSchema, type RuleInput } from './inputs';
+import { checked, type Parsed } from '../http/parse';
+import { ruleSchema, type RuleInput } from './attachment-inputs';
 import type { RuleView } from './attachments';
 
 export class AccessRuleService {
@@ -17,8 +17,8 @@ export class AccessRuleService {
     return rows.map((r) => ({ id: r.id, kind: r.kind, pattern: r.pattern }));
   }
 
-  async add(agentId: number, given: RuleInput): Promise<RuleView> {
-    const rule = parse(ruleSchema, given, 'body');
+  async add(agentId: number, given: RuleInput | Parsed<typeof ruleSchema>): Promise<RuleView> {
+    const rule = checked(ruleSchema, given);
     await this.agentExists(agentId);
     try {
       const created = await this.models.AgentAccessRule.create({ agent_id: agentId, kind: rule.kind, pattern: rule.pattern });

@@ -1,28 +1,73 @@
 // Agents: create (with their first grants: Default Tools, named toolkits, or a legacy string),
 // read, update and delete. Each change is one transaction.
 import { literal, Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Agent, Models } from '../../models';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import type { ToolManifest } from '../core/tool-manifest';
+import { storedAtSchema } from '../core/types';
 import { scopedNameSql } from '../db/schema';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { parse } from '../http/parse';
-import { agentInputSchema, agentPatchSchema, type AgentInput, type AgentPatch } from './inputs';
+import { checked, type Parsed } from '../http/parse';
+import { bodyId, name, text } from '../http/fields';
+import { routingKeyOf } from '../core/routing-key';
 import { attachLegacyToolkit, type LegacyAttachResult } from './legacy-attach';
 import { defaultToolsId } from './system-toolkits';
 
-export interface AgentView {
-  id: number;
-  name: string;
-  description: string | null;
-  system_prompt: string | null;
-  enabled_tools: string | null;
-  /** Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), as a routing key; null: no one. */
-  escalation_address: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
+/** What a caller gives to create an agent, or to change one (every field optional, no toolkit_ids). */
+export const agentInputSchema = z.strictObject({
+  name: name(200),
+  description: text(10_000).nullable().optional(),
+  system_prompt: text(100_000).nullable().optional(),
+  // The legacy string, taken as legacy clients send it (even odd spacing); bounded, one line.
+  enabled_tools: text(10_000).nullable().optional(),
+  toolkit_ids: z.array(bodyId).max(100, 'at most 100 toolkits').optional(),
+  // Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), kept as its routing key.
+  escalation_address: text(1000)
+    .transform((value, ctx) => {
+      const key = routingKeyOf(value);
+      if (key === null) {
+        ctx.addIssue({ code: 'custom', message: 'an escalation address is one email address, such as mara@thescoop.com' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .nullable()
+    .optional(),
+});
+export const agentPatchSchema = agentInputSchema.omit({ toolkit_ids: true }).partial();
+/** What a caller may pass: ids as numbers or canonical text. */
+export type AgentInput = z.input<typeof agentInputSchema>;
+export type AgentPatch = z.input<typeof agentPatchSchema>;
+
+/** An agent as the routes and a host's code read it. */
+export const agentViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  system_prompt: z.string().nullable(),
+  enabled_tools: z.string().nullable().describe('the legacy string, as stored'),
+  escalation_address: z
+    .string()
+    .nullable()
+    .describe('who the agent copies when it passes on a request it cannot decide (a routing key); null: no one'),
+  created_at: storedAtSchema,
+  updated_at: storedAtSchema,
+});
+export type AgentView = z.output<typeof agentViewSchema>;
+
+/** A created or changed agent: with a legacy string, the grant it made. */
+export const agentCreatedSchema = agentViewSchema.extend({
+  enabled_tools_report: z
+    .object({
+      toolkit_id: z.number().int().nullable(),
+      tool_ids: z.array(z.string()),
+      unmatched: z.array(z.object({ token: z.string(), suggestion: z.string().nullable() })),
+    })
+    .optional()
+    .describe('with enabled_tools: the legacy grant made, and the tokens that granted nothing'),
+});
+export type AgentCreated = z.output<typeof agentCreatedSchema>;
 
 /** Which page of the agents list: after a cursor, at most `limit`, and only names that begin with `name`. */
 export interface AgentPageQuery {
@@ -41,8 +86,6 @@ export interface AgentPage {
 
 /** The list's order, as the index agents_toolgate_name_id_idx holds it (the migration 20261205000501). */
 const SORT_NAME = 'lower("Agent"."name") COLLATE "C"';
-
-export type AgentCreated = AgentView & { enabled_tools_report?: LegacyAttachResult };
 
 export function agentView(agent: Agent): AgentView {
   return {
@@ -110,8 +153,8 @@ export class AgentService {
    * toolkits or carries a legacy `enabled_tools` string (even an empty one, which grants nothing).
    * Before the first sync there is no Default Tools, and so no tools.
    */
-  async create(given: AgentInput): Promise<AgentCreated> {
-    const input = parse(agentInputSchema, given, 'body');
+  async create(given: AgentInput | Parsed<typeof agentInputSchema>): Promise<AgentCreated> {
+    const input = checked(agentInputSchema, given);
     return this.sequelize.transaction((transaction) => this.createIn(input, transaction));
   }
 
@@ -152,7 +195,7 @@ export class AgentService {
    * Agent names are not unique, so two agents of this name are a 409 (ensure() cannot tell which).
    */
   async ensure(given: AgentInput): Promise<AgentCreated & { created: boolean }> {
-    const input = parse(agentInputSchema, given, 'body');
+    const input = checked(agentInputSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       // Starts racing each other take turns on the name, so they make one agent, not one each.
       await this.sequelize.query(
@@ -178,8 +221,8 @@ export class AgentService {
     });
   }
 
-  async update(id: number, given: AgentPatch): Promise<AgentCreated> {
-    const patch = parse(agentPatchSchema, given, 'body');
+  async update(id: number, given: AgentPatch | Parsed<typeof agentPatchSchema>): Promise<AgentCreated> {
+    const patch = checked(agentPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const agent = await this.find(id, transaction);
       if (patch.name !== undefined) agent.name = patch.name;
@@ -223,11 +266,11 @@ export class AgentService {
       .map((id, index) => ({ id, index }))
       .filter(({ id }) => !found.has(id))
       .map(({ id, index }) => ({
-        loc: ['body', 'toolkit_ids', index],
+        loc: ['toolkit_ids', index],
         msg: `no toolkit has id ${id}: GET /api/toolkits lists them`,
         type: 'unknown_toolkit',
       }));
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
   }
 }
 

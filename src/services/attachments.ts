@@ -1,61 +1,70 @@
 // Attachments and their gate rules: granting a toolkit to an agent on its own terms, changing
 // those terms, revoking. Patterns arrive normalized (the route parses them with the core).
 import { ForeignKeyConstraintError, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
 import type { AgentToolkit, Models } from '../../models';
 import type { StoredCandidate } from '../../models/agent-toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { windowText } from '../core/cap-window';
 import { closestToolId } from '../core/closest-tool';
-import type { CapPer, CapRule, RuleKind } from '../core/types';
+import { approvalTermsSchema, capPerSchema, ruleKindSchema, type CapRule, type RuleKind } from '../core/types';
 import { ConflictError, NoCandidateError, NotFoundError, ValidationError } from '../errors';
-import { parse } from '../http/parse';
-import { attachInputSchema, attachmentPatchSchema, ruleSchema, type AttachInput, type AttachmentPatch, type RuleInput } from './inputs';
+import { checked, type Parsed } from '../http/parse';
+import {
+  attachInputSchema,
+  attachmentPatchSchema,
+  ruleSchema,
+  type AttachInput,
+  type AttachmentPatch,
+  type RuleInput,
+} from './attachment-inputs';
 import { dropShadowCaps, promoteShadowCaps } from './shadow-caps';
-import { shadowSummary, type ShadowSummary } from './shadow-summary';
-import { toolkitView, type ToolkitView } from './toolkits';
+import { shadowSummary, shadowSummarySchema } from './shadow-summary';
+import { toolkitView, toolkitViewSchema } from './toolkits';
 
-export interface RuleView {
-  id: number;
-  kind: RuleKind;
-  pattern: string;
-}
+/** A rule as stored: its id, and its pattern normalized. */
+export const ruleViewSchema = z.object({ id: z.number().int(), kind: ruleKindSchema, pattern: z.string().describe('normalized') });
+export type RuleView = z.output<typeof ruleViewSchema>;
 
-export interface AttachmentView {
-  id: number;
-  agent_id: number;
-  toolkit: ToolkitView;
-  allow_proactive: boolean;
-  rules: RuleView[];
-  /** Who approves its members' calls (SEMANTICS §12), or null when they need no approval. */
-  approval: { approvers: string[] } | null;
-  /** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
-  caps: CapView[];
-  /** Terms tried beside the live ones (SEMANTICS §15); absent when it carries none. */
-  candidate?: CandidateView;
-}
+/** How often its members may run (SEMANTICS §13), the window as written back (`1d`). */
+const capViewSchema = z.object({
+  tool_id: z.string().nullable().describe('the member it caps; null: all the members together'),
+  per: capPerSchema,
+  limit: z.number().int(),
+  window: z.string().describe('<n><s|m|h|d>, in the largest unit that holds it'),
+});
+export type CapView = z.output<typeof capViewSchema>;
 
 /** Candidate terms as given: the fields named replace the live ones when promoted, the others stay. */
-export interface CandidateView {
-  rules?: { kind: RuleKind; pattern: string }[];
-  caps?: CapView[];
-  approval?: { approvers: string[] } | null;
-  allow_proactive?: boolean;
-  /** When they were set: the shadow counts from then. */
-  since: string;
-}
+const candidateViewSchema = z
+  .object({
+    rules: z.array(z.object({ kind: ruleKindSchema, pattern: z.string().describe('normalized') })).optional(),
+    caps: z.array(capViewSchema).optional(),
+    approval: approvalTermsSchema.optional(),
+    allow_proactive: z.boolean().optional(),
+    since: z.string().describe('when they were set: the shadow counts from then'),
+  })
+  .describe(
+    'terms tried beside the live ones (SEMANTICS §15): the fields given replace the live ones when promoted; nothing is granted by them',
+  );
+export type CandidateView = z.output<typeof candidateViewSchema>;
+
+/** An attachment as the routes and a host's code read it. */
+export const attachmentViewSchema = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  toolkit: toolkitViewSchema,
+  allow_proactive: z.boolean(),
+  rules: z.array(ruleViewSchema),
+  approval: approvalTermsSchema,
+  caps: z.array(capViewSchema).describe('how often its members may run (SEMANTICS §13)'),
+  candidate: candidateViewSchema.optional().describe('absent when the attachment carries no candidate'),
+});
+export type AttachmentView = z.output<typeof attachmentViewSchema>;
 
 /** An attachment with its candidate, and what the candidate would have decided so far. */
-export interface CandidateShadowView extends AttachmentView {
-  candidate: CandidateView;
-  shadow: ShadowSummary;
-}
-
-export interface CapView {
-  tool_id: string | null;
-  per: CapPer;
-  limit: number;
-  window: string;
-}
+export const candidateShadowSchema = attachmentViewSchema.extend({ candidate: candidateViewSchema, shadow: shadowSummarySchema });
+export type CandidateShadowView = z.output<typeof candidateShadowSchema>;
 
 export function capView(cap: CapRule): CapView {
   return { tool_id: cap.tool_id, per: cap.per, limit: cap.limit, window: windowText(cap.window_s) };
@@ -99,8 +108,8 @@ export class AttachmentService {
   }
 
   /** Rules' patterns are normalized as the API does (`Mara@TheScoop.com` → `mara@thescoop.com`). */
-  async attach(agentId: number, given: AttachInput): Promise<AttachmentView> {
-    const input = parse(attachInputSchema, given, 'body');
+  async attach(agentId: number, given: AttachInput | Parsed<typeof attachInputSchema>): Promise<AttachmentView> {
+    const input = checked(attachInputSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       await this.agentExists(agentId, transaction);
       if (!(await this.models.Toolkit.findByPk(input.toolkit_id, { attributes: ['id'], transaction }))) {
@@ -137,8 +146,12 @@ export class AttachmentService {
    * changed approver list voids the attachment's pending requests (the database does it, in the
    * same transaction).
    */
-  async update(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
-    const patch = parse(attachmentPatchSchema, given, 'body');
+  async update(
+    agentId: number,
+    attachmentId: number,
+    given: AttachmentPatch | Parsed<typeof attachmentPatchSchema>,
+  ): Promise<AttachmentView> {
+    const patch = checked(attachmentPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       await this.applyTerms(attachment, patch, transaction);
@@ -151,8 +164,12 @@ export class AttachmentService {
    * place of any it carried: its shadow counts from now. Nothing is granted by them; the agent's
    * policy version is raised, so every instance resolves them from its next run.
    */
-  async setCandidate(agentId: number, attachmentId: number, given: AttachmentPatch): Promise<AttachmentView> {
-    const patch = parse(attachmentPatchSchema, given, 'body');
+  async setCandidate(
+    agentId: number,
+    attachmentId: number,
+    given: AttachmentPatch | Parsed<typeof attachmentPatchSchema>,
+  ): Promise<AttachmentView> {
+    const patch = checked(attachmentPatchSchema, given);
     const stored: StoredCandidate = {
       ...(patch.rules !== undefined ? { rules: [...new Map(patch.rules.map((r) => [`${r.kind} ${r.pattern}`, r])).values()] } : {}),
       ...(patch.caps !== undefined ? { caps: this.checkedCaps(patch.caps) } : {}),
@@ -261,8 +278,8 @@ export class AttachmentService {
     if (deleted === 0) throw new NotFoundError(`Attachment ${attachmentId} of agent ${agentId}`);
   }
 
-  async addRule(agentId: number, attachmentId: number, given: RuleInput): Promise<RuleView> {
-    const rule = parse(ruleSchema, given, 'body');
+  async addRule(agentId: number, attachmentId: number, given: RuleInput | Parsed<typeof ruleSchema>): Promise<RuleView> {
+    const rule = checked(ruleSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const attachment = await this.findAttachment(agentId, attachmentId, transaction);
       try {
@@ -313,7 +330,7 @@ export class AttachmentService {
       if (seen.has(counts)) {
         return [
           {
-            loc: ['body', 'caps', index],
+            loc: ['caps', index],
             msg: `an earlier cap already counts ${cap.tool_id ?? "all the toolkit's members"} per ${cap.per} over this window: keep one, with the limit you mean`,
             type: 'duplicate_cap',
           },
@@ -324,13 +341,13 @@ export class AttachmentService {
         ? []
         : [
             {
-              loc: ['body', 'caps', index, 'tool_id'],
+              loc: ['caps', index, 'tool_id'],
               msg: `no tool is registered as ${cap.tool_id}${closestHint(cap.tool_id, this.manifest.ids)}: name one, or null for all the toolkit's members`,
               type: 'unknown_tool',
             },
           ];
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return caps;
   }
 

@@ -12,21 +12,25 @@
 // the horizon is refused (410 cursor_expired), and so is a read the trimming overtakes midway (cut
 // off), so no reader is given a gap as if it were the whole log.
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { z } from 'zod';
 import { encodeCursor, LOG_START, type DecisionCursor } from '../core/decision-cursor';
 import { CursorExpiredError } from '../errors';
-import { TOOL_CALL_VIEW_COLUMNS, toolCallView, type ToolCallRow, type ToolCallView } from './tool-calls';
-
-/** What an entry logs: a record written complete (a refusal, a skip, a call filed), an execution's outcome, or its interruption. */
-export type DecisionEvent = 'decided' | 'completed' | 'interrupted';
+import { TOOL_CALL_VIEW_COLUMNS, toolCallView, toolCallViewSchema, type ToolCallRow } from './tool-calls';
 
 /** One line of the log: the record as GET /agents/:id/tool-calls gives it, its agent, and the entry's own fields. */
-export interface DecisionLogEntry extends ToolCallView {
-  agent_id: number;
-  event: DecisionEvent;
-  logged_at: string;
-  /** Where a read goes on from after this entry. */
-  cursor: string;
-}
+export const decisionLogLineSchema = toolCallViewSchema.extend({
+  agent_id: z.number().int(),
+  event: z
+    .enum(['decided', 'completed', 'interrupted'])
+    .describe(
+      'decided: written complete (denied, skipped, pending_approval); completed: an execution ended; interrupted: its instance stopped',
+    ),
+  logged_at: z.string().describe('ISO 8601, UTC: when the entry was written'),
+  cursor: z.string().describe('where a read goes on from after this line (as the Toolgate-Cursor header of a read that ended here)'),
+});
+export type DecisionLogEntry = z.output<typeof decisionLogLineSchema>;
+/** What an entry logs: a record written complete (a refusal, a skip, a call filed), an execution's outcome, or its interruption. */
+export type DecisionEvent = DecisionLogEntry['event'];
 
 export interface DecisionRead {
   /** Where this read ends: the cursor the next read starts from (the one given, when there was nothing new). */

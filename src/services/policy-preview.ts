@@ -24,8 +24,8 @@ import type { CapRule } from '../core/types';
 import { orUnavailable } from '../db/unavailable';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
 import { bodyId, rulesSchema, text } from '../http/fields';
-import { parse } from '../http/parse';
-import { approvalSchema, capsSchema } from './inputs';
+import { checked, type Parsed } from '../http/parse';
+import { approvalSchema, capsSchema } from './attachment-inputs';
 import { loadAgentPolicy } from './policy-loader';
 
 const MAX_WINDOW_S = 365 * 86_400;
@@ -148,8 +148,8 @@ export class PolicyPreviewService {
   ) {}
 
   /** What the change would do to the window's recorded traffic; nothing is written. */
-  async preview(given: PreviewInput): Promise<PreviewImpact> {
-    const input = parse(previewInputSchema, given, 'body');
+  async preview(given: PreviewInput | Parsed<typeof previewInputSchema>): Promise<PreviewImpact> {
+    const input = checked(previewInputSchema, given);
     const to = new Date();
     const from = new Date(to.getTime() - windowSeconds(input.window ?? DEFAULT_WINDOW)! * 1000);
     return orUnavailable(
@@ -355,7 +355,7 @@ export class PolicyPreviewService {
     const seen = new Set<string>();
     const issues: ValidationIssue[] = [];
     caps.forEach((cap, index) => {
-      const loc = ['body', 'change', at, 'caps', index];
+      const loc = ['change', at, 'caps', index];
       const counts = `${cap.tool_id ?? '*'}|${cap.per}|${cap.window_s}`;
       if (seen.has(counts)) {
         issues.push({
@@ -373,7 +373,7 @@ export class PolicyPreviewService {
         });
       }
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return caps;
   }
 
@@ -384,12 +384,12 @@ export class PolicyPreviewService {
     requested.forEach((id, index) => {
       if (this.manifest.has(id) || kept.has(id)) return;
       issues.push({
-        loc: ['body', 'change', 'toolkit', 'member_tool_ids', index],
+        loc: ['change', 'toolkit', 'member_tool_ids', index],
         msg: `${JSON.stringify(id)} is not a registered tool${hint(id, this.manifest)}; GET /api/tools lists the registered ids`,
         type: 'unknown_tool',
       });
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return [...new Set(requested)];
   }
 

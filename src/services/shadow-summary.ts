@@ -3,45 +3,44 @@
 // entry per attachment whose candidate decided otherwise: the first at its top, any others in `also`;
 // only this attachment's entries count here.
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { Verdict } from '../core/shadow';
-import type { DispatchKind } from '../core/types';
-import type { ToolCallStatus } from '../../models/tool-call';
+import { z } from 'zod';
+import { verdictSchema, type Verdict } from '../core/shadow';
+import { dispatchKindSchema } from '../core/types';
+import { TOOL_CALL_STATUSES, type ToolCallStatus } from '../../models/tool-call';
 
 /** Senders (or scheduled runs) whose runs the candidate would give tools, or take tools from. */
-export interface ShadowSenders {
-  routing_key: string | null;
-  run: DispatchKind;
-  tools: string[];
-  runs: number;
-}
+const shadowSendersSchema = z.object({
+  routing_key: z.string().nullable(),
+  run: dispatchKindSchema,
+  tools: z.array(z.string()),
+  runs: z.number().int(),
+});
+export type ShadowSenders = z.output<typeof shadowSendersSchema>;
 
 /** One recorded call the candidate would have decided otherwise. */
-export interface ShadowCall {
-  call_id: number;
-  tool_id: string;
-  routing_key: string | null;
-  status: ToolCallStatus;
-  would_be: Verdict;
-  reason: string;
-  at: string;
-}
+const shadowCallSchema = z.object({
+  call_id: z.number().int(),
+  tool_id: z.string(),
+  routing_key: z.string().nullable(),
+  status: z.enum(TOOL_CALL_STATUSES),
+  would_be: verdictSchema,
+  reason: z.string(),
+  at: z.string(),
+});
+export type ShadowCall = z.output<typeof shadowCallSchema>;
 
-export interface ShadowSummary {
-  /** When the candidate was set: everything below counts from then. */
-  since: string;
-  /** Agent runs (messages, scheduled runs) recorded since. */
-  runs: number;
-  /** Of those, the runs whose offer the candidate would change. */
-  differing_runs: number;
-  gaining: ShadowSenders[];
-  losing: ShadowSenders[];
-  /** Tool-call records the candidate would have decided otherwise. */
-  calls_changed: number;
-  /** Of those, the calls that ran which the candidate would refuse as over one of its caps. */
-  over_cap: number;
-  /** The latest of them, newest first. */
-  calls: ShadowCall[];
-}
+/** What a candidate would have decided so far, counted from when it was set. */
+export const shadowSummarySchema = z.object({
+  since: z.string(),
+  runs: z.number().int().describe('agent runs (messages, scheduled runs) recorded since the candidate was set'),
+  differing_runs: z.number().int().describe('of those, the runs whose offer the candidate would change'),
+  gaining: z.array(shadowSendersSchema).describe('who would gain which tools, with their run counts (at most 100 entries)'),
+  losing: z.array(shadowSendersSchema).describe('who would lose which tools (at most 100 entries)'),
+  calls_changed: z.number().int().describe('tool-call records the candidate would have decided otherwise'),
+  over_cap: z.number().int().describe('of those, the calls that ran which the candidate would refuse as over one of its caps'),
+  calls: z.array(shadowCallSchema).describe('the latest 20 of them, newest first'),
+});
+export type ShadowSummary = z.output<typeof shadowSummarySchema>;
 
 /** Lists hold at most this many entries; the counts count all. */
 const LISTED = 100;

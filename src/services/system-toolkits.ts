@@ -2,24 +2,27 @@
 // created once with the builtins and is the operators' to curate afterwards. Safe to run on every
 // deploy, from several instances at once: syncs queue on one advisory lock.
 import { col, fn, where, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
 import type { Models, Toolkit } from '../../models';
-import type { SystemKey } from '../../models/toolkit';
+import { systemKeySchema, type SystemKey } from '../../models/toolkit';
 import type { ToolManifest } from '../core/tool-manifest';
 import { lockKeySql } from '../db/schema';
 import { ConflictError } from '../errors';
-import { toolkitView, type ToolkitView } from './toolkits';
+import { toolkitView, toolkitViewSchema } from './toolkits';
 
-export interface SyncReport {
-  all_tools: ToolkitView;
-  default_tools: ToolkitView;
+/** What a sync found and changed. */
+export const syncReportSchema = z.object({
+  all_tools: toolkitViewSchema,
+  default_tools: toolkitViewSchema,
   /** System toolkits this sync created (empty on every run after the first). */
-  created: SystemKey[];
+  created: z.array(systemKeySchema),
   /** How All Tools' membership changed to match the manifest. */
-  all_tools_added: string[];
-  all_tools_removed: string[];
+  all_tools_added: z.array(z.string()),
+  all_tools_removed: z.array(z.string()),
   /** Members of Default Tools no longer registered: kept, skipped at resolution, reported here. */
-  stale_skipped: string[];
-}
+  stale_skipped: z.array(z.string()),
+});
+export type SyncReport = z.output<typeof syncReportSchema>;
 
 const SYSTEM_TOOLKITS: Record<SystemKey, { name: string; description: string }> = {
   all_tools: { name: 'All Tools', description: 'Every registered tool; rewritten to the live manifest on each sync.' },

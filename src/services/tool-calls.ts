@@ -1,15 +1,16 @@
 // Writes and reads tool-call records (SEMANTICS §8): every execution, refusal and skip. An execution
 // is recorded before it runs (`started`) and completed in place, so no tool runs without a record.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { DenialReason, ToolCallStatus } from '../../models/tool-call';
+import { z } from 'zod';
+import { DENIAL_REASONS, TOOL_CALL_STATUSES, type DenialReason, type ToolCallStatus } from '../../models/tool-call';
 import { decodeCursor, encodeCursor } from '../core/page-cursor';
 import { storableText } from '../core/storable-text';
 import { ValidationError } from '../errors';
 import { pooledQuery, type PooledStatement } from '../db/pooled-statement';
 import { claimArgument, type CapClaim } from './cap-usage';
-import type { CallShadow } from '../core/shadow';
+import { callShadowSchema, type CallShadow } from '../core/shadow';
 import type { DispatchMode } from '../core/dispatch-mode';
-import type { DispatchKind } from '../core/types';
+import { dispatchKindSchema, storedAtSchema, type DispatchKind } from '../core/types';
 import { keptBody, type HeldKey, type KeptAnswer } from './idempotency-keys';
 
 export interface ToolCallRecord {
@@ -51,20 +52,30 @@ export interface ToolCallOutcome {
   error: string | null;
 }
 
-export interface ToolCallView extends Omit<
-  ToolCallRecord,
-  'agent_id' | 'approval_request_id' | 'approved_by' | 'shadow' | 'dispatch' | 'run_key' | 'policy_version' | 'reason'
-> {
-  id: number;
-  /** Present where a candidate decided otherwise (SEMANTICS §15). */
-  shadow?: CallShadow;
-  approval_request_id: number | null;
-  approved_by: string | null;
-  /** Null on records written before policy versions were recorded. */
-  policy_version: number | null;
-  reason: DenialReason | null;
-  created_at: string | null;
-}
+export const toolCallStatusSchema = z.enum(TOOL_CALL_STATUSES);
+
+/** A tool-call record as the routes read it. */
+export const toolCallViewSchema = z.object({
+  id: z.number().int(),
+  tool_id: z.string(),
+  tool_name: z.string().describe('the legacy name'),
+  status: toolCallStatusSchema,
+  run: dispatchKindSchema,
+  routing_key: z.string().nullable(),
+  duration_ms: z.number().int(),
+  error: z.string().nullable(),
+  approval_request_id: z.number().int().nullable().describe('the approval request the call was filed as, or ran under'),
+  approved_by: z.string().nullable().describe('who approved the call that ran: a routing key, or admin / dashboard'),
+  shadow: callShadowSchema.optional(),
+  policy_version: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the agent's policy version the call was decided under; null on records written before versions were recorded"),
+  reason: z.enum(DENIAL_REASONS).nullable().describe('why a denied call was refused; null for any other status'),
+  created_at: storedAtSchema,
+});
+export type ToolCallView = z.output<typeof toolCallViewSchema>;
 
 /**
  * Errors are stored for operators, bounded so a runaway message cannot bloat the table. Every

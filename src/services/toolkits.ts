@@ -1,22 +1,38 @@
 // Toolkits as operators manage them: create, read, update, delete, with members checked against
 // the manifest on the way in and stale members reported on the way out.
 import { Op, UniqueConstraintError, where, fn, col, type Sequelize } from 'sequelize';
+import { z } from 'zod';
 import type { Models, Toolkit } from '../../models';
-import type { SystemKey } from '../../models/toolkit';
+import { systemKeySchema } from '../../models/toolkit';
 import { closestToolId } from '../core/closest-tool';
 import type { ToolManifest } from '../core/tool-manifest';
 import { ConflictError, NotFoundError, ValidationError, type ValidationIssue } from '../errors';
-import { parse } from '../http/parse';
-import { toolkitInputSchema, toolkitPatchSchema, type ToolkitInput, type ToolkitPatch } from './inputs';
+import { checked, type Parsed } from '../http/parse';
+import { name, text } from '../http/fields';
+import { TOOLKIT_NAME_MAX } from '../core/legacy-enabled-tools';
 
-export interface ToolkitView {
-  id: number;
-  name: string;
-  description: string;
-  member_tool_ids: string[];
-  stale_tool_ids: string[];
-  system_key: SystemKey | null;
-}
+/** What a caller gives to create a toolkit, or to change one (every field optional). */
+export const toolkitInputSchema = z.strictObject({
+  name: name(TOOLKIT_NAME_MAX),
+  description: text(2000).optional(),
+  // Any string here: the service checks it against the manifest and suggests what was meant.
+  member_tool_ids: z.array(text(64).min(1)).max(500, 'at most 500 members'),
+});
+export const toolkitPatchSchema = toolkitInputSchema.partial();
+/** What a caller may pass. */
+export type ToolkitInput = z.input<typeof toolkitInputSchema>;
+export type ToolkitPatch = z.input<typeof toolkitPatchSchema>;
+
+/** A toolkit as the routes and a host's code read it. */
+export const toolkitViewSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  member_tool_ids: z.array(z.string()),
+  stale_tool_ids: z.array(z.string()).describe('members whose tool is no longer registered: skipped, never granted'),
+  system_key: systemKeySchema.nullable(),
+});
+export type ToolkitView = z.output<typeof toolkitViewSchema>;
 
 export function toolkitView(
   toolkit: Pick<Toolkit, 'id' | 'name' | 'description' | 'member_tool_ids' | 'system_key'>,
@@ -48,8 +64,8 @@ export class ToolkitService {
     return toolkitView(await this.find(id), this.manifest);
   }
 
-  async create(given: ToolkitInput): Promise<ToolkitView> {
-    const input = parse(toolkitInputSchema, given, 'body');
+  async create(given: ToolkitInput | Parsed<typeof toolkitInputSchema>): Promise<ToolkitView> {
+    const input = checked(toolkitInputSchema, given);
     const members = this.checkMembers(input.member_tool_ids, []);
     try {
       const toolkit = await this.models.Toolkit.create({
@@ -70,7 +86,7 @@ export class ToolkitService {
    * input is checked either way, so a typo in the code is found on every start.
    */
   async ensure(given: ToolkitInput): Promise<ToolkitView & { created: boolean }> {
-    const input = parse(toolkitInputSchema, given, 'body');
+    const input = checked(toolkitInputSchema, given);
     this.checkMembers(input.member_tool_ids, []);
     const found = await this.byName(input.name);
     if (found) return { ...toolkitView(found, this.manifest), created: false };
@@ -84,8 +100,8 @@ export class ToolkitService {
     }
   }
 
-  async update(id: number, given: ToolkitPatch): Promise<ToolkitView> {
-    const patch = parse(toolkitPatchSchema, given, 'body');
+  async update(id: number, given: ToolkitPatch | Parsed<typeof toolkitPatchSchema>): Promise<ToolkitView> {
+    const patch = checked(toolkitPatchSchema, given);
     return this.sequelize.transaction(async (transaction) => {
       const toolkit = await this.find(id, true, transaction);
       if (patch.member_tool_ids !== undefined) {
@@ -142,12 +158,12 @@ export class ToolkitService {
       if (this.manifest.has(id) || kept.has(id)) return;
       const guess = closestToolId(id, this.manifest.ids);
       issues.push({
-        loc: ['body', 'member_tool_ids', index],
+        loc: ['member_tool_ids', index],
         msg: `${JSON.stringify(id)} is not a registered tool${guess ? `: did you mean ${JSON.stringify(guess)}?` : '; GET /api/tools lists the registered ids'}`,
         type: 'unknown_tool',
       });
     });
-    if (issues.length > 0) throw new ValidationError(issues);
+    if (issues.length > 0) throw new ValidationError(issues, false);
     return [...new Set(requested)];
   }
 }

@@ -2,22 +2,24 @@
 // idempotent per (agent, source message, title): a retried workflow, even one racing the first run
 // on another connection, gets back the same rows and never a duplicate.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { z } from 'zod';
 import { storableText } from '../core/storable-text';
+import { storedAtSchema } from '../core/types';
 import { NotFoundError } from '../errors';
 import type { TaskItem, TaskSource } from './task-source';
 import { messageIdOf, taskSourceKey } from './source-key';
 
 /** HTTP.md's task: `{id, agent_id, title, status, due, source_message_id, created_at}`. */
-export interface TaskView {
-  id: number;
-  agent_id: number;
-  title: string;
-  status: string;
-  due: string | null;
-  source_message_id: string | null;
-  /** Null only on a legacy row that never had one. */
-  created_at: string | null;
-}
+export const taskViewSchema = z.object({
+  id: z.number().int(),
+  agent_id: z.number().int(),
+  title: z.string(),
+  status: z.string(),
+  due: z.string().nullable(),
+  source_message_id: z.string().nullable(),
+  created_at: storedAtSchema,
+});
+export type TaskView = z.output<typeof taskViewSchema>;
 
 /** Where a new task starts (the legacy app's word for it). */
 export const INITIAL_STATUS = 'pending';

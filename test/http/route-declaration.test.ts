@@ -5,7 +5,9 @@ import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { errorHandler } from '../../middleware/error-handler';
-import { ForbiddenError } from '../../src/errors';
+import { ForbiddenError, ValidationError } from '../../src/errors';
+import { writeNdjson } from '../../src/http/ndjson';
+import { checked, type Parsed } from '../../src/http/parse';
 import { mountRoutes, PASS, routeSection, type MountServices } from '../../routes/route';
 
 interface Fakes {
@@ -157,6 +159,131 @@ describe('when a section is mounted without what its routes need', () => {
     expect(() => mountRoutes(section, fakes, {})).toThrow('POST /agents/:id/words has roles: mount it with requireRole.');
     expect(() => mountRoutes(section, fakes, { requireRole: mount.requireRole })).toThrow(
       'POST /agents/:id/words takes an Idempotency-Key: mount it with idempotencyKey.',
+    );
+  });
+});
+
+describe('when a handler answers outside the schema its route declares', () => {
+  const counted = routeSection<Fakes>('Test', (route) => [
+    route({
+      method: 'get',
+      path: '/count',
+      summary: 'A count',
+      roles: 'anyone',
+      success: { status: 200, description: 'The count', schema: z.object({ count: z.number().int() }) },
+      handle: () => ({ count: 'three' }),
+    }),
+    route({
+      method: 'post',
+      path: '/count',
+      summary: 'Another count',
+      roles: 'anyone',
+      success: { status: 201, description: 'The count', schema: z.object({ count: z.number().int() }) },
+      also: [{ status: 202, description: 'Counted later', schema: z.object({ later: z.literal(true) }) }],
+      handle: (_tg, { res }) => {
+        res.status(202).json({ later: 'soon' });
+      },
+    }),
+  ]);
+
+  test('then, under the tests, the answer is held back as a 500 answer_mismatch naming the field, for the success status and for an also status', async () => {
+    const fakes: Fakes = { seen: [] };
+    const a = app(counted, fakes, {});
+    const wrong = await request(a).get('/count').expect(500);
+    expect(wrong.body).toMatchObject({ code: 'answer_mismatch', detail: expect.stringContaining('GET /count answered outside') });
+    expect(wrong.body.detail).toContain('count:');
+    expect((await request(a).post('/count').expect(500)).body).toMatchObject({ code: 'answer_mismatch' });
+  });
+
+  test('then, under the tests, an NDJSON answer with a line outside its line schema is cut off, and one within it is sent whole', async () => {
+    const lines = (values: unknown[]) =>
+      routeSection<Fakes>('Test', (route) => [
+        route({
+          method: 'get',
+          path: '/lines',
+          summary: 'Lines',
+          roles: 'anyone',
+          success: { status: 200, description: 'Lines', schema: z.object({ n: z.number() }), contentType: 'application/x-ndjson' },
+          handle: async (_tg, { res }) => {
+            res.status(200).set({ 'Content-Type': 'application/x-ndjson' });
+            await writeNdjson(
+              res,
+              (async function* () {
+                yield values;
+              })(),
+            );
+          },
+        }),
+      ]);
+    await expect(request(app(lines([{ n: 1 }, { n: 'two' }]), { seen: [] }, {})).get('/lines')).rejects.toThrow();
+    expect(
+      (
+        await request(app(lines([{ n: 1 }, { n: 2 }]), { seen: [] }, {}))
+          .get('/lines')
+          .expect(200)
+      ).text,
+    ).toBe('{"n":1}\n{"n":2}\n');
+  });
+
+  test('then, with answers not checked, it is sent as the handler gave it', async () => {
+    const fakes: Fakes = { seen: [] };
+    expect(
+      (
+        await request(app(counted, fakes, { checkAnswers: false }))
+          .get('/count')
+          .expect(200)
+      ).body,
+    ).toEqual({ count: 'three' });
+  });
+});
+
+describe('when a route hands its parsed body on to a service', () => {
+  function handedOn(parses: { count: number }) {
+    const counted = z.strictObject({ word: z.string().transform((w) => (parses.count++, w.toUpperCase())) });
+    const service = (given: z.input<typeof counted> | Parsed<typeof counted>) => {
+      const input = checked(counted, given);
+      if (input.word === 'NO') throw new ValidationError([{ loc: ['word'], msg: 'not that word', type: 'refused' }], false);
+      return input;
+    };
+    const section = routeSection<Fakes>('Test', (route) => [
+      route({
+        method: 'post',
+        path: '/words',
+        summary: 'A word',
+        roles: 'anyone',
+        body: counted,
+        success: { status: 201, description: 'The word' },
+        handle: (_tg, { body }) => service(body),
+      }),
+    ]);
+    return { section, service };
+  }
+
+  test('then the service takes it as it stands, parsed once, and parses what code gives it itself', async () => {
+    const parses = { count: 0 };
+    const { section, service } = handedOn(parses);
+    expect(
+      (
+        await request(app(section, { seen: [] }, {}))
+          .post('/words')
+          .send({ word: 'hi' })
+          .expect(201)
+      ).body,
+    ).toEqual({ word: 'HI' });
+    expect(parses.count).toBe(1);
+    expect(service({ word: 'hey' })).toEqual({ word: 'HEY' });
+    expect(parses.count).toBe(2);
+  });
+
+  test('then what the service refuses of it is located under body, while from code it says where in the value', async () => {
+    const { section, service } = handedOn({ count: 0 });
+    const res = await request(app(section, { seen: [] }, {}))
+      .post('/words')
+      .send({ word: 'no' })
+      .expect(422);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'word'], msg: 'not that word', type: 'refused' }]);
+    expect(() => service({ word: 'no' })).toThrow(
+      expect.objectContaining({ located: false, issues: [expect.objectContaining({ loc: ['word'] })] }),
     );
   });
 });

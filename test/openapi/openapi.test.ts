@@ -5,7 +5,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { Express } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { toolkitInputSchema } from '../../src/services/inputs';
+import { toolkitInputSchema } from '../../src/services/toolkits';
 import { createTestApp, type TestApp } from '../support/app';
 
 let t: TestApp;

@@ -30,11 +30,15 @@ export function queryText(req: Request, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** A field per issue: the first name after `body` (`member_tool_ids`, `pattern`), else `form`. */
+/**
+ * A field per issue: the first name in the value (`member_tool_ids`, `pattern`), after `body` when
+ * the form's own parse located it, else `form`.
+ */
 export function fieldErrors(err: ValidationError): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of err.issues) {
-    const field = issue.loc[0] === 'body' && typeof issue.loc[1] === 'string' ? issue.loc[1] : 'form';
+    const [first] = err.located ? (issue.loc[0] === 'body' ? issue.loc.slice(1) : []) : issue.loc;
+    const field = typeof first === 'string' ? first : 'form';
     (errors[field] ??= []).push(sentence(issue.msg));
   }
   return errors;

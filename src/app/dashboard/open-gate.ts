@@ -4,7 +4,7 @@
 // stale member is offered to no one, so neither needs the operator's yes.
 import type { ToolManifest } from '../../core/tool-manifest';
 import type { ToolDefinition } from '../../core/types';
-import type { RuleInput } from '../../services/inputs';
+import type { RuleInput } from '../../services/attachment-inputs';
 import type { ToolkitView } from '../../services/toolkits';
 
 export interface OpenGateGrant {

@@ -5,7 +5,24 @@ import { z } from 'zod';
 import type { DescribedSection, RouteDescription } from '../../../routes/route';
 import { ERROR_CODES, type ErrorCode } from '../../errors';
 import { idText } from '../../http/fields';
-import { errorResponse } from '../../../routes/responses';
+
+/** Every error body (HTTP.md, "Errors"); `detail` is a list only for validation_error. */
+const errorBodySchema = z.object({
+  detail: z.union([z.string(), z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))]),
+  code: z.string().describe('stable: branch on it, never on detail'),
+  request_id: z.string().optional(),
+  tool: z.string().optional().describe('on tool_forbidden and not_dispatchable'),
+  reason: z.literal('tool_changed').optional().describe('on tool_forbidden of a held MCP tool: its server changed its definition'),
+  bound: z.string().optional().describe('on input_too_complex: the parsing bound the input is past, such as json_depth'),
+  loc: z
+    .array(z.union([z.string(), z.number()]))
+    .optional()
+    .describe('on input_too_complex: where the value past the bound is, as in validation_error'),
+  report: z
+    .looseObject({})
+    .optional()
+    .describe("on parity_mismatch: the migration's report, as POST /api/migrations/enabled-tools answers it"),
+});
 
 export interface DocumentOptions {
   title: string;
@@ -38,7 +55,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, unknow
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The admin, scheduler or a client token (README, Configuration).' },
       },
-      schemas: { Error: jsonSchema(errorResponse, 'output') },
+      schemas: { Error: jsonSchema(errorBodySchema, 'output') },
     },
   };
 }

@@ -2,7 +2,7 @@
 // the forms on it; a refused form shows the page again with the form as sent, beside its errors.
 import type { Request, Response } from 'express';
 import { parse, pathId } from '../../../http/parse';
-import { ruleSchema, type RuleInput } from '../../../services/inputs';
+import { ruleSchema, type RuleInput } from '../../../services/attachment-inputs';
 import type { DashboardServices, PageHandler } from '../dashboard-services';
 import { attempt, pageContext, redirectWith, textField } from '../form-data';
 import { previewForm, previewing } from '../form-preview';

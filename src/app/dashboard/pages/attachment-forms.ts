@@ -3,7 +3,7 @@
 import { windowText } from '../../../core/cap-window';
 import { ConflictError, NotFoundError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
-import { capInputSchema, ruleSchema, type AttachmentPatch, type RuleInput } from '../../../services/inputs';
+import { capInputSchema, ruleSchema, type AttachmentPatch, type RuleInput } from '../../../services/attachment-inputs';
 import type { PageHandler } from '../dashboard-services';
 import { attempt, checkedField, redirectWith, textField } from '../form-data';
 import { previewing } from '../form-preview';

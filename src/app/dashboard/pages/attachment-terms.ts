@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import { parse } from '../../../http/parse';
 import type { AttachmentView } from '../../../services/attachments';
-import { attachmentPatchSchema, type AttachmentPatch } from '../../../services/inputs';
+import { attachmentPatchSchema, type AttachmentPatch } from '../../../services/attachment-inputs';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, redirectWith, textField } from '../form-data';
 import { previewForm } from '../form-preview';

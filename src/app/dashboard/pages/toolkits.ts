@@ -4,7 +4,7 @@
 import { Router, type Request, type Response } from 'express';
 import { ConflictError } from '../../../errors';
 import { parse, pathId } from '../../../http/parse';
-import { toolkitInputSchema, toolkitPatchSchema } from '../../../services/inputs';
+import { toolkitInputSchema, toolkitPatchSchema } from '../../../services/toolkits';
 import { previewForm, previewing, unreplayed } from '../form-preview';
 import type { DashboardServices } from '../dashboard-services';
 import { attempt, listField, pageContext, redirectWith, textField } from '../form-data';

@@ -1,41 +1,10 @@
-// What callers give the services, as zod schemas: the HTTP routes and a host's own code both go
-// through these, so a value the API would refuse is refused the same way from code.
+// What callers give the attachment services as an attachment's terms (its rules, approval and caps),
+// as zod schemas: the HTTP routes and a host's own code both go through these, so a value the API
+// would refuse is refused the same way from code. The policy preview reads the same terms.
 import { z } from 'zod';
-import { bodyId, name, patternSchema, ruleSchema, rulesSchema, text } from '../http/fields';
+import { bodyId, patternSchema, ruleSchema, rulesSchema } from '../http/fields';
 import { windowSeconds } from '../core/cap-window';
-import { TOOLKIT_NAME_MAX } from '../core/legacy-enabled-tools';
-import { routingKeyOf } from '../core/routing-key';
 import { capPerSchema, toolIdSchema } from '../core/types';
-
-export const agentInputSchema = z.strictObject({
-  name: name(200),
-  description: text(10_000).nullable().optional(),
-  system_prompt: text(100_000).nullable().optional(),
-  // The legacy string, taken as legacy clients send it (even odd spacing); bounded, one line.
-  enabled_tools: text(10_000).nullable().optional(),
-  toolkit_ids: z.array(bodyId).max(100, 'at most 100 toolkits').optional(),
-  // Who the agent copies when it passes on a request it cannot decide (SEMANTICS §11), kept as its routing key.
-  escalation_address: text(1000)
-    .transform((value, ctx) => {
-      const key = routingKeyOf(value);
-      if (key === null) {
-        ctx.addIssue({ code: 'custom', message: 'an escalation address is one email address, such as mara@thescoop.com' });
-        return z.NEVER;
-      }
-      return key;
-    })
-    .nullable()
-    .optional(),
-});
-export const agentPatchSchema = agentInputSchema.omit({ toolkit_ids: true }).partial();
-
-export const toolkitInputSchema = z.strictObject({
-  name: name(TOOLKIT_NAME_MAX),
-  description: text(2000).optional(),
-  // Any string here: the service checks it against the manifest and suggests what was meant.
-  member_tool_ids: z.array(text(64).min(1)).max(500, 'at most 500 members'),
-});
-export const toolkitPatchSchema = toolkitInputSchema.partial();
 
 /**
  * An attachment's approval terms (SEMANTICS §12): approver patterns (allow patterns, normalized,
@@ -80,10 +49,6 @@ export const attachmentPatchSchema = attachInputSchema.omit({ toolkit_id: true }
 export { ruleSchema };
 
 /** What a caller may pass: patterns as written, ids as numbers or canonical text. */
-export type AgentInput = z.input<typeof agentInputSchema>;
-export type AgentPatch = z.input<typeof agentPatchSchema>;
-export type ToolkitInput = z.input<typeof toolkitInputSchema>;
-export type ToolkitPatch = z.input<typeof toolkitPatchSchema>;
 export type AttachInput = z.input<typeof attachInputSchema>;
 export type AttachmentPatch = z.input<typeof attachmentPatchSchema>;
 export type RuleInput = z.input<typeof ruleSchema>;
