@@ -12,7 +12,7 @@ import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunScope } from './agent-run';
 import { approvalNotice } from './approval-notice';
 import { decideByMessage } from './decide-by-message';
 import { historyOf } from './history';
@@ -26,9 +26,10 @@ import {
   stoppedSchema,
   type NewThread,
   type ReplyView,
+  type RunEnd,
   type RunStore,
-  type ThreadRef,
 } from './run-store';
+import type { ThreadRef } from './thread-store';
 import { dispatchKindSchema } from '../core/types';
 
 /** What handling a message or an instruction needs: the loop's, and where runs are recorded and approvals decided. */
@@ -324,13 +325,13 @@ async function threadFor(
 ): Promise<{ thread: ThreadRef | null; newThread: NewThread | null }> {
   let named: { thread: ThreadRef; requested: string } | null = null;
   if (request.thread_id !== undefined) {
-    const thread = await store.threadByReference(run.agentId, request.thread_id);
+    const thread = await store.threads.byReference(run.agentId, request.thread_id);
     // Unknown and another agent's look the same: neither names a thread of this agent.
     if (!thread) throw new NotFoundError(`Thread ${request.thread_id} of agent ${run.agentId}`);
     named = { thread, requested: request.thread_id };
   } else {
     const ids = [...messageIdsOf(request.message.in_reply_to), ...[...(request.message.references ?? [])].reverse()];
-    const found = await store.threadByMessageIds(run.agentId, [...new Set(ids)]);
+    const found = await store.threads.byMessageIds(run.agentId, [...new Set(ids)]);
     if (found) named = { thread: found.thread, requested: found.message_id };
   }
   if (named === null) return { thread: null, newThread: null };
