@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { currentRun } from '../middleware/current-run';
 import { handleInstruction, handleMessage, runResultSchema } from '../src/agent/handle-message';
-import { agentRunViewSchema, threadViewSchema, threadWithMessagesSchema } from '../src/agent/run-store';
+import { agentRunViewSchema, threadWithMessagesSchema } from '../src/agent/run-store';
+import { threadViewSchema } from '../src/agent/thread-store';
 import { emailMessageSchema, inboundMessage } from '../src/http/email-message';
 import { normalizeMessageId } from '../src/core/message-ids';
 import { NotFoundError } from '../src/errors';
@@ -88,7 +89,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     success: { status: 200, description: 'A page of the threads', schema: z.array(threadViewSchema) },
     handle: async (tg, { req, res, ids, query }) => {
       await tg.agents.get(ids.id);
-      const page = await tg.agentRuns.store.threads(ids.id, query);
+      const page = await tg.agentRuns.store.threads.list(ids.id, query);
       linkNextPage(req, res, page.next, { limit: query.limit });
       return page.threads;
     },
@@ -129,7 +130,7 @@ export const agentRunsRoutes = routeSection<AgentRunServices>('Agent runs', (rou
     // A thread is read in pages: at most `limit` messages, and fewer once a page holds about a
     // million characters, so a thread of huge messages never makes one huge answer.
     handle: async (tg, { ids, params, query }) => {
-      const { row_id, ...thread } = await tg.agentRuns.store.thread(ids.id, params.threadId as string);
+      const { row_id, ...thread } = await tg.agentRuns.store.threads.thread(ids.id, params.threadId as string);
       return { ...thread, ...(await tg.agentRuns.store.threadPage(row_id, { after: query.after ?? 0, limit: query.limit })) };
     },
   }),

@@ -12,7 +12,8 @@
 export { createToolgate, ROUTE_GROUPS } from './toolgate';
 export type { EnabledToolsMigrationRequest, RouteGroup, Toolgate, ToolgateOptions } from './toolgate';
 export type { AgentRunLimits } from './option-bounds';
-export type { AgentRunView, StepView, Stopped, ThreadView } from './agent/run-store';
+export type { AgentRunView, StepView, Stopped } from './agent/run-store';
+export type { ThreadView } from './agent/thread-store';
 export type { ToolgateLogger } from './toolgate-logger';
 export { createSequelize } from './db/connect';
 export type { CreateSequelizeOptions } from './db/connect';

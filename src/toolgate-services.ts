@@ -5,6 +5,7 @@ import type { RouteServices } from '../routes/route-services';
 import { errorFields } from '../middleware/error-handler';
 import { defineModels } from '../models';
 import { RunStore } from './agent/run-store';
+import { ThreadStore } from './agent/thread-store';
 import { ApprovalStore } from './approvals/approval-store';
 import { ApprovalService } from './approvals/approvals';
 import { Instances } from './db/instances';
@@ -100,7 +101,7 @@ export function toolgateServices(options: CheckedToolgateOptions): ToolgateServi
   if (runs.policies instanceof ListenedPolicies) {
     runs.policies.on('invalidated', (i: Invalidation) => mcpSessions.policyChanged(i.agentIds));
   }
-  const runStore = new RunStore(sequelize, instances);
+  const runStore = new RunStore(sequelize, instances, new ThreadStore(sequelize));
   const sweeper = toolgateSweeper(sequelize, instances, options, { records: () => [...runs.inFlight], runs: () => [...runStore.open] });
   // An instance sweeps once it holds anything: a toolgate that never runs a tool never sweeps.
   instances.onRegistered(() => sweeper.start());

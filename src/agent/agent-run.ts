@@ -17,7 +17,7 @@ import { NOT_OFFERED, type CallOrigin, type ToolRun } from '../run/tool-run';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { ToolgateTracing, TracedRun } from '../tracing/toolgate-tracing';
 import { cutText } from './history';
-import { boundedJson, type StepView, type Stopped } from './run-store';
+import { boundedJson, type RunEnd, type StepView } from './run-store';
 import type { AgentRunLimits } from '../option-bounds';
 import { hasDecisions, type RunDecisions } from '../core/run-decisions';
 
@@ -39,20 +39,6 @@ export interface RunScope extends CallOrigin {
   approved: readonly ApprovalRequestView[];
   /** What toolgate read in the message for decisions, before the model ran. */
   decisions: RunDecisions;
-}
-
-/**
- * How a run ended: its steps, its reply, why it stopped; whether it asked to copy the escalation
- * address; the decisions read before it ran, and the requests its calls filed or found pending.
- */
-export interface RunEnd {
-  steps: readonly StepView[];
-  reply: string | null;
-  stopped: Stopped;
-  error: string | null;
-  escalate: boolean;
-  decisions: RunDecisions;
-  requested: readonly ApprovalRequestView[];
 }
 
 /** The most of one message, and of one tool result, that a model reads in a run. */

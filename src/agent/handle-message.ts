@@ -12,7 +12,7 @@ import { InFlightError, MessageIdReusedError, NotFoundError } from '../errors';
 import type { InboundMessage } from '../llm/agent-step';
 import { ownText } from '../llm/local/email-text';
 import type { ToolRun } from '../run/tool-run';
-import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunEnd, type RunScope } from './agent-run';
+import { acted, runAgent, type AgentLoopDeps, type CurrentTurn, type RunScope } from './agent-run';
 import { approvalNotice } from './approval-notice';
 import { decideByMessage } from './decide-by-message';
 import { historyOf } from './history';
@@ -26,14 +26,20 @@ import {
   stoppedSchema,
   type NewThread,
   type ReplyView,
+  type RunEnd,
   type RunStore,
-  type ThreadRef,
 } from './run-store';
+import type { ThreadRef, ThreadStore } from './thread-store';
 import { dispatchKindSchema } from '../core/types';
 
+/** What handling reads and writes of runs and their threads: RunStore's part of it (a fake's, in a unit test). */
+export type RunRecords = Pick<RunStore, 'handled' | 'releaseMessageId' | 'history' | 'start' | 'complete' | 'abandon'> & {
+  readonly threads: Pick<ThreadStore, 'byReference' | 'byMessageIds'>;
+};
+
 /** What handling a message or an instruction needs: the loop's, and where runs are recorded and approvals decided. */
-export interface MessageHandlingDeps extends AgentLoopDeps {
-  store: RunStore;
+export interface MessageHandlingDeps<S extends RunRecords = RunStore> extends AgentLoopDeps {
+  store: S;
   /** Decides the requests an approver's message decides, before the model runs. */
   approvals: ApprovalService;
   /** The domain of the Message-IDs the agent's replies get. */
@@ -91,7 +97,7 @@ export interface Handled {
  * from another sender or with other content is a 422; while the first handling runs, a 409.
  */
 export async function handleMessage(
-  deps: MessageHandlingDeps,
+  deps: MessageHandlingDeps<RunRecords>,
   run: ToolRun,
   request: { thread_id?: string; message: InboundMessage },
 ): Promise<Handled> {
@@ -117,7 +123,7 @@ export async function handleMessage(
 }
 
 async function handleNew(
-  deps: MessageHandlingDeps,
+  deps: MessageHandlingDeps<RunRecords>,
   run: ToolRun,
   request: { thread_id?: string; message: InboundMessage },
   messageId: string | null,
@@ -194,7 +200,7 @@ function automaticReplyEnd(): RunEnd {
   return { steps: [], reply: null, stopped: 'auto_reply', error: null, escalate: false, decisions: NO_DECISIONS, requested: [] };
 }
 
-export async function handleInstruction(deps: MessageHandlingDeps, run: ToolRun, instruction: string): Promise<RunResult> {
+export async function handleInstruction(deps: MessageHandlingDeps<RunRecords>, run: ToolRun, instruction: string): Promise<RunResult> {
   const current: CurrentTurn = { role: 'instruction', text: instruction };
   const started = await deps.store.start({
     agent_id: run.agentId,
@@ -226,7 +232,7 @@ export async function handleInstruction(deps: MessageHandlingDeps, run: ToolRun,
  * Runs the agent for a started run. The agent throws only before any step acted: the run is then
  * undone, so the 5xx that follows lets the retry run it.
  */
-async function running(deps: MessageHandlingDeps, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
+async function running(deps: MessageHandlingDeps<RunRecords>, runId: number, work: () => Promise<RunEnd>): Promise<RunEnd> {
   try {
     return await work();
   } catch (err) {
@@ -235,7 +241,7 @@ async function running(deps: MessageHandlingDeps, runId: number, work: () => Pro
 }
 
 /** Undoes a run in which nothing acted, and hands back the error it failed with. */
-async function abandoned(deps: MessageHandlingDeps, runId: number, err: unknown): Promise<unknown> {
+async function abandoned(deps: MessageHandlingDeps<RunRecords>, runId: number, err: unknown): Promise<unknown> {
   await deps.store.abandon(runId).catch(() => undefined);
   return err;
 }
@@ -292,7 +298,7 @@ function contentDigest(routingKey: string | null, message: InboundMessage): stri
  * what ran (`stopped: "error"`); the run's row is left open, and the sweeper closes it.
  */
 async function completed(
-  deps: MessageHandlingDeps,
+  deps: MessageHandlingDeps<RunRecords>,
   toolRun: ToolRun,
   row: Parameters<RunStore['complete']>[0],
   end: RunEnd,
@@ -318,19 +324,19 @@ async function completed(
  * starts a new thread, as mail answering a message the agent never saw does.
  */
 async function threadFor(
-  store: RunStore,
+  store: RunRecords,
   run: ToolRun,
   request: { thread_id?: string; message: InboundMessage },
 ): Promise<{ thread: ThreadRef | null; newThread: NewThread | null }> {
   let named: { thread: ThreadRef; requested: string } | null = null;
   if (request.thread_id !== undefined) {
-    const thread = await store.threadByReference(run.agentId, request.thread_id);
+    const thread = await store.threads.byReference(run.agentId, request.thread_id);
     // Unknown and another agent's look the same: neither names a thread of this agent.
     if (!thread) throw new NotFoundError(`Thread ${request.thread_id} of agent ${run.agentId}`);
     named = { thread, requested: request.thread_id };
   } else {
     const ids = [...messageIdsOf(request.message.in_reply_to), ...[...(request.message.references ?? [])].reverse()];
-    const found = await store.threadByMessageIds(run.agentId, [...new Set(ids)]);
+    const found = await store.threads.byMessageIds(run.agentId, [...new Set(ids)]);
     if (found) named = { thread: found.thread, requested: found.message_id };
   }
   if (named === null) return { thread: null, newThread: null };
@@ -346,7 +352,7 @@ async function threadFor(
  * a model that says so), and to the requesters of the requests it decided. Everyone it goes to
  * becomes a participant of the thread.
  */
-function addressed(deps: MessageHandlingDeps, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
+function addressed(deps: MessageHandlingDeps<RunRecords>, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
   const to = [message.reply_to ?? message.from];
   const seen = new Set(routingKeysOf(to));
   const cc: string[] = [];

@@ -1,22 +1,19 @@
-// Threads and agent runs in PostgreSQL: a run is written when it starts (with what it was offered)
-// and completed when it ends (its steps, its reply, why it stopped), so an operator can read what
-// happened and the next message of a thread is answered with the thread's history.
-//
-// A thread is bound to its participants (SEMANTICS §11): the routing keys of the addresses its
-// messages and the agent's replies hold. It is named by an opaque reference (never its row id), or
-// found as mail finds it, by a Message-ID it holds. What the model reads of it is bounded by count
-// and size, and an operator reads it in pages.
-import { randomBytes } from 'node:crypto';
+// Agent runs in PostgreSQL: a run is written when it starts (with what it was offered, in its
+// thread's transaction: thread-store.ts) and completed when it ends (its steps, its reply, why it
+// stopped), so an operator can read what happened and the next message of a thread is answered with
+// the thread's history. The Message-IDs an agent knows are its runs' too: an inbound message's id is
+// claimed with its run, so a redelivery finds the run and its answer; a reply's with the run's end.
+// What the model reads of a thread is bounded by count and size, and an operator reads it in pages.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { runShadowSchema, type RunShadow } from '../core/shadow';
 import { storableJson, storableText } from '../core/storable-text';
 import { aliveSql, type Instances } from '../db/instances';
-import { NotFoundError, ValidationError } from '../errors';
-import { decodeCursor, encodeCursor, type CursorKey } from '../core/page-cursor';
 import { inboundMessageSchema, stepStatusSchema } from '../llm/agent-step';
 import { dispatchKindSchema, type DispatchKind } from '../core/types';
 import { runDecisionsSchema, type RunDecisions } from '../core/run-decisions';
+import type { ApprovalRequestView } from '../core/approval-request';
+import { threadViewSchema, type ThreadRef, type ThreadStore } from './thread-store';
 
 /** One tool call of a run, in order: what the model asked for and what came of it. */
 export const stepViewSchema = z.object({
@@ -80,30 +77,18 @@ export const agentRunViewSchema = z.object({
 });
 export type AgentRunView = z.output<typeof agentRunViewSchema>;
 
-export const threadViewSchema = z.object({
-  id: z.string().describe("the thread's reference"),
-  agent_id: z.number().int(),
-  subject: z.string().nullable(),
-  message_count: z.number().int(),
-  participants: z.array(z.string()).describe('the routing keys that may write into the thread'),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-export type ThreadView = z.output<typeof threadViewSchema>;
-
-/** A thread as a run finds it: its row id (never shown), its reference and its participants. */
-export interface ThreadRef {
-  id: number;
-  reference: string;
-  participants: ReadonlySet<string>;
-}
-
+/**
+ * How a run ended: its steps, its reply, why it stopped; whether it asked to copy the escalation
+ * address; the decisions read before it ran, and the requests its calls filed or found pending.
+ */
 export interface RunEnd {
   steps: readonly StepView[];
-  decisions: RunDecisions;
   reply: string | null;
   stopped: Stopped;
   error: string | null;
+  escalate: boolean;
+  decisions: RunDecisions;
+  requested: readonly ApprovalRequestView[];
 }
 
 /** What the model reads of a thread: the latest `messages` runs, each message cut at `messageChars`. */
@@ -182,6 +167,8 @@ export class RunStore {
   constructor(
     private readonly sequelize: Sequelize,
     private readonly instances: Instances,
+    /** The threads its runs are in: a run is written in the same transaction as its thread's activity and participants. */
+    readonly threads: ThreadStore,
   ) {}
 
   /**
@@ -224,34 +211,6 @@ export class RunStore {
     return row ? Number(row.run_id) : null;
   }
 
-  /** The agent's thread named by this reference, or null (another agent's thread is none of its). */
-  async threadByReference(agentId: number, reference: string): Promise<ThreadRef | null> {
-    const [row] = await this.sequelize.query<{ id: number; reference: string; participants: string[] }>(
-      `SELECT t.id, t.reference, ${PARTICIPANTS} AS participants FROM threads t WHERE t.agent_id = :agentId AND t.reference = :reference`,
-      { replacements: { agentId, reference }, type: QueryTypes.SELECT },
-    );
-    return row ? { id: row.id, reference: row.reference, participants: new Set(row.participants) } : null;
-  }
-
-  /**
-   * The agent's thread holding one of these Message-IDs (an inbound message's or a reply's), and the
-   * id that found it: the first in the order given that the agent knows.
-   */
-  async threadByMessageIds(agentId: number, ids: readonly string[]): Promise<{ thread: ThreadRef; message_id: string } | null> {
-    if (ids.length === 0) return null;
-    const [row] = await this.sequelize.query<{ id: number; reference: string; participants: string[]; message_id: string }>(
-      `SELECT t.id, t.reference, ${PARTICIPANTS} AS participants, m.message_id
-         FROM unnest(ARRAY[:ids]::varchar[]) WITH ORDINALITY AS wanted(message_id, n)
-         JOIN agent_message_ids m ON m.agent_id = :agentId AND m.message_id = wanted.message_id
-         JOIN threads t ON t.id = m.thread_id
-        ORDER BY wanted.n LIMIT 1`,
-      { replacements: { agentId, ids: [...ids] }, type: QueryTypes.SELECT },
-    );
-    return row
-      ? { thread: { id: row.id, reference: row.reference, participants: new Set(row.participants) }, message_id: row.message_id }
-      : null;
-  }
-
   /**
    * The thread's latest runs as the model reads them, oldest first: only those of its participants
    * (a thread kept from before participants were recorded may hold a stranger's message), each
@@ -279,50 +238,6 @@ export class RunStore {
       },
     );
     return rows.map(runView);
-  }
-
-  /** The agent's thread for an operator; 404 when it names none of this agent's. */
-  async thread(agentId: number, reference: string): Promise<ThreadView & { row_id: number }> {
-    const [row] = await this.sequelize.query<ThreadRow & { row_id: number }>(
-      `${THREAD_SELECT} WHERE t.agent_id = :agentId AND t.reference = :reference`,
-      {
-        replacements: { agentId, reference },
-        type: QueryTypes.SELECT,
-      },
-    );
-    if (!row) throw new NotFoundError(`Thread ${reference} of agent ${agentId}`);
-    return { ...threadView(row), row_id: row.row_id };
-  }
-
-  /**
-   * A page of the agent's threads, newest activity first (then the newest thread), starting just
-   * after the cursor's thread; reads the page's rows of threads_agent_activity_idx (migration
-   * 20261207000003). A thread's activity only moves it up, past where a walk of the pages has
-   * already been, so a walk shows each thread at most once, and exactly once each thread that had
-   * no new run while it went on (one that had is at the top of a first page again).
-   */
-  async threads(agentId: number, query: { limit: number; after?: string }): Promise<{ threads: ThreadView[]; next: string | null }> {
-    let after: CursorKey | null = null;
-    if (query.after !== undefined) {
-      after = decodeCursor(query.after, ['id', 'id']);
-      if (after === null) throw badThreadCursor();
-    }
-    // The time as microseconds since the epoch, a whole number: a JavaScript Date would cut it to
-    // milliseconds, and two threads a microsecond apart would share a key.
-    const rows = await this.sequelize.query<ThreadRow & { row_id: number; activity_us: string }>(
-      `${THREAD_SELECT}
-        WHERE t.agent_id = :agentId
-          AND (:afterUs::bigint IS NULL OR (t.updated_at, t.id) < (timestamptz 'epoch' + :afterUs::bigint * interval '1 microsecond', :afterId::integer))
-        ORDER BY t.updated_at DESC, t.id DESC LIMIT :limit`,
-      {
-        replacements: { agentId, afterUs: after?.[0] ?? null, afterId: after?.[1] ?? null, limit: query.limit + 1 },
-        type: QueryTypes.SELECT,
-      },
-    );
-    const shown = rows.slice(0, query.limit);
-    const last = shown[shown.length - 1];
-    const next = rows.length > query.limit && last ? encodeCursor([Number(last.activity_us), last.row_id]) : null;
-    return { threads: shown.map(threadView), next };
   }
 
   /**
@@ -382,21 +297,9 @@ export class RunStore {
       let thread: ThreadRef | null = null;
       if (row.thread !== null && 'id' in row.thread) {
         thread = row.thread;
-        await this.sequelize.query('UPDATE threads SET updated_at = now() WHERE id = :id', {
-          replacements: { id: thread.id },
-          transaction,
-        });
+        await this.threads.touch(thread.id, transaction);
       } else if (row.thread !== null) {
-        const reference = newThreadReference();
-        const [created] = await this.sequelize.query<{ id: number }>(
-          'INSERT INTO threads (agent_id, subject, reference) VALUES (:agentId, :subject, :reference) RETURNING id',
-          {
-            replacements: { agentId: row.agent_id, subject: row.thread.subject, reference },
-            type: QueryTypes.SELECT,
-            transaction,
-          },
-        );
-        thread = { id: created!.id, reference, participants: new Set() };
+        thread = await this.threads.open(row.agent_id, row.thread.subject, transaction);
       }
       const [inserted] = await this.sequelize.query<{ id: number }>(
         `INSERT INTO agent_runs (agent_id, thread_id, run, message, routing_key, tools_offered, new_thread, instance_id, shadow, run_key)
@@ -428,7 +331,7 @@ export class RunStore {
         ) {
           throw new MessageIdTaken(row.message_id);
         }
-        await this.join(thread.id, row.participants, transaction);
+        await this.threads.join(thread.id, row.participants, transaction);
         thread = { ...thread, participants: new Set([...thread.participants, ...row.participants]) };
       }
       return { id, thread };
@@ -497,17 +400,9 @@ export class RunStore {
         },
       );
       if (reply === null || run.thread_id === null) return;
-      await this.join(run.thread_id, reply.participants, transaction);
+      await this.threads.join(run.thread_id, reply.participants, transaction);
       await this.knowMessageId(run.agent_id, reply.message_id, run.thread_id, run.id, 'reply', transaction);
     });
-  }
-
-  private async join(threadId: number, keys: readonly string[], transaction: Transaction): Promise<void> {
-    if (keys.length === 0) return;
-    await this.sequelize.query(
-      `INSERT INTO thread_participants (thread_id, routing_key) SELECT :threadId, k FROM unnest(ARRAY[:keys]::varchar[]) AS k ON CONFLICT DO NOTHING`,
-      { replacements: { threadId, keys: [...keys] }, transaction },
-    );
   }
 
   /** Keeps a Message-ID for the agent; false when another message or reply has it already (the first keeps it). */
@@ -529,13 +424,6 @@ export class RunStore {
   }
 }
 
-/** A thread's reference: 128 random bits, so knowing one thread's tells nothing of another's. */
-export function newThreadReference(): string {
-  return `thr_${randomBytes(16).toString('hex')}`;
-}
-
-const PARTICIPANTS = `coalesce((SELECT array_agg(p.routing_key ORDER BY p.routing_key) FROM thread_participants p WHERE p.thread_id = t.id), '{}')`;
-
 /** A message as the model reads it: its text fields cut at `:cut` characters, so long ones are never read whole. */
 // The addressees are left out: the model reads who wrote, and what.
 function cutMessage(column: string): string {
@@ -543,31 +431,6 @@ function cutMessage(column: string): string {
     'body', left(${column}->>'body', :cut), 'subject', left(${column}->>'subject', :cut), 'instruction', left(${column}->>'instruction', :cut),
     'original_length', CASE WHEN length(${column}->>'body') > :cut OR length(${column}->>'instruction') > :cut
       THEN greatest(length(${column}->>'body'), length(${column}->>'instruction')) END)))`;
-}
-
-interface ThreadRow {
-  reference: string;
-  agent_id: number;
-  subject: string | null;
-  message_count: string | number;
-  participants: string[];
-  created_at: Date;
-  updated_at: Date;
-}
-
-const THREAD_SELECT = `SELECT t.id AS row_id, (extract(epoch FROM t.updated_at) * 1000000)::bigint AS activity_us, t.reference, t.agent_id, t.subject, t.created_at, t.updated_at, ${PARTICIPANTS} AS participants,
-  (SELECT count(*) FROM agent_runs r WHERE r.thread_id = t.id) AS message_count FROM threads t`;
-
-function threadView(row: ThreadRow): ThreadView {
-  return {
-    id: row.reference,
-    agent_id: row.agent_id,
-    subject: row.subject,
-    message_count: Number(row.message_count),
-    participants: row.participants,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
 }
 
 /** At most `limit` rows, fewer once they hold PAGE_CHARS (never none), and the cursor past the last. */
@@ -613,14 +476,4 @@ function bounded(step: StepView): StepView {
 export function boundedJson(value: unknown, max = MAX_STORED_JSON): unknown {
   const text = JSON.stringify(value ?? null);
   return text.length <= max ? value : { truncated: true, preview: text.slice(0, max) };
-}
-
-function badThreadCursor(): ValidationError {
-  return new ValidationError([
-    {
-      loc: ['query', 'after'],
-      msg: 'not a cursor of this list: pass the `after` a page of it gave as its next (Toolgate-Next-Cursor), or none for the first page',
-      type: 'invalid_cursor',
-    },
-  ]);
 }

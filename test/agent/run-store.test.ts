@@ -2,7 +2,8 @@
 // given; a thread knows its participants and the Message-IDs it holds; what the model reads of it is
 // its newest runs, each cut in the database; an operator reads it in pages.
 import { QueryTypes } from 'sequelize';
-import { RunStore, type ThreadRef } from '../../src/agent/run-store';
+import { RunStore } from '../../src/agent/run-store';
+import { ThreadStore, type ThreadRef } from '../../src/agent/thread-store';
 import { Instances } from '../../src/db/instances';
 import { createTestApp, type TestApp } from '../support/app';
 import { makeAgent } from '../support/factories';
@@ -14,7 +15,7 @@ let other: number;
 
 beforeAll(async () => {
   t = await createTestApp();
-  store = new RunStore(t.sequelize, new Instances(t.sequelize, { heartbeatMs: 5_000, staleAfterMs: 30_000 }));
+  store = new RunStore(t.sequelize, new Instances(t.sequelize, { heartbeatMs: 5_000, staleAfterMs: 30_000 }), new ThreadStore(t.sequelize));
   agent = await makeAgent(t, { name: 'Keeper', toolkit_ids: [] });
   other = await makeAgent(t, { name: 'Other', toolkit_ids: [] });
 });
@@ -41,7 +42,7 @@ const runIn = (
 test('when a run starts with a new thread, then the thread is made with the subject, a reference of 128 random bits, and its participants', async () => {
   const first = await runIn({ subject: 'Melted order' }, 'one', { participants: ['jane@acme.com', 'omar@example.org'] });
   expect(first.thread?.reference).toMatch(/^thr_[0-9a-f]{32}$/);
-  const thread = await store.thread(agent, first.thread!.reference);
+  const thread = await store.threads.thread(agent, first.thread!.reference);
   expect(thread).toMatchObject({
     id: first.thread!.reference,
     subject: 'Melted order',
@@ -54,18 +55,18 @@ test('when a run starts with a new thread, then the thread is made with the subj
 
 test("when another agent names a thread's reference, then it finds nothing", async () => {
   const { thread } = await runIn({ subject: null }, 'mine');
-  expect(await store.threadByReference(agent, thread!.reference)).toMatchObject({ id: thread!.id });
-  expect(await store.threadByReference(other, thread!.reference)).toBeNull();
-  await expect(store.thread(other, thread!.reference)).rejects.toMatchObject({ status: 404 });
+  expect(await store.threads.byReference(agent, thread!.reference)).toMatchObject({ id: thread!.id });
+  expect(await store.threads.byReference(other, thread!.reference)).toBeNull();
+  await expect(store.threads.thread(other, thread!.reference)).rejects.toMatchObject({ status: 404 });
 });
 
 test('when a Message-ID a thread holds is named, then the thread is found by it, and another agent finds nothing', async () => {
   const { thread } = await runIn({ subject: null }, 'with an id', { message_id: '<jane-1@acme.com>' });
-  expect(await store.threadByMessageIds(agent, ['<unknown@x>', '<jane-1@acme.com>'])).toMatchObject({
+  expect(await store.threads.byMessageIds(agent, ['<unknown@x>', '<jane-1@acme.com>'])).toMatchObject({
     thread: { id: thread!.id },
     message_id: '<jane-1@acme.com>',
   });
-  expect(await store.threadByMessageIds(other, ['<jane-1@acme.com>'])).toBeNull();
+  expect(await store.threads.byMessageIds(other, ['<jane-1@acme.com>'])).toBeNull();
 });
 
 test("when a thread's history is read, then only the newest runs come back, oldest first, each body cut in the database with its length kept", async () => {
