@@ -8,16 +8,13 @@ import { pathId } from '../src/http/parse';
 import type { RunService } from '../src/run/run-service';
 import type { DispatchRun, ToolRun } from '../src/run/tool-run';
 import { requestState, stateOf, type ToolgateRequestState } from './request-state';
-import { senderAsGiven } from './sender-check';
+import { senderAsGiven, type SenderCheck } from './sender-check';
 
 /**
  * What the request asks for: a sender run with this sender (maybe missing) and the message's
  * Authentication-Results values (SEMANTICS §7), or a scheduled run.
  */
 export type RunRequest = { kind: 'sender'; sender: unknown; authentication_results?: unknown } | { kind: 'scheduled' };
-
-/** Decides whether a sender counts (SEMANTICS §7); null means the run has no routing key. */
-export type SenderCheck = (req: Request, sender: unknown, authenticationResults?: unknown) => string | null;
 
 export interface ToolRunOptions {
   /** The route parameter holding the agent id. Default `id`. */

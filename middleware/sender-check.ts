@@ -7,7 +7,9 @@ import { routingKeyOf } from '../src/core/routing-key';
 import { authenticatedRoutingKey, isValidAuthservId, type SenderAuthentication } from '../src/core/sender-authentication';
 import { ToolgateConfigError } from '../src/errors';
 import { requestState } from './request-state';
-import type { SenderCheck } from './current-run';
+
+/** Decides whether a sender counts (SEMANTICS §7); null means the run has no routing key. */
+export type SenderCheck = (req: Request, sender: unknown, authenticationResults?: unknown) => string | null;
 
 /**
  * @example

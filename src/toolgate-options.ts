@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { checkAuthOptions, type ClientRoutes, type RoleOf } from '../middleware/auth';
 import { checkBodyLimit } from '../middleware/json-body';
 import { authenticatedSender, senderAsGiven } from '../middleware/sender-check';
-import type { SenderCheck } from '../middleware/current-run';
+import type { SenderCheck } from '../middleware/sender-check';
 import { ROUTE_GROUPS, type RouteGroup } from '../routes/api-routes';
 import { closestToolId } from './core/closest-tool';
 import { isHostName } from './core/host-name';

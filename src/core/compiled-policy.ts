@@ -14,7 +14,6 @@
 // A compiled policy is immutable once built: a cache may share one between concurrent runs. This
 // file is the shape a run asks of it; policy-index.ts builds it (compilePolicy), and the offers it
 // makes are masked-offer.ts and listed-offer.ts.
-import type { ShadowPolicy } from './shadow';
 import type { CapRule, GateDecision, Resolution, Run } from './types';
 
 export interface CompiledPolicy {
@@ -75,4 +74,15 @@ export interface RunOffer {
 export interface CapCandidate {
   attachment_id: number;
   caps: readonly CapRule[];
+}
+
+/** One attachment's candidate, compiled: the agent's policy as it would be with those terms live. */
+export interface ShadowPolicy {
+  readonly attachment_id: number;
+  readonly policy: CompiledPolicy;
+  /**
+   * When the candidate sets caps of its own, the stamp its counts are kept under (CandidateTerms'
+   * `stamp`); null when its caps are the live ones, which the live count already counts.
+   */
+  readonly caps_stamp: string | null;
 }

@@ -1,7 +1,7 @@
 // An agent's policy compiled (compilePolicy): every rule of every attachment indexed together, as
 // compiled-policy.ts describes, built once and cheap to ask, like CASL's RuleIndex.
 import type { AttachmentIndex } from './attachment-index';
-import type { CompiledPolicy, RunOffer } from './compiled-policy';
+import type { CompiledPolicy, RunOffer, ShadowPolicy } from './compiled-policy';
 import { decision, NO_RULES } from './gate-decisions';
 import { checkRule, hasRoutingKey, isApprover, unknownRun } from './gate';
 import { GateIndex } from './gate-index';
@@ -9,7 +9,7 @@ import { ListedOffer } from './listed-offer';
 import { MaskedOffer } from './masked-offer';
 import { approvalTerms, capsOnTool, resolutionOf, splitMembers } from './resolution';
 import { RuleMasks } from './rule-masks';
-import { withCandidate, type ShadowPolicy } from './shadow';
+import { withCandidate } from './shadow';
 import type { AgentPolicyData, AttachmentExplanation, CapRule, GateDecision, Resolution, Run } from './types';
 
 /** `version`: the agent's policy version the data was read at (SEMANTICS §16), which records of calls decided by it name. */

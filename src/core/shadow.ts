@@ -3,7 +3,7 @@
 // once with the live policy (policy-index.ts), so a run asks it what it asks the live one. What the
 // two decide differently is what the shadow records; nothing here offers or grants anything.
 import { z } from 'zod';
-import type { CompiledPolicy, RunOffer } from './compiled-policy';
+import type { RunOffer } from './compiled-policy';
 import type { AgentPolicyData, AttachmentPolicy, Resolution } from './types';
 
 /** The agent's policy with one attachment's candidate terms in place of its live ones, and no candidate left in it. */
@@ -29,17 +29,6 @@ function candidateOf(attachment: AttachmentPolicy): AttachmentPolicy {
     ...(terms.approvers !== undefined ? { approvers: terms.approvers } : {}),
     ...(terms.allow_proactive !== undefined ? { allow_proactive: terms.allow_proactive } : {}),
   };
-}
-
-/** One attachment's candidate, compiled: the agent's policy as it would be with those terms live. */
-export interface ShadowPolicy {
-  readonly attachment_id: number;
-  readonly policy: CompiledPolicy;
-  /**
-   * When the candidate sets caps of its own, the stamp its counts are kept under (CandidateTerms'
-   * `stamp`); null when its caps are the live ones, which the live count already counts.
-   */
-  readonly caps_stamp: string | null;
 }
 
 /** What a candidate would change of a run's offer: the tools it would add and remove, sorted. */

@@ -2,7 +2,7 @@
 // the live offer it is decided by. Asked only for the records: the tools a candidate would add or
 // remove, and what a call would have been. Computed on first ask, from the candidates compiled with
 // the policy; a policy with no candidate never builds one.
-import type { RunOffer } from '../core/compiled-policy';
+import type { RunOffer, ShadowPolicy } from '../core/compiled-policy';
 import {
   offerShadow,
   shadowRecord,
@@ -11,7 +11,6 @@ import {
   type CallShadow,
   type CallShadowEntry,
   type RunShadow,
-  type ShadowPolicy,
   type Verdict,
 } from '../core/shadow';
 import type { Run } from '../core/types';

@@ -3,13 +3,16 @@
 // and the real compiled policy. Who the reply goes to, what a redelivery gets, and what is undone or
 // kept when something fails; no database, no HTTP.
 import type { ApprovalService } from '../../src/approvals/approvals';
-import { handleInstruction, handleMessage, type MessageHandlingDeps, type RunRecords } from '../../src/agent/handle-message';
+import { handleInstruction, handleMessage, type MessageHandlingDeps } from '../../src/agent/handle-message';
 import type { HandledMessage, RunEnd } from '../../src/agent/run-store';
 import type { ThreadRef } from '../../src/agent/thread-store';
 import type { AgentStepResult, InboundMessage } from '../../src/llm/agent-step';
 import type { LanguageModel } from '../../src/llm/language-model';
 import { MessageIdReusedError } from '../../src/errors';
 import { AGENT, attachment, fakes, runOf } from '../support/fake-run';
+
+/** What handling reads and writes of runs and their threads: the store a handling is given. */
+type RunRecords = Parameters<typeof handleMessage>[0]['store'];
 
 interface StoredRun {
   id: number;

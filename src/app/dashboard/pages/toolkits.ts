@@ -12,7 +12,8 @@ import { renderPage } from '../render';
 import { agentsHolding, attachmentCounts, holderCount } from '../usage';
 import type { FieldErrors } from '../views/form';
 import type { FormPreview } from '../views/policy-preview';
-import { ToolkitFormPage, type McpToolStates, type ToolkitFormValues } from '../views/toolkit-form';
+import { ToolkitFormPage, type ToolkitFormValues } from '../views/toolkit-form';
+import type { McpToolStates } from '../views/toolkits';
 import { DeleteToolkitPage, ToolkitsPage } from '../views/toolkits';
 
 export function toolkitPages(d: DashboardServices): Router {

@@ -9,16 +9,13 @@ import type { ToolkitView } from '../../../services/toolkits';
 import { Checkbox, ErrorSummary, PostForm, TextField, type FieldErrors } from './form';
 import { Layout, type PageContext } from './layout';
 import { PreviewButton, PreviewPanel, type FormPreview } from './policy-preview';
-import { SYSTEM_LABELS } from './toolkits';
+import { SYSTEM_LABELS, type McpToolStates } from './toolkits';
 
 export interface ToolkitFormValues {
   name: string;
   description: string;
   members: string[];
 }
-
-/** The state of each MCP server's tool, by tool id, and its server. */
-export type McpToolStates = ReadonlyMap<string, { status: PinStatus; server: string }>;
 
 export function ToolkitFormPage(props: {
   ctx: PageContext;

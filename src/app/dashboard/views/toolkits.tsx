@@ -2,9 +2,12 @@
 import type { ToolDefinition } from '../../../core/types';
 import type { ToolkitView } from '../../../services/toolkits';
 import { PostForm } from './form';
-import type { McpToolStates } from './toolkit-form';
+import type { PinStatus } from '../../../mcp/pin-listing';
 import { Layout, type PageContext } from './layout';
 import { Table } from './table';
+
+/** The state of each MCP server's tool, by tool id, and its server. */
+export type McpToolStates = ReadonlyMap<string, { status: PinStatus; server: string }>;
 
 export const SYSTEM_LABELS: Record<string, string> = {
   all_tools: 'System: every registered tool',
