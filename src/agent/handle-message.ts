@@ -352,7 +352,12 @@ async function threadFor(
  * a model that says so), and to the requesters of the requests it decided. Everyone it goes to
  * becomes a participant of the thread.
  */
-function addressed(deps: MessageHandlingDeps<RunRecords>, run: ToolRun, message: InboundMessage, end: RunEnd): ReplyView & { participants: string[] } {
+function addressed(
+  deps: MessageHandlingDeps<RunRecords>,
+  run: ToolRun,
+  message: InboundMessage,
+  end: RunEnd,
+): ReplyView & { participants: string[] } {
   const to = [message.reply_to ?? message.from];
   const seen = new Set(routingKeysOf(to));
   const cc: string[] = [];
